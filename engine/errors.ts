@@ -1,0 +1,32 @@
+/**
+ * The one error type the engine throws. It carries a machine-readable code and never an HTTP
+ * status: `src/` maps codes to statuses in one table (decisions.md §2).
+ *
+ * @example
+ * throw new EngineError('BLOCK_NOT_FOUND', 'block 0x99 is beyond the chain head 0x10')
+ */
+export type EngineErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'NOT_FOUND'
+  | 'TRANSACTION_NOT_FOUND'
+  | 'BLOCK_NOT_FOUND'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'SIMULATION_EXECUTION_FAILED'
+  | 'INSUFFICIENT_GAS'
+  | 'STATE_ACCESS_ERROR'
+  | 'EXECUTION_TIMEOUT'
+  | 'INTERNAL_ERROR'
+
+export class EngineError extends Error {
+  override readonly name = 'EngineError'
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly suggestion?: string,
+  ) {
+    super(message)
+  }
+}
+
+export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError

@@ -1,0 +1,97 @@
+/**
+ * The contract between the engine's callers (simulation, access lists, traces, conformance runner)
+ * and the code that runs one transaction in a per-request ethereumjs VM.
+ * Implementation: `engine/execution/executeTransaction.ts`.
+ */
+import type { Common } from '@ethereumjs/common'
+import type { StateManagerInterface } from '@ethereumjs/common'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { Address, Hex } from 'viem'
+import type { Tracer } from '../../tracers/types.js'
+
+/** The block a call runs in (geth eth_call semantics: header of block N, state after block N). */
+export interface BlockEnv {
+  number: bigint
+  timestamp: bigint
+  gasLimit: bigint
+  coinbase: Address
+  /** undefined before London */
+  baseFeePerGas?: bigint
+  difficulty: bigint
+  /** post-merge PREVRANDAO (mixHash) */
+  prevRandao: Hex
+  /** Cancun on: excess blob gas of the header, from which the blob base fee is derived */
+  excessBlobGas?: bigint
+  /** explicit blob base fee override (wins over excessBlobGas) */
+  blobBaseFee?: bigint
+  parentBeaconBlockRoot?: Hex
+}
+
+export interface ExecutionContext {
+  /** hardfork already set for the block */
+  common: Common
+  /** per-request state; never shared between concurrent requests */
+  state: StateManagerInterface
+  block: BlockEnv
+  /** BLOCKHASH(n) for the 256 blocks before `block.number` */
+  getBlockHash?(n: bigint): Promise<Hex | undefined>
+}
+
+/** A call to run with an impersonated sender (no signature). */
+export interface CallInput {
+  from: Address
+  /** null or undefined: contract creation */
+  to?: Address | null
+  data: Hex
+  gas?: bigint
+  value?: bigint
+  gasPrice?: bigint
+  maxFeePerGas?: bigint
+  maxPriorityFeePerGas?: bigint
+  /** undefined: the sender's current nonce */
+  nonce?: bigint
+  accessList?: { address: Address; storageKeys: Hex[] }[]
+}
+
+export interface ExecuteOptions {
+  tracers?: Tracer[]
+  /**
+   * false (default): geth eth_call semantics — no nonce or base-fee checks, gas price may be 0,
+   * but value + gas*price must still be covered by the sender's balance.
+   * true: as a real transaction (nonce, fees vs base fee, funds).
+   */
+  validation?: boolean
+  /** gas already used in the block before this tx (for block gas limit checks) */
+  blockGasUsed?: bigint
+}
+
+export type ExecutionStatus = 'success' | 'reverted' | 'failed'
+
+export interface ExecutionLog {
+  address: Address
+  topics: Hex[]
+  data: Hex
+}
+
+export interface ExecutionResult {
+  status: ExecutionStatus
+  /** receipt gas: intrinsic included, refunds applied */
+  gasUsed: bigint
+  returnData: Hex
+  /** logs of the transaction (none from reverted frames), in order */
+  logs: ExecutionLog[]
+  /** geth error string when status != success (`execution reverted`, `out of gas`, ...) */
+  error?: string
+  /** the deployed address of a successful creation */
+  createdAddress?: Address
+}
+
+/**
+ * Runs one transaction on `ctx.state` (its writes stay in that state, so calls of a bundle carry
+ * state) with every tracer fed through the one adapter.
+ * Throws EngineError('VALIDATION_ERROR' | 'INSUFFICIENT_GAS', ...) when the tx is invalid before
+ * execution (intrinsic gas, funds, nonce/fee rules under validation).
+ */
+export type ExecuteCall = (ctx: ExecutionContext, call: CallInput, opts?: ExecuteOptions) => Promise<ExecutionResult>
+/** Same, for an already signed transaction (replays in /trace/tx, conformance fixtures). */
+export type ExecuteSignedTx = (ctx: ExecutionContext, tx: TypedTransaction, opts?: ExecuteOptions) => Promise<ExecutionResult>

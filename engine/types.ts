@@ -1,0 +1,204 @@
+/**
+ * The engine's public surface, the only thing `src/` calls. Inputs arrive validated and normalized
+ * by the HTTP layer (addresses lowercase, quantities as bigint); outputs are plain JSON-ready data
+ * in the canonical form of decisions.md §1 (lowercase hex, minimal quantities). The engine knows
+ * nothing of HTTP: failures are thrown as `EngineError` with a code.
+ */
+import type { Address, Hex } from 'viem'
+import type { CallInput, ExecutionStatus } from './execution/types.js'
+
+export type { CallInput } from './execution/types.js'
+
+export type BlockTag = 'latest' | 'earliest' | 'safe' | 'finalized' | 'pending'
+export type BlockSelector = { number: bigint } | { tag: BlockTag }
+
+/** decisions §9, normalized to a map keyed by lowercase address */
+export interface AccountOverride {
+  balance?: bigint
+  nonce?: bigint
+  code?: Hex
+  /** replace all storage (geth `state`); slot/value 32-byte 0x-hex */
+  state?: Record<Hex, Hex>
+  /** patch the given slots (geth `stateDiff`); slot/value 32-byte 0x-hex */
+  stateDiff?: Record<Hex, Hex>
+}
+export type StateOverrides = Record<Address, AccountOverride>
+
+export interface BlockOverrides {
+  number?: bigint
+  time?: bigint
+  baseFee?: bigint
+  gasLimit?: bigint
+  coinbase?: Address
+  prevRandao?: Hex
+  blobBaseFee?: bigint
+}
+
+export interface SimulateParams {
+  calls: CallInput[]
+  block: BlockSelector
+  validation: boolean
+  account?: Address
+  traceAssetChanges: boolean
+  traceTransfers: boolean
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+
+export interface DecodedEvent {
+  name: string
+  signature: string
+  args: Record<string, unknown>
+  summary: string
+}
+
+export interface SimulatedLog {
+  address: Address
+  topics: Hex[]
+  data: Hex
+  logIndex: Hex
+  decoded?: DecodedEvent
+}
+
+export interface Transfer {
+  type: 'native' | 'erc20' | 'erc721' | 'erc1155'
+  token: Address | null
+  from: Address
+  to: Address
+  amount: Hex
+  tokenId?: Hex
+}
+
+export interface AssetChange {
+  account: Address
+  type: 'native' | 'erc20' | 'erc721' | 'erc1155'
+  token: Address | null
+  tokenId?: Hex
+  symbol?: string
+  decimals?: number
+  before: Hex
+  after: Hex
+  /** signed decimal string */
+  delta: string
+}
+
+export interface CallError {
+  /** geth error string, e.g. `execution reverted`, `out of gas` */
+  message: string
+  revertReason?: string
+  revertData?: Hex
+  contractAddress?: Address
+  /** for out of gas: a gas limit within gas_cap that succeeds */
+  gasRequired?: Hex
+}
+
+export interface CallResult {
+  callIndex: number
+  status: ExecutionStatus
+  returnData: Hex
+  gasUsed: Hex
+  logs: SimulatedLog[]
+  error?: CallError
+  transfers?: Transfer[]
+  /** address deployed by a successful creation */
+  contractAddress?: Address
+}
+
+export interface SimulationResult {
+  simulationId: string
+  status: ExecutionStatus
+  blockNumber: Hex
+  gasUsed: Hex
+  calls: CallResult[]
+  assetChanges?: AssetChange[]
+}
+
+/** shape B of /simulate */
+export interface StepTraceConfig {
+  enableMemory?: boolean
+  enableReturnData?: boolean
+  enableStorage?: boolean
+}
+export interface StepTraceParams {
+  call: CallInput
+  block: BlockSelector
+  traceConfig: StepTraceConfig
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+export interface StepTraceResult {
+  success: boolean
+  gasUsed: Hex
+  gasLimit: Hex
+  logs: SimulatedLog[]
+  returnValue: Hex
+  error?: CallError
+  trace: {
+    steps: unknown[]
+    storageChanges: Record<Address, Record<Hex, { before: Hex; after: Hex }>>
+    memoryChanges: { step: number; offset: Hex; data: Hex }[]
+  }
+}
+
+export interface AccessListParams {
+  call: CallInput
+  block: BlockSelector
+  stateOverrides?: StateOverrides
+}
+export interface AccessListResult {
+  accessList: { address: Address; storageKeys: Hex[] }[]
+  gasUsed: Hex
+  /** present when the call failed; the list is still returned (geth) */
+  error?: string
+}
+
+export interface TracerConfig {
+  callTracer?: { onlyTopCall?: boolean; withLog?: boolean }
+  prestateTracer?: { diffMode?: boolean; disableCode?: boolean; disableStorage?: boolean; includeEmpty?: boolean }
+  structLogger?: {
+    cleanStructLogs?: boolean
+    disableMemory?: boolean
+    disableStack?: boolean
+    disableStorage?: boolean
+    enableReturnData?: boolean
+  }
+  '4byteTracer'?: boolean
+}
+/** keyed by the tracer names requested */
+export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer', unknown>>
+
+export interface TraceCallParams {
+  call: CallInput
+  block: BlockSelector
+  tracerConfig: TracerConfig
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+export interface TraceCallManyParams {
+  bundles: { transactions: CallInput[] }[]
+  block: BlockSelector
+  tracerConfig: TracerConfig
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+
+export interface EngineHealth {
+  network: string
+  chainId: number
+  /** the chain source (upstream RPC or devnet) answers */
+  upstreamOk: boolean
+  /** the cache store answers */
+  cacheOk: boolean
+}
+
+export interface Engine {
+  simulate(params: SimulateParams): Promise<SimulationResult>
+  simulateSteps(params: StepTraceParams): Promise<StepTraceResult>
+  getSimulation(id: string): Promise<SimulationResult | undefined>
+  accessList(params: AccessListParams): Promise<AccessListResult>
+  traceTransaction(hash: Hex, tracerConfig: TracerConfig): Promise<TraceResult>
+  traceCall(params: TraceCallParams): Promise<TraceResult>
+  traceCallMany(params: TraceCallManyParams): Promise<TraceResult[][]>
+  health(): Promise<EngineHealth>
+  close(): Promise<void>
+}
