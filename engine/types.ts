@@ -202,3 +202,18 @@ export interface Engine {
   health(): Promise<EngineHealth>
   close(): Promise<void>
 }
+
+export interface EngineOptions {
+  /** empty/undefined: the embedded devnet */
+  rpcUrl?: string
+  /** ethereumjs hardfork name; undefined: devnet newest fully supported, fork follows upstream */
+  hardfork?: string
+  cache: import('./cache/cacheStore.js').CacheStore
+  /** default and maximum gas of a call (geth RPC gas cap) */
+  gasCap: bigint
+  /** upstream request timeout, ms */
+  rpcTimeoutMs: number
+  maxStructLogSteps: number
+  simulationTtlSeconds: number
+  logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }
+}

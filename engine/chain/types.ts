@@ -1,0 +1,44 @@
+/**
+ * A chain source: where blocks, transactions and the state after a block come from. Two kinds,
+ * one interface: the embedded devnet (`engine/devnet/`) and a JSON-RPC fork (`engine/chain/rpcChain.ts`).
+ */
+import type { Common, StateManagerInterface } from '@ethereumjs/common'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { Address, Hex } from 'viem'
+import type { BlockSelector } from '../types.js'
+import type { BlockEnv } from '../execution/types.js'
+
+export interface BlockHeaderInfo extends BlockEnv {
+  hash: Hex
+  parentHash: Hex
+}
+
+export interface MinedTransaction {
+  /** signed transaction, sender recoverable (or `from` below when the source knows it) */
+  tx: TypedTransaction
+  from: Address
+  hash: Hex
+  blockNumber: bigint
+  index: number
+}
+
+export interface ChainSource {
+  readonly chainId: number
+  /** human name for health, e.g. 'devnet', 'mainnet', 'chain-8453' */
+  readonly network: string
+  /** resolves to a fixed block; throws EngineError BLOCK_NOT_FOUND beyond the head */
+  resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo>
+  /** a fresh, per-request state manager holding the state after block `number` */
+  stateAfter(number: bigint): Promise<StateManagerInterface>
+  /** Common with the hardfork active at that block */
+  commonAt(header: BlockHeaderInfo): Common
+  getBlockHash(number: bigint): Promise<Hex | undefined>
+  /** undefined when the hash is unknown */
+  getTransaction(hash: Hex): Promise<MinedTransaction | undefined>
+  /** every transaction of the block, in order */
+  getBlockTransactions(number: bigint): Promise<MinedTransaction[]>
+  /** prefetch hint before a cold run (fork: upstream eth_createAccessList); no-op on the devnet */
+  prefetch?(number: bigint, calls: { from: Address; to?: Address | null; data: Hex; value?: bigint }[]): Promise<void>
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}
