@@ -1,0 +1,80 @@
+/**
+ * Decodes simulated logs with the bundled event table (decisions.md §4 `decoded`).
+ *
+ * Strict on purpose: a log is decoded only when it is exactly what the table's event would emit —
+ * the right topic count, every topic and the data re-encoding to the very same bytes (no extra
+ * data, no dirty high bits in an address, no out-of-range uint112). Anything else gets no
+ * `decoded` key: a missing decoding is honest, a wrong one misleads.
+ *
+ * @example
+ * const decoded = await decodeLogs(result.logs, tokens)
+ * logs.forEach((log, i) => { if (decoded[i]) log.decoded = decoded[i] })
+ */
+import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type Address, type Hex } from 'viem'
+import type { DecodedEvent } from '../types.js'
+import { findEvent, type EventEntry } from './eventTable.js'
+import { summarize } from './summaries.js'
+import type { TokenInfoReader } from './tokenInfo.js'
+
+export interface RawLog {
+  address: Address
+  topics: readonly Hex[]
+  data: Hex
+}
+
+/** Decoded args as JSON: integers as decimal strings, addresses and bytes lowercase hex. */
+function toJsonSafe(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString()
+  if (typeof value === 'number') return String(value)
+  if (typeof value === 'string') return value.startsWith('0x') ? value.toLowerCase() : value
+  if (Array.isArray(value)) return value.map(toJsonSafe)
+  return value
+}
+
+/** The raw viem args when the log is a clean encoding of `entry`, else undefined. */
+function decodeStrict(entry: EventEntry, log: RawLog): Record<string, unknown> | undefined {
+  if (log.topics.length !== entry.topicCount) return undefined
+  const topics = log.topics.map((t) => t.toLowerCase() as Hex)
+  const data = log.data.toLowerCase() as Hex
+  try {
+    const { args } = decodeEventLog({
+      abi: [entry.abi],
+      topics: topics as [Hex, ...Hex[]],
+      data,
+      strict: true,
+    })
+    const decoded = (args ?? {}) as Record<string, unknown>
+    // Round trip: the canonical encoding of what we read must be exactly what was logged.
+    const indexed = entry.abi.inputs.filter((i) => i.indexed)
+    const reTopics = encodeEventTopics({
+      abi: [entry.abi],
+      eventName: entry.abi.name,
+      args: Object.fromEntries(indexed.map((i) => [i.name!, decoded[i.name!]])),
+    } as unknown as Parameters<typeof encodeEventTopics>[0])
+    if (reTopics.length !== topics.length || reTopics.some((t, i) => (t as Hex).toLowerCase() !== topics[i])) return undefined
+    const nonIndexed = entry.abi.inputs.filter((i) => !i.indexed)
+    const reData = nonIndexed.length
+      ? encodeAbiParameters(nonIndexed, nonIndexed.map((i) => decoded[i.name!]))
+      : '0x'
+    if (reData.toLowerCase() !== data) return undefined
+    return decoded
+  } catch {
+    return undefined
+  }
+}
+
+/** Decodes one log; undefined when the event is unknown or the log is malformed. */
+export async function decodeLog(log: RawLog, tokens: TokenInfoReader): Promise<DecodedEvent | undefined> {
+  const entry = findEvent(log.topics[0], log.topics.length)
+  if (!entry) return undefined
+  const raw = decodeStrict(entry, log)
+  if (!raw) return undefined
+  const emitter = log.address.toLowerCase() as Address
+  const args = Object.fromEntries(entry.abi.inputs.map((i) => [i.name!, toJsonSafe(raw[i.name!])]))
+  return { name: entry.abi.name, signature: entry.signature, args, summary: await summarize(entry.id, emitter, raw, tokens) }
+}
+
+/** Decodes every log (index for index); token metadata is read once per token by the reader. */
+export async function decodeLogs(logs: readonly RawLog[], tokens: TokenInfoReader): Promise<(DecodedEvent | undefined)[]> {
+  return Promise.all(logs.map((log) => decodeLog(log, tokens)))
+}

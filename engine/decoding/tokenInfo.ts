@@ -1,0 +1,146 @@
+/**
+ * Token metadata for summaries and asset changes: `symbol()` and `decimals()` read by a static
+ * call on the state the caller chooses (the simulated state, for /simulate).
+ *
+ * Tokens in the wild are not all well-behaved, so decoding is defensive: `symbol()` may return a
+ * string (ERC-20) or a bytes32 (MKR, SAI), `decimals()` may be missing, revert or return garbage.
+ * Whatever does not decode cleanly is left out (`{}` for a contract that is no token at all), so
+ * a summary falls back to the raw amount and the token's short address.
+ *
+ * @example
+ * const tokens = createTokenInfoReader((to, data) => staticCall(to, data), { store, scope: `1:${block}` })
+ * const { symbol, decimals } = await tokens('0x6b17…1d0f')
+ */
+import { decodeAbiParameters, hexToBytes, hexToBigInt, size, slice, type Address, type Hex } from 'viem'
+import type { CacheStore } from '../cache/cacheStore.js'
+
+export interface TokenInfo {
+  symbol?: string
+  decimals?: number
+}
+
+/** Reads a token's metadata; never throws (unknown fields are simply absent). */
+export type TokenInfoReader = (token: Address) => Promise<TokenInfo>
+
+/**
+ * A static call: the return data, or undefined when the call reverted, halted or hit no code.
+ * May throw (e.g. an upstream failure); such a read is treated as unknown and not cached.
+ */
+export type ReadCall = (to: Address, data: Hex) => Promise<Hex | undefined>
+
+export interface TokenInfoCacheOptions {
+  store: CacheStore
+  /**
+   * Identifies the state the reads run on, e.g. `${chainId}:${blockNumber}`. Share a scope only
+   * between reads of the same state: a simulation with state overrides or contract creations may
+   * see other code at an address than the block does, and must use its own scope (or no cache).
+   */
+  scope: string
+  ttlSeconds?: number
+}
+
+// keccak256('symbol()')[0:4] and keccak256('decimals()')[0:4]
+const SYMBOL_SELECTOR: Hex = '0x95d89b41'
+const DECIMALS_SELECTOR: Hex = '0x313ce567'
+/** symbols longer than this are junk or an attack on the summary line */
+const MAX_SYMBOL_LENGTH = 64
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+const encoder = new TextEncoder()
+
+/** Printable text or undefined: control characters would corrupt a one-line summary. */
+function cleanText(text: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()
+  if (cleaned.length === 0 || cleaned.length > MAX_SYMBOL_LENGTH) return undefined
+  return cleaned
+}
+
+/** `symbol()` return data as a string (ABI `string`) or a right-padded bytes32 (MKR-style). */
+export function decodeSymbol(data: Hex | undefined): string | undefined {
+  if (!data || size(data) < 32) return undefined
+  if (size(data) >= 64) {
+    try {
+      const [text] = decodeAbiParameters([{ type: 'string' }], data)
+      return cleanText(text)
+    } catch {
+      // not an ABI string: maybe a bytes32 followed by junk; fall through
+    }
+  }
+  if (size(data) !== 32) return undefined
+  const bytes = hexToBytes(data)
+  let end = bytes.length
+  while (end > 0 && bytes[end - 1] === 0) end--
+  // A zero byte before the end means this is not text (e.g. a number returned by mistake).
+  if (end === 0 || bytes.subarray(0, end).includes(0)) return undefined
+  try {
+    return cleanText(utf8.decode(bytes.subarray(0, end)))
+  } catch {
+    return undefined
+  }
+}
+
+/** `decimals()` return data: a uint8 in the first word, anything above 255 is rejected. */
+export function decodeDecimals(data: Hex | undefined): number | undefined {
+  if (!data || size(data) < 32) return undefined
+  const value = hexToBigInt(slice(data, 0, 32))
+  return value <= 255n ? Number(value) : undefined
+}
+
+function encodeInfo(info: TokenInfo): Uint8Array {
+  return encoder.encode(JSON.stringify(info))
+}
+
+function decodeInfo(bytes: Uint8Array): TokenInfo | undefined {
+  try {
+    const raw = JSON.parse(new TextDecoder().decode(bytes)) as TokenInfo
+    const info: TokenInfo = {}
+    if (typeof raw.symbol === 'string') info.symbol = raw.symbol
+    if (typeof raw.decimals === 'number') info.decimals = raw.decimals
+    return info
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A reader that memoizes per token for its own lifetime (one simulation) and, with `cache`,
+ * shares results through the cache store under `tokenInfo:<scope>:<token>`.
+ */
+export function createTokenInfoReader(readCall: ReadCall, cache?: TokenInfoCacheOptions): TokenInfoReader {
+  const memo = new Map<Address, Promise<TokenInfo>>()
+
+  const load = async (token: Address): Promise<TokenInfo> => {
+    const key = cache ? `tokenInfo:${cache.scope}:${token}` : undefined
+    if (cache && key) {
+      const hit = await cache.store.get(key).catch(() => undefined)
+      const info = hit && decodeInfo(hit)
+      if (info) return info
+    }
+    let failed = false
+    const read = (data: Hex) =>
+      readCall(token, data).catch(() => {
+        failed = true
+        return undefined
+      })
+    const [symbolData, decimalsData] = await Promise.all([read(SYMBOL_SELECTOR), read(DECIMALS_SELECTOR)])
+    const info: TokenInfo = {}
+    const symbol = decodeSymbol(symbolData)
+    const decimals = decodeDecimals(decimalsData)
+    if (symbol !== undefined) info.symbol = symbol
+    if (decimals !== undefined) info.decimals = decimals
+    // A failed read (upstream down) says nothing about the token: do not remember it.
+    if (cache && key && !failed) await cache.store.set(key, encodeInfo(info), cache.ttlSeconds).catch(() => undefined)
+    return info
+  }
+
+  return (token: Address) => {
+    const address = token.toLowerCase() as Address
+    let pending = memo.get(address)
+    if (!pending) {
+      pending = load(address)
+      memo.set(address, pending)
+    }
+    return pending
+  }
+}
