@@ -24,7 +24,7 @@ export function formatAmount(value: bigint, info: TokenInfo): string {
 }
 
 /** The token's symbol, else its short address. */
-export function tokenLabel(token: Address, info: TokenInfo): string {
+export function tokenLabel(token: string, info: TokenInfo): string {
   return info.symbol ?? shortAddress(token)
 }
 
@@ -55,7 +55,8 @@ const big = (v: unknown) => v as bigint
 export async function summarize(id: EventId, emitter: Address, args: Args, tokens: TokenInfoReader): Promise<string> {
   const info = async (token: Address): Promise<TokenInfo> => {
     try {
-      return await tokens(token)
+      // viem decodes addresses checksummed; readers and caches key on lowercase
+      return await tokens(token.toLowerCase() as Address)
     } catch {
       return {}
     }
