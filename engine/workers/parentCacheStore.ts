@@ -1,0 +1,80 @@
+/**
+ * Worker side of a `memory://` cache in a pool: the store lives in the main thread (one process,
+ * one memory cache) and workers reach it by message. Without it a simulation stored by one
+ * worker could not be read back by id through another, and every worker would fetch the same
+ * fork state upstream. Put a small local level in front (tieredCacheStore) so hot reads stay
+ * in the worker.
+ *
+ * Like Redis, it never throws into a request: a failed or lost reply is a miss.
+ */
+import type { MessagePort } from 'node:worker_threads'
+import type { CacheStore } from '../cache/cacheStore.js'
+import type { CacheOp, FromWorker, ToWorker } from './protocol.js'
+
+export interface ParentCacheStore extends CacheStore {
+  /** feed the pool's `cacheReply` messages here */
+  onReply(msg: Extract<ToWorker, { type: 'cacheReply' }>): void
+}
+
+export function createParentCacheStore(port: MessagePort, opts: { timeoutMs?: number } = {}): ParentCacheStore {
+  const timeoutMs = opts.timeoutMs ?? 5000
+  let nextId = 0
+  const pending = new Map<number, { settle(ok: boolean, value?: unknown): void; timer: NodeJS.Timeout }>()
+  // a counter that cannot reach the main thread still counts, per worker
+  const localCounters = new Map<string, { count: number; resetAt: number }>()
+  let closed = false
+
+  function ask<T>(op: CacheOp, args: unknown[], otherwise: T): Promise<T> {
+    if (closed) return Promise.resolve(otherwise)
+    return new Promise<T>((resolve) => {
+      const id = ++nextId
+      const timer = setTimeout(() => {
+        pending.delete(id)
+        resolve(otherwise)
+      }, timeoutMs)
+      pending.set(id, { settle: (ok, value) => resolve(ok ? (value as T) : otherwise), timer })
+      const msg: FromWorker = { type: 'cache', id, op, args }
+      port.postMessage(msg)
+    })
+  }
+
+  const fallbackIncrement = (key: string, windowSeconds: number) => {
+    const now = Date.now()
+    let c = localCounters.get(key)
+    if (!c || c.resetAt <= now) {
+      c = { count: 0, resetAt: now + windowSeconds * 1000 }
+      localCounters.set(key, c)
+    }
+    c.count += 1
+    return { count: c.count, resetSeconds: Math.max(1, Math.ceil((c.resetAt - now) / 1000)) }
+  }
+
+  return {
+    onReply(msg) {
+      const p = pending.get(msg.id)
+      if (!p) return
+      pending.delete(msg.id)
+      clearTimeout(p.timer)
+      p.settle(msg.ok, msg.ok ? msg.value : undefined)
+    },
+    get: (key) => ask<Uint8Array | undefined>('get', [key], undefined),
+    set: (key, value, ttlSeconds) => ask<void>('set', [key, value, ttlSeconds], undefined),
+    getMany: async (keys) => {
+      const values = await ask<(Uint8Array | undefined)[] | undefined>('getMany', [keys], undefined)
+      return values ?? keys.map(() => undefined)
+    },
+    setMany: (entries) => ask<void>('setMany', [entries], undefined),
+    increment: async (key, windowSeconds) =>
+      (await ask<{ count: number; resetSeconds: number } | undefined>('increment', [key, windowSeconds], undefined)) ??
+      fallbackIncrement(key, windowSeconds),
+    ping: () => ask<boolean>('ping', [], false),
+    async close() {
+      closed = true
+      for (const [, p] of pending) {
+        clearTimeout(p.timer)
+        p.settle(false)
+      }
+      pending.clear()
+    },
+  }
+}

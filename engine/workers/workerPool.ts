@@ -1,0 +1,314 @@
+/**
+ * The Engine on all cores. Simulations and traces are CPU-bound and Node runs JavaScript on one
+ * thread, so the pool runs one engine per worker thread and hands each call to the least-busy
+ * worker: a long struct-log trace occupies one worker while short simulations flow through the
+ * others (round-robin would queue them behind it). When every worker is at its concurrency cap,
+ * calls wait in one FIFO queue.
+ *
+ * Errors come back as the EngineError the worker threw (code, message, details, suggestion);
+ * bigints and bytes cross as they are. A worker that dies is replaced; with `callTimeoutMs`, a
+ * call running past it is answered EXECUTION_TIMEOUT and its worker is replaced (the only way to
+ * stop a runaway loop), the other calls it held being retried on another worker.
+ *
+ * @example
+ * const engine = await startWorkerPool({ ...engineOptions, workers: 4, cacheUrl: 'redis://cache:6379/0' })
+ */
+import { Worker } from 'node:worker_threads'
+import { EngineError } from '../errors.js'
+import type { Engine, EngineHealth, EngineOptions } from '../types.js'
+import {
+  deserializeError,
+  plainCopy,
+  type EngineMethod,
+  type FromWorker,
+  type SerializedError,
+  type ToWorker,
+  type WorkerSetup,
+} from './protocol.js'
+import { workerEntry } from './workerEntry.js'
+
+export interface WorkerPoolOptions extends EngineOptions {
+  /** number of worker threads (each one engine) */
+  workers: number
+  /** the cache URL: redis(s):// → every worker connects to it; memory:// → workers share `cache` through the pool */
+  cacheUrl?: string
+  /** Redis key namespace (default 'evmsim:') */
+  cachePrefix?: string
+  /** calls one worker runs at once, overlapping their upstream I/O (default 4) */
+  maxConcurrentPerWorker?: number
+  /** each worker's in-process cache level, bytes (default 64 MiB) */
+  workerCacheBytes?: number
+  /** a call running longer is answered EXECUTION_TIMEOUT and its worker replaced (default: none) */
+  callTimeoutMs?: number
+  /** how long health() waits for a worker before answering from the last check (default 1500) */
+  healthTimeoutMs?: number
+  /** module exporting createEngine for the workers (default: engine/index) */
+  engineModule?: string
+}
+
+export interface WorkerPoolStats {
+  queued: number
+  workers: { index: number; ready: boolean; inflight: number; served: number }[]
+}
+
+export interface WorkerPoolEngine extends Engine {
+  stats(): WorkerPoolStats
+}
+
+interface Job {
+  method: EngineMethod
+  args: unknown[]
+  resolve(value: unknown): void
+  reject(err: Error): void
+  timer?: NodeJS.Timeout
+}
+
+interface Slot {
+  index: number
+  worker: Worker
+  ready: boolean
+  /** replaced or closing: its exit is expected */
+  retired: boolean
+  inflight: Map<number, Job>
+  served: number
+  onClosed?: () => void
+}
+
+export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolEngine> {
+  const size = Math.max(1, Math.floor(opts.workers))
+  const maxPer = Math.max(1, opts.maxConcurrentPerWorker ?? 4)
+  const entry = workerEntry()
+  const { cache, logger, workers: _w, cacheUrl, cachePrefix, maxConcurrentPerWorker: _m, workerCacheBytes, callTimeoutMs,
+    healthTimeoutMs: _h, engineModule, ...engine } = opts
+  const setup: WorkerSetup = {
+    engine,
+    cacheUrl,
+    cachePrefix,
+    localCacheBytes: workerCacheBytes ?? 64 * 1024 * 1024,
+    engineModule,
+  }
+
+  const slots: (Slot | undefined)[] = new Array(size).fill(undefined)
+  const queue: Job[] = []
+  let nextId = 0
+  let rotate = 0
+  let closing = false
+  let lastHealth: EngineHealth | undefined
+
+  const closedError = () => new EngineError('INTERNAL_ERROR', 'the engine is shut down')
+
+  function spawn(index: number): Promise<void> {
+    const worker = new Worker(entry.script, { workerData: setup, eval: entry.eval })
+    const slot: Slot = { index, worker, ready: false, retired: false, inflight: new Map(), served: 0 }
+    slots[index] = slot
+    return new Promise<void>((resolveReady, rejectReady) => {
+      worker.on('message', (msg: FromWorker) => {
+        switch (msg.type) {
+          case 'ready':
+            slot.ready = true
+            resolveReady()
+            pump()
+            return
+          case 'initError':
+            slot.retired = true
+            void worker.terminate()
+            rejectReady(deserializeError(msg.error))
+            return
+          case 'result':
+            return settle(slot, msg.id, msg.ok ? { value: msg.value } : { error: msg.error })
+          case 'cache':
+            return void answerCache(slot, msg)
+          case 'log':
+            logger?.[msg.level]({ ...msg.obj, worker: index }, msg.msg)
+            return
+          case 'closed':
+            slot.onClosed?.()
+            return
+        }
+      })
+      worker.on('error', (err) => {
+        // an uncaught exception inside the worker; 'exit' follows
+        logger?.error({ worker: index, err: err.message }, 'simulation worker crashed')
+        if (!slot.ready) rejectReady(err)
+      })
+      worker.on('exit', (code) => {
+        slot.ready = false
+        for (const [id, job] of slot.inflight) {
+          clearTimeout(job.timer)
+          slot.inflight.delete(id)
+          job.reject(new EngineError('INTERNAL_ERROR', 'a simulation worker stopped unexpectedly', { exitCode: code }))
+        }
+        if (slots[index] === slot) slots[index] = undefined
+        if (!slot.retired && !closing) {
+          logger?.warn({ worker: index, exitCode: code }, 'simulation worker exited; starting a new one')
+          respawn(index, 0)
+        }
+        rejectReady(new Error(`simulation worker exited during start-up (code ${code})`))
+      })
+    })
+  }
+
+  function respawn(index: number, attempt: number) {
+    if (closing) return
+    spawn(index).catch((err: Error) => {
+      const delay = Math.min(30_000, 500 * 2 ** attempt)
+      logger?.error({ worker: index, err: err.message, retryInMs: delay }, 'simulation worker failed to start')
+      setTimeout(() => respawn(index, attempt + 1), delay).unref()
+    })
+  }
+
+  async function answerCache(slot: Slot, msg: Extract<FromWorker, { type: 'cache' }>) {
+    let reply: ToWorker
+    try {
+      const fn = cache[msg.op] as (...a: unknown[]) => Promise<unknown>
+      reply = { type: 'cacheReply', id: msg.id, ok: true, value: await fn.apply(cache, msg.args) }
+    } catch (err) {
+      reply = { type: 'cacheReply', id: msg.id, ok: false, message: (err as Error).message }
+    }
+    if (!slot.retired) slot.worker.postMessage(reply)
+  }
+
+  function settle(slot: Slot, id: number, outcome: { value: unknown } | { error: SerializedError }) {
+    const job = slot.inflight.get(id)
+    if (!job) return
+    slot.inflight.delete(id)
+    slot.served++
+    clearTimeout(job.timer)
+    if ('error' in outcome) job.reject(deserializeError(outcome.error))
+    else job.resolve(outcome.value)
+    pump()
+  }
+
+  /** least-busy ready worker under its cap; ties rotate so idle workers share the load */
+  function pick(): Slot | undefined {
+    let best: Slot | undefined
+    for (let k = 0; k < size; k++) {
+      const s = slots[(rotate + k) % size]
+      if (!s || !s.ready || s.retired || s.inflight.size >= maxPer) continue
+      if (!best || s.inflight.size < best.inflight.size) best = s
+    }
+    if (best) rotate = (best.index + 1) % size
+    return best
+  }
+
+  function pump() {
+    while (queue.length > 0) {
+      const slot = pick()
+      if (!slot) return
+      dispatch(slot, queue.shift()!)
+    }
+  }
+
+  function dispatch(slot: Slot, job: Job) {
+    const id = ++nextId
+    const msg: ToWorker = { type: 'call', id, method: job.method, args: job.args }
+    try {
+      slot.worker.postMessage(msg)
+    } catch {
+      try {
+        slot.worker.postMessage(plainCopy(msg))
+      } catch (err) {
+        return job.reject(new EngineError('INTERNAL_ERROR', `cannot pass the request to a worker: ${(err as Error).message}`))
+      }
+    }
+    slot.inflight.set(id, job)
+    if (callTimeoutMs && callTimeoutMs > 0) {
+      job.timer = setTimeout(() => timeOut(slot, id), callTimeoutMs)
+      job.timer.unref()
+    }
+  }
+
+  function timeOut(slot: Slot, id: number) {
+    const job = slot.inflight.get(id)
+    if (!job) return
+    slot.inflight.delete(id)
+    job.reject(
+      new EngineError(
+        'EXECUTION_TIMEOUT',
+        `${job.method} ran longer than ${callTimeoutMs} ms and was stopped`,
+        { timeoutMs: callTimeoutMs },
+        'reduce the work of the request (fewer calls, a lighter tracer, cleanStructLogs/disableMemory)',
+      ),
+    )
+    // a busy loop cannot be interrupted: replace the worker; its other calls go to another one
+    slot.retired = true
+    slot.ready = false
+    const others = [...slot.inflight.values()]
+    slot.inflight.clear()
+    for (const j of others) clearTimeout(j.timer)
+    queue.unshift(...others)
+    void slot.worker.terminate()
+    if (slots[slot.index] === slot) slots[slot.index] = undefined
+    respawn(slot.index, 0)
+    pump()
+  }
+
+  function call<T>(method: EngineMethod, args: unknown[]): Promise<T> {
+    if (closing) return Promise.reject(closedError())
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ method, args, resolve: resolve as (v: unknown) => void, reject })
+      pump()
+    })
+  }
+
+  try {
+    await Promise.all(Array.from({ length: size }, (_, i) => spawn(i)))
+  } catch (err) {
+    closing = true
+    await Promise.all(slots.map((s) => s && ((s.retired = true), s.worker.terminate())))
+    throw err
+  }
+
+  return {
+    simulate: (p) => call('simulate', [p]),
+    simulateSteps: (p) => call('simulateSteps', [p]),
+    getSimulation: (id) => call('getSimulation', [id]),
+    accessList: (p) => call('accessList', [p]),
+    traceTransaction: (hash, cfg) => call('traceTransaction', [hash, cfg]),
+    traceCall: (p) => call('traceCall', [p]),
+    traceCallMany: (p) => call('traceCallMany', [p]),
+    async health() {
+      const asked = call<EngineHealth>('health', [])
+      if (!lastHealth) return (lastHealth = await asked)
+      asked.catch(() => {})
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), opts.healthTimeoutMs ?? 1500)))
+      const got = await Promise.race([asked, late])
+      clearTimeout(timer)
+      if (got) return (lastHealth = got)
+      // every worker is busy computing: the last answer, with the cache checked now
+      return { ...lastHealth, cacheOk: await cache.ping() }
+    },
+    stats: () => ({
+      queued: queue.length,
+      workers: slots.map((s, index) => ({
+        index,
+        ready: !!s?.ready,
+        inflight: s?.inflight.size ?? 0,
+        served: s?.served ?? 0,
+      })),
+    }),
+    async close() {
+      if (closing) return
+      closing = true
+      for (const job of queue.splice(0)) job.reject(closedError())
+      await Promise.all(
+        slots.map(async (s) => {
+          if (!s) return
+          s.retired = true
+          // let the worker close its engine and Redis connection, but never wait forever
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, 5000)
+            s.onClosed = () => (clearTimeout(t), resolve())
+            try {
+              s.worker.postMessage({ type: 'close' } satisfies ToWorker)
+            } catch {
+              resolve()
+            }
+          })
+          await s.worker.terminate()
+        }),
+      )
+    },
+  }
+}
