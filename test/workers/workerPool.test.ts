@@ -1,0 +1,132 @@
+/**
+ * The worker-pool Engine with real engines in real worker threads (TypeScript under tsx), forking
+ * a real Anvil: a long struct-log trace on one worker does not hold back a short simulation (the
+ * completion order is measured, not the time), errors cross the thread boundary as EngineError,
+ * bigint parameters arrive intact, a simulation stored through one worker is read back through
+ * the other (memory:// shared by the main thread), and workers=1 runs in-process.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hexToBigInt, type Address } from 'viem'
+import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
+import { EngineError } from '../../engine/errors.js'
+import type { SimulateParams } from '../../engine/types.js'
+import { createWorkerPoolEngine, startWorkerPool, type WorkerPoolEngine } from '../../engine/workers/index.js'
+import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
+import { deploy, engineOptions, requireEngineFacade, type Deployed } from './fixtures.js'
+
+const ready = requireAnvil() && requireEngineFacade()
+/** iterations of Loop.spin for the long trace: tens of thousands of struct-log steps */
+const LONG_SPIN = 4000n
+
+describe.runIf(ready)('worker pool engine', () => {
+  let anvil: AnvilInstance
+  let loop: Deployed
+  let store: Deployed
+  let pool: WorkerPoolEngine
+  const cache = createMemoryCacheStore()
+
+  const ping = (): SimulateParams => ({
+    calls: [{ from: DEV_ACCOUNTS[1] as Address, to: loop.address, data: loop.call('ping') }],
+    block: { tag: 'latest' },
+    validation: false,
+    traceAssetChanges: false,
+    traceTransfers: false,
+  })
+
+  beforeAll(async () => {
+    anvil = await startAnvil()
+    loop = await deploy(anvil, 'Loop')
+    store = await deploy(anvil, 'Store')
+    pool = await startWorkerPool({ ...engineOptions(anvil.url, cache), workers: 2, cacheUrl: 'memory://' })
+    // warm both workers (module JIT, first upstream reads) so the race below is about work only
+    await Promise.all([pool.simulate(ping()), pool.simulate(ping())])
+  })
+  afterAll(async () => {
+    await pool?.close()
+    await anvil?.stop()
+  })
+
+  it('a long trace on one worker does not delay a short simulation on the other', async () => {
+    const order: string[] = []
+    const long = pool
+      .traceCall({
+        call: { from: DEV_ACCOUNTS[1] as Address, to: loop.address, data: loop.call('spin', [LONG_SPIN]) },
+        block: { tag: 'latest' },
+        tracerConfig: { structLogger: { disableMemory: true, disableStorage: true } },
+      })
+      .then((r) => (order.push('long'), r))
+    expect(pool.stats().workers.filter((w) => w.inflight === 1)).toHaveLength(1)
+    const short = pool.simulate(ping()).then((r) => (order.push('short'), r))
+    expect(pool.stats().workers.map((w) => w.inflight)).toEqual([1, 1])
+    const [trace, sim] = await Promise.all([long, short])
+    expect(order).toEqual(['short', 'long'])
+    expect(sim.status).toBe('success')
+    expect(hexToBigInt(sim.calls[0]!.returnData)).toBe(1n)
+    const structLogger = trace.structLogger as { failed: boolean; structLogs: unknown[] }
+    expect(structLogger.failed).toBe(false)
+    expect(structLogger.structLogs.length).toBeGreaterThan(Number(LONG_SPIN) * 10)
+  })
+
+  it('queues calls when every worker is at its cap and answers them all', async () => {
+    const many = await Promise.all(Array.from({ length: 12 }, () => pool.simulate(ping())))
+    expect(many.every((s) => s.status === 'success')).toBe(true)
+    expect(new Set(many.map((s) => s.simulationId)).size).toBe(12)
+    expect(pool.stats().queued).toBe(0)
+  })
+
+  it('passes an EngineError across the thread with its code, details and suggestion', async () => {
+    const err = await pool.simulate({ ...ping(), block: { number: 10n ** 12n } }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(EngineError)
+    expect((err as EngineError).code).toBe('BLOCK_NOT_FOUND')
+    expect((err as EngineError).message).toMatch(/block/i)
+    // the same request in-process gives the same error, field for field
+    const local = await createWorkerPoolEngine({ ...engineOptions(anvil.url, createMemoryCacheStore()), workers: 1 })
+    try {
+      const direct = (await local.simulate({ ...ping(), block: { number: 10n ** 12n } }).catch((e: unknown) => e)) as EngineError
+      expect(direct).toBeInstanceOf(EngineError)
+      expect({ ...(err as EngineError), message: (err as EngineError).message }).toEqual({ ...direct, message: direct.message })
+    } finally {
+      await local.close()
+    }
+  })
+
+  it('bigint parameters survive the crossing (value, gas)', async () => {
+    const to = '0x000000000000000000000000000000000000beef' as Address
+    const sim = await pool.simulate({
+      calls: [{ from: DEV_ACCOUNTS[2] as Address, to: store.address, data: store.call('pay', [to]), value: 123_456_789n, gas: 200_000n }],
+      block: { tag: 'latest' },
+      validation: false,
+      traceAssetChanges: false,
+      traceTransfers: true,
+    })
+    expect(sim.status).toBe('success')
+    const native = sim.calls[0]!.transfers!.filter((t) => t.type === 'native')
+    expect(native.map((t) => [t.to, hexToBigInt(t.amount)])).toContainEqual([to, 123_456_789n])
+  })
+
+  it('a simulation stored through one worker is read back through the other (memory:// via the pool)', async () => {
+    const sim = await pool.simulate(ping())
+    const before = pool.stats().workers.map((w) => w.served)
+    const reads = await Promise.all([pool.getSimulation(sim.simulationId), pool.getSimulation(sim.simulationId)])
+    const after = pool.stats().workers.map((w) => w.served)
+    // the two concurrent reads went to different workers, and both found it
+    expect(after.map((n, i) => n - before[i]!)).toEqual([1, 1])
+    for (const r of reads) expect(r).toEqual(sim)
+  })
+
+  it('answers health through a worker', async () => {
+    const h = await pool.health()
+    expect(h).toMatchObject({ chainId: 31337, upstreamOk: true, cacheOk: true })
+  })
+
+  it('workers=1 is the in-process engine, no threads', async () => {
+    const local = await createWorkerPoolEngine({ ...engineOptions(anvil.url, createMemoryCacheStore()), workers: 1 })
+    try {
+      expect('stats' in local).toBe(false)
+      const sim = await local.simulate(ping())
+      expect(sim.status).toBe('success')
+    } finally {
+      await local.close()
+    }
+  })
+})
