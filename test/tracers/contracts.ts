@@ -1,0 +1,104 @@
+/**
+ * Solidity fixtures of the tracer differential tests, compiled with npm solc in the test run.
+ * One contract per behaviour the brief lists: reverts (Error and Panic), nested calls,
+ * delegatecall, create/create2, selfdestruct, precompile calls, out of gas in a subcall, events.
+ */
+import { compile, type CompiledContract } from '../support/solc.js'
+
+export const SOURCES = {
+  'Target.sol': `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Target {
+    uint256 public stored;
+    mapping(address => uint256) public balances;
+    event Stored(address indexed who, uint256 value);
+    error Custom(uint256 code);
+
+    constructor() payable { stored = 1; }
+
+    function store(uint256 v) external payable returns (uint256) {
+        stored = v;
+        balances[msg.sender] += msg.value;
+        emit Stored(msg.sender, v);
+        return v * 2;
+    }
+    function read() external view returns (uint256) { return stored; }
+    function fail(string calldata why) external pure { revert(why); }
+    function failCustom() external pure { revert Custom(7); }
+    function overflow(uint256 a) external pure returns (uint256) { return a + type(uint256).max; }
+    function divide(uint256 a, uint256 b) external pure returns (uint256) { return a / b; }
+    function burn() external { uint256 i; while (true) { i++; } }
+    function destroy(address payable to) external { selfdestruct(to); }
+    receive() external payable {}
+}
+`,
+  'Caller.sol': `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+interface ITarget {
+    function store(uint256 v) external payable returns (uint256);
+    function read() external view returns (uint256);
+    function burn() external;
+    function fail(string calldata why) external pure;
+}
+
+contract Child {
+    uint256 public x;
+    constructor(uint256 v) payable { x = v; }
+    function kill(address payable to) external { selfdestruct(to); }
+}
+
+contract Caller {
+    uint256 public stored;
+    event Called(uint256 step);
+
+    function nested(address target, uint256 v) external payable returns (uint256 r) {
+        emit Called(1);
+        r = ITarget(target).store{value: msg.value}(v);
+        r += ITarget(target).read();
+        try ITarget(target).fail("inner") {} catch {}
+        emit Called(2);
+    }
+    function delegate(address target, uint256 v) external returns (bytes memory) {
+        (bool ok, bytes memory out) = target.delegatecall(abi.encodeWithSignature("store(uint256)", v));
+        require(ok, "delegate failed");
+        return out;
+    }
+    function makeChildren(uint256 v) external payable returns (address a, address b) {
+        a = address(new Child{value: msg.value / 2}(v));
+        b = address(new Child{salt: bytes32(uint256(0x5a17)), value: msg.value / 2}(v + 1));
+    }
+    function makeAndKill(address payable to) external payable returns (address a) {
+        Child c = new Child{value: msg.value}(3);
+        c.kill(to);
+        a = address(c);
+    }
+    function precompiles(bytes calldata data) external view returns (bytes32 h, address signer, bytes memory id) {
+        h = sha256(data);
+        signer = ecrecover(keccak256(data), 27, bytes32(uint256(1)), bytes32(uint256(2)));
+        (, id) = address(4).staticcall(data);
+    }
+    function oogInner(address target) external returns (bool ok) {
+        (ok, ) = target.call{gas: 50000}(abi.encodeWithSignature("burn()"));
+        stored = ok ? 1 : 2;
+    }
+    function failOuter(address target) external {
+        ITarget(target).store(5);
+        require(stored == 99, "outer failed");
+    }
+    function memoryWork(uint256 n) external pure returns (bytes memory out) {
+        out = new bytes(n);
+        for (uint256 i = 0; i < n; i++) out[i] = bytes1(uint8(i));
+    }
+}
+`,
+}
+
+let cached: Record<string, CompiledContract> | undefined
+export function contracts(): Record<string, CompiledContract> {
+  cached ??= compile(SOURCES, { evmVersion: 'cancun' })
+  return cached
+}
