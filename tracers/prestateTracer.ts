@@ -84,8 +84,15 @@ export function parseDelegation(code: Hex): Address | undefined {
   return `0x${code.slice(8).toLowerCase()}` as Address
 }
 
-/** Memory slice as geth's GetCopy sees it; bytes beyond the current size are zero (not yet expanded). */
-function memorySlice(memory: Uint8Array, offset: bigint, size: bigint): Uint8Array {
+/** geth tracers.memoryPadLimit: a CREATE2 whose init code lies further beyond memory is skipped */
+const MEMORY_PAD_LIMIT = 1024n * 1024n
+
+/**
+ * geth GetMemoryCopyPadded: the slice with bytes beyond the current memory zero (memory is only
+ * expanded after the step is reported); undefined past the padding limit.
+ */
+function memorySlice(memory: Uint8Array, offset: bigint, size: bigint): Uint8Array | undefined {
+  if (offset + size - BigInt(memory.length) > MEMORY_PAD_LIMIT) return undefined
   const out = new Uint8Array(Number(size))
   const start = Number(offset)
   if (start < memory.length) out.set(memory.subarray(start, Math.min(memory.length, start + out.length)))
@@ -172,6 +179,7 @@ export function createPrestateTracer(config: PrestateTracerConfig = {}): Tracer<
       created.add(addr)
     } else if (n >= 4 && op === OP.CREATE2) {
       const init = memorySlice(step.memory, stack[n - 2], stack[n - 3])
+      if (!init) return
       const addr = getContractAddress({
         opcode: 'CREATE2',
         from: caller,

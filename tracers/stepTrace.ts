@@ -73,7 +73,8 @@ export function createStepTracer(cfg: StepTraceConfig, opts: StructLoggerOptions
   function settle(p: PendingWrite, step: OpcodeStep): void {
     let size = p.size
     if (p.isCall) size = size < BigInt(step.returnData.length) ? size : BigInt(step.returnData.length)
-    if (size === 0n) return
+    // a write that lands past the memory the next step sees did not happen (the op failed)
+    if (size === 0n || p.offset + size > BigInt(step.memory.length)) return
     const start = Number(p.offset)
     const slice = new Uint8Array(Number(size))
     if (start < step.memory.length) slice.set(step.memory.subarray(start, Math.min(step.memory.length, start + slice.length)))
