@@ -6,3 +6,5 @@ export type { AccountRead, AccountReadResult, AccountState, SourceAccount, State
 export { MemoryStateSource, type GenesisAccount } from './memoryStateSource.js'
 export { OverlayStateManager, PLACEHOLDER_STATE_ROOT } from './overlayStateManager.js'
 export { codeHashOf, slotKeyFromBytes, slotKeyFromHex, storageValue, storageValueFromHex, KECCAK256_NULL } from './stateKeys.js'
+export { ForkCache, ForkStateSource, type ForkCacheOptions, type PrefetchCall } from './forkStateSource.js'
+export { createRpcClient, type RpcClient, type RpcClientOptions, type RpcStats } from '../chain/rpcClient.js'

@@ -1,0 +1,258 @@
+/**
+ * `RpcClient`: the one JSON-RPC transport to the upstream node.
+ *
+ * - Batching: every `request()` made in the same tick (before the next setImmediate) goes out in
+ *   ONE HTTP request as a JSON-RPC batch (split only above `maxBatchSize`).
+ * - Timeout per HTTP attempt (`timeoutMs`), retries with backoff for idempotent calls on transport
+ *   failures (refused, reset, timeout, HTTP 429/5xx, unreadable body). A JSON-RPC error answer is
+ *   the node's verdict and is not retried.
+ * - Every failure becomes `EngineError('STATE_ACCESS_ERROR')`. The upstream URL may carry an API
+ *   key, so no message ever contains it (nor the host, nor a low-level cause that would name it).
+ * - `stats` counts HTTP requests and calls so tests can assert round trips.
+ *
+ * @example
+ * const rpc = createRpcClient({ url, timeoutMs: 10_000 })
+ * const [bal, code] = await Promise.all([
+ *   rpc.request<string>('eth_getBalance', [addr, '0x10']),
+ *   rpc.request<string>('eth_getCode', [addr, '0x10']),
+ * ]) // one HTTP request
+ */
+import { EngineError } from '../errors.js'
+
+export interface RpcClientOptions {
+  url: string
+  /** per HTTP attempt */
+  timeoutMs: number
+  /** extra attempts for idempotent calls on transport failures (default 2) */
+  retries?: number
+  /** first backoff, doubled each retry (default 100 ms) */
+  retryDelayMs?: number
+  /** calls per HTTP request (default 100; many providers cap batches there) */
+  maxBatchSize?: number
+}
+
+export interface RpcRequestOptions {
+  /** false for calls with side effects (never retried); default true */
+  idempotent?: boolean
+}
+
+export interface RpcStats {
+  /** HTTP requests sent, retries included */
+  httpRequests: number
+  /** JSON-RPC calls requested */
+  calls: number
+}
+
+export interface RpcClient {
+  request<T = unknown>(method: string, params?: unknown[], opts?: RpcRequestOptions): Promise<T>
+  readonly stats: RpcStats
+  close(): void
+}
+
+interface PendingCall {
+  id: number
+  method: string
+  params: unknown[]
+  idempotent: boolean
+  resolve(v: unknown): void
+  reject(e: unknown): void
+}
+
+interface RpcAnswer {
+  id?: unknown
+  result?: unknown
+  error?: { code?: unknown; message?: unknown; data?: unknown }
+}
+
+/** a failure of the whole HTTP exchange; `retry` when trying again may help */
+class TransportFailure {
+  constructor(
+    readonly message: string,
+    readonly retry: boolean,
+  ) {}
+}
+
+export function createRpcClient(opts: RpcClientOptions): RpcClient {
+  const retries = opts.retries ?? 2
+  const retryDelayMs = opts.retryDelayMs ?? 100
+  const maxBatch = Math.max(1, opts.maxBatchSize ?? 100)
+  const stats: RpcStats = { httpRequests: 0, calls: 0 }
+  const redact = redactor(opts.url)
+  let queue: PendingCall[] = []
+  let scheduled = false
+  let nextId = 1
+  let closed = false
+
+  const fail = (what: string, details?: Record<string, unknown>) =>
+    new EngineError('STATE_ACCESS_ERROR', redact(`upstream RPC ${what}`), details, 'check that the upstream node is reachable and healthy')
+
+  async function attempt(calls: PendingCall[]): Promise<RpcAnswer[] | RpcAnswer> {
+    stats.httpRequests++
+    const body = calls.length === 1 ? callJson(calls[0]!) : calls.map(callJson)
+    const ctrl = new AbortController()
+    const timer = setTimeout(() => ctrl.abort(), opts.timeoutMs)
+    try {
+      let res: Response
+      try {
+        res = await fetch(opts.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify(body),
+          signal: ctrl.signal,
+        })
+      } catch (e) {
+        if (ctrl.signal.aborted) throw new TransportFailure(`timed out after ${opts.timeoutMs} ms`, true)
+        throw new TransportFailure(networkReason(e), true)
+      }
+      let text: string
+      try {
+        text = await res.text()
+      } catch {
+        if (ctrl.signal.aborted) throw new TransportFailure(`timed out after ${opts.timeoutMs} ms`, true)
+        throw new TransportFailure('connection dropped while reading the answer', true)
+      }
+      if (!res.ok) {
+        // a batch-level JSON-RPC error may come with a 4xx/5xx status; prefer its message
+        const parsed = tryParse(text)
+        if (parsed && !Array.isArray(parsed) && parsed.error) return parsed
+        throw new TransportFailure(`answered HTTP ${res.status}`, res.status === 429 || res.status >= 500)
+      }
+      const parsed = tryParse(text)
+      if (parsed === undefined) throw new TransportFailure('answered with a body that is not JSON', true)
+      return parsed
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async function send(calls: PendingCall[]): Promise<void> {
+    const canRetry = calls.every((c) => c.idempotent)
+    let answer: RpcAnswer[] | RpcAnswer | undefined
+    for (let i = 0; ; i++) {
+      try {
+        answer = await attempt(calls)
+        break
+      } catch (e) {
+        const t = e instanceof TransportFailure ? e : new TransportFailure('request failed', false)
+        if (!canRetry || !t.retry || i >= retries || closed) {
+          const err = fail(`${t.message} (${describe(calls)})`)
+          for (const c of calls) c.reject(err)
+          return
+        }
+        await new Promise((r) => setTimeout(r, retryDelayMs * 2 ** i))
+      }
+    }
+    settle(calls, answer)
+  }
+
+  function settle(calls: PendingCall[], answer: RpcAnswer[] | RpcAnswer): void {
+    // one object answering a batch = the node refused the batch as a whole
+    const list = Array.isArray(answer) ? answer : calls.length === 1 || answer?.error ? [answer] : undefined
+    if (!list) {
+      const err = fail(`answered a batch with a malformed body (${describe(calls)})`)
+      for (const c of calls) c.reject(err)
+      return
+    }
+    const byId = new Map<unknown, RpcAnswer>()
+    for (const a of list) if (a && typeof a === 'object') byId.set(a.id, a)
+    const whole = !Array.isArray(answer) && answer?.error && (calls.length > 1 || answer.id === null) ? answer : undefined
+    for (const c of calls) {
+      const a = whole ?? byId.get(c.id) ?? (calls.length === 1 && list.length === 1 ? list[0] : undefined)
+      if (!a || typeof a !== 'object') {
+        c.reject(fail(`answer is missing the result of ${c.method} (wrong batch shape)`))
+      } else if (a.error) {
+        const code = typeof a.error.code === 'number' ? a.error.code : undefined
+        const msg = typeof a.error.message === 'string' ? a.error.message.slice(0, 300) : 'unknown error'
+        c.reject(fail(`${c.method} failed: ${msg}`, { method: c.method, rpcCode: code, rpcData: a.error.data }))
+      } else if (!('result' in a)) {
+        c.reject(fail(`answer for ${c.method} has neither result nor error`))
+      } else {
+        c.resolve(a.result)
+      }
+    }
+  }
+
+  function flush(): void {
+    scheduled = false
+    const calls = queue
+    queue = []
+    for (let i = 0; i < calls.length; i += maxBatch) void send(calls.slice(i, i + maxBatch))
+  }
+
+  return {
+    stats,
+    request<T>(method: string, params: unknown[] = [], o: RpcRequestOptions = {}): Promise<T> {
+      if (closed) return Promise.reject(fail('client is closed'))
+      stats.calls++
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ id: nextId++, method, params, idempotent: o.idempotent ?? true, resolve: resolve as (v: unknown) => void, reject })
+        if (!scheduled) {
+          scheduled = true
+          setImmediate(flush)
+        }
+      })
+    },
+    close() {
+      closed = true
+    },
+  }
+}
+
+function callJson(c: PendingCall) {
+  return { jsonrpc: '2.0', id: c.id, method: c.method, params: c.params }
+}
+
+function describe(calls: PendingCall[]): string {
+  const methods = [...new Set(calls.map((c) => c.method))]
+  return methods.length > 3 ? `${methods.slice(0, 3).join(', ')}, …` : methods.join(', ')
+}
+
+function tryParse(text: string): RpcAnswer[] | RpcAnswer | undefined {
+  try {
+    const v = JSON.parse(text) as unknown
+    return v !== null && typeof v === 'object' ? (v as RpcAnswer[] | RpcAnswer) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** a cause in words, never the low-level message (undici's names the host and port) */
+function networkReason(e: unknown): string {
+  const code = (e as { cause?: { code?: string } })?.cause?.code ?? (e as { code?: string })?.code
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'refused the connection'
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'closed the connection'
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name did not resolve'
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connection timed out'
+    default:
+      return 'could not be reached'
+  }
+}
+
+/** strips the URL and its parts from any text that might echo them (e.g. a node's error message) */
+function redactor(url: string): (s: string) => string {
+  const parts = new Set<string>([url, url.replace(/\/+$/, '')])
+  try {
+    const u = new URL(url)
+    parts.add(u.host)
+    if (u.pathname.length > 1) parts.add(u.pathname.replace(/^\/+/, ''))
+    if (u.search.length > 1) parts.add(u.search.slice(1))
+    if (u.password) parts.add(u.password)
+    if (u.username) parts.add(u.username)
+  } catch {
+    /* not a URL: the whole string is still redacted */
+  }
+  const secrets = [...parts].filter((p) => p.length >= 4).sort((a, b) => b.length - a.length)
+  return (s) => {
+    let out = s
+    for (const p of secrets) out = out.split(p).join('<upstream>')
+    return out
+  }
+}

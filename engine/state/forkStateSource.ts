@@ -1,0 +1,315 @@
+/**
+ * Fork state: what an upstream node holds at a fixed block, read once and kept.
+ *
+ * `ForkCache` is process-wide (one per upstream chain). Reads go: hot in-process LRU → in-flight
+ * merge (the same key asked twice while its answer is on the way costs one read) → the CacheStore
+ * (`memory://` or Redis, compact binary values, see forkCacheCodec.ts) → the upstream, where every
+ * miss collected in the same tick goes out as ONE JSON-RPC batch (RpcClient batches per tick; the
+ * queue here makes a tick's misses leave together even when the cache store answers late).
+ * State at a fixed block never changes, so entries live forever unless the caller gives a TTL
+ * (the chain source does for blocks near the head, in case of reorgs).
+ *
+ * `ForkStateSource` is a cheap view of that cache at one block, the `StateSource` an overlay reads.
+ *
+ * @example
+ * const fork = new ForkCache({ rpc, chainId: 1, cache })
+ * await fork.prefetch(block, [{ from, to, data }], { extraAddresses: [coinbase] }) // 2 round trips cold
+ * const state = new OverlayStateManager(fork.at(block))                             // then 0
+ */
+import { LRUCache } from 'lru-cache'
+import type { Hex } from 'viem'
+import type { CacheStore } from '../cache/cacheStore.js'
+import type { RpcClient } from '../chain/rpcClient.js'
+import { decodeAccount, decodeSlot, encodeAccount, encodeSlot, forkKeys } from './forkCacheCodec.js'
+import { accessListDigest, parseAccessList, type PrefetchCall } from './forkPrefetch.js'
+import { parseCode, parseQuantity, parseSlotValue } from './rpcValues.js'
+import { EMPTY_BYTES, codeHashOf, isEmptyCodeHash, slotKeyFromHex } from './stateKeys.js'
+import type { AccountRead, AccountReadResult, SourceAccount, StateSource } from './types.js'
+import { bytesToHex } from '@ethereumjs/util'
+
+export type { PrefetchCall } from './forkPrefetch.js'
+
+export interface ForkCacheOptions {
+  rpc: RpcClient
+  chainId: number
+  cache: CacheStore
+  /** bound of the in-process hot layer in bytes (default 64 MiB) */
+  hotMaxBytes?: number
+}
+
+/** hot values: accounts boxed (a missing account is a value too), slots and code as bytes */
+type HotValue = { account: SourceAccount | undefined } | Uint8Array
+
+type Read =
+  | { kind: 'account'; block: bigint; address: Hex }
+  | { kind: 'storage'; block: bigint; address: Hex; slot: Hex }
+  | { kind: 'code'; block: bigint; address: Hex; codeHash: Hex }
+
+interface Queued {
+  read: Read
+  key: string
+  ttl: number | undefined
+  resolve(v: HotValue): void
+  reject(e: unknown): void
+}
+
+export class ForkCache {
+  readonly chainId: number
+  private readonly rpc: RpcClient
+  private readonly store: CacheStore
+  private readonly hot: LRUCache<string, HotValue>
+  private readonly inflight = new Map<string, Promise<HotValue>>()
+  private queue: Queued[] = []
+  private scheduled = false
+  /** the upstream answered "method not found" once: prefetch stops asking */
+  private accessListUnsupported = false
+
+  constructor(opts: ForkCacheOptions) {
+    this.chainId = opts.chainId
+    this.rpc = opts.rpc
+    this.store = opts.cache
+    this.hot = new LRUCache<string, HotValue>({
+      maxSize: opts.hotMaxBytes ?? 64 * 1024 * 1024,
+      sizeCalculation: (v, k) => k.length + 64 + (v instanceof Uint8Array ? v.byteLength : 96),
+    })
+  }
+
+  /** the state at `block`; `ttlSeconds` for entries that may change (blocks near the head) */
+  at(block: bigint, opts: { ttlSeconds?: number } = {}): ForkStateSource {
+    return new ForkStateSource(this, block, opts.ttlSeconds)
+  }
+
+  /** see ForkStateSource.prefetch */
+  prefetch(block: bigint, calls: PrefetchCall[], opts: { extraAddresses?: Hex[]; ttlSeconds?: number } = {}): Promise<void> {
+    return this.at(block, opts).prefetch(calls, opts.extraAddresses)
+  }
+
+  // ---- reads (used by ForkStateSource) ------------------------------------------------------
+
+  async account(block: bigint, address: Hex, ttl?: number): Promise<SourceAccount | undefined> {
+    const v = await this.read({ kind: 'account', block, address }, forkKeys.account(this.chainId, block, address), ttl)
+    return (v as { account: SourceAccount | undefined }).account
+  }
+
+  async storage(block: bigint, address: Hex, slot: Hex, ttl?: number): Promise<Uint8Array> {
+    return (await this.read({ kind: 'storage', block, address, slot }, forkKeys.storage(this.chainId, block, address, slot), ttl)) as Uint8Array
+  }
+
+  async code(block: bigint, address: Hex, codeHash: Uint8Array, ttl?: number): Promise<Uint8Array> {
+    const h = bytesToHex(codeHash) as Hex
+    return (await this.read({ kind: 'code', block, address, codeHash: h }, forkKeys.code(this.chainId, h), ttl)) as Uint8Array
+  }
+
+  /** access lists of the calls (cached like state); [] where the upstream cannot answer */
+  async accessLists(block: bigint, calls: PrefetchCall[], ttl?: number): Promise<{ address: Hex; storageKeys: Hex[] }[][]> {
+    const keys = calls.map((c) => forkKeys.accessList(this.chainId, block, accessListDigest(c)))
+    const out: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[] = keys.map((k) => {
+      const h = this.hot.get(k)
+      return h instanceof Uint8Array ? decodeList(h) : undefined
+    })
+    const missing = keys.map((_, i) => i).filter((i) => out[i] === undefined)
+    if (!missing.length) return out as { address: Hex; storageKeys: Hex[] }[][]
+    const stored = await this.store.getMany(missing.map((i) => keys[i]!)).catch(() => [] as (Uint8Array | undefined)[])
+    const ask: number[] = []
+    missing.forEach((i, j) => {
+      const raw = stored[j]
+      const list = raw && decodeList(raw)
+      if (list) {
+        out[i] = list
+        this.hot.set(keys[i]!, raw, ttl ? { ttl: ttl * 1000 } : undefined)
+      } else ask.push(i)
+    })
+    if (ask.length && !this.accessListUnsupported) {
+      const tag = `0x${block.toString(16)}`
+      const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
+      // issued in one loop: one JSON-RPC batch
+      await Promise.all(
+        ask.map(async (i) => {
+          const c = calls[i]!
+          const params: Record<string, string> = { from: c.from, data: c.data }
+          if (c.to) params.to = c.to
+          if (c.value) params.value = `0x${c.value.toString(16)}`
+          try {
+            const list = parseAccessList(await this.rpc.request('eth_createAccessList', [params, tag]))
+            out[i] = list
+            const value = new TextEncoder().encode(JSON.stringify(list))
+            this.hot.set(keys[i]!, value, ttl ? { ttl: ttl * 1000 } : undefined)
+            writes.push({ key: keys[i]!, value, ttlSeconds: ttl })
+          } catch (e) {
+            // a hint only: a node without the method, or a call it cannot run, still works
+            if ((e as { details?: { rpcCode?: number } }).details?.rpcCode === -32601) this.accessListUnsupported = true
+            out[i] = []
+          }
+        }),
+      )
+      if (writes.length) this.store.setMany(writes).catch(() => undefined)
+    }
+    return out.map((l) => l ?? [])
+  }
+
+  private read(read: Read, key: string, ttl: number | undefined): Promise<HotValue> {
+    const h = this.hot.get(key)
+    if (h !== undefined) return Promise.resolve(h)
+    const f = this.inflight.get(key)
+    if (f) return f
+    const p = new Promise<HotValue>((resolve, reject) => {
+      this.queue.push({ read, key, ttl, resolve, reject })
+      if (!this.scheduled) {
+        this.scheduled = true
+        setImmediate(() => void this.flush())
+      }
+    })
+    this.inflight.set(key, p)
+    const done = () => this.inflight.delete(key)
+    p.then(done, done)
+    return p
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false
+    const items = this.queue
+    this.queue = []
+    // a cache store outage degrades to misses: the upstream still answers
+    const stored = await this.store.getMany(items.map((q) => q.key)).catch(() => [] as (Uint8Array | undefined)[])
+    const misses: Queued[] = []
+    items.forEach((q, i) => {
+      const v = stored[i] && decodeStored(q.read, stored[i]!)
+      if (v === undefined) return misses.push(q)
+      this.keep(q.key, v, q.ttl)
+      q.resolve(v)
+    })
+    if (!misses.length) return
+    const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
+    // every upstream call below is issued synchronously in this loop: one JSON-RPC batch
+    await Promise.all(misses.map((q) => this.fetch(q, writes)))
+    if (writes.length) this.store.setMany(writes).catch(() => undefined)
+  }
+
+  private async fetch(q: Queued, writes: { key: string; value: Uint8Array; ttlSeconds?: number }[]): Promise<void> {
+    const r = q.read
+    const tag = `0x${r.block.toString(16)}`
+    try {
+      if (r.kind === 'account') {
+        const [bal, nonce, code] = await Promise.all([
+          this.rpc.request('eth_getBalance', [r.address, tag]),
+          this.rpc.request('eth_getTransactionCount', [r.address, tag]),
+          this.rpc.request('eth_getCode', [r.address, tag]),
+        ])
+        const balance = parseQuantity(bal, 'eth_getBalance')
+        const n = parseQuantity(nonce, 'eth_getTransactionCount')
+        const c = parseCode(code, 'eth_getCode')
+        const codeHash = codeHashOf(c)
+        // upstream cannot tell a missing account from an empty one; the EVM treats both alike
+        const account = balance === 0n && n === 0n && c.length === 0 ? undefined : { nonce: n, balance, codeHash }
+        const boxed = { account }
+        this.keep(q.key, boxed, q.ttl)
+        writes.push({ key: q.key, value: encodeAccount(account), ttlSeconds: q.ttl })
+        if (c.length) {
+          const ck = forkKeys.code(this.chainId, bytesToHex(codeHash) as Hex)
+          this.keep(ck, c, undefined) // content-addressed: never stale
+          writes.push({ key: ck, value: c })
+        }
+        q.resolve({ account: account && { ...account, code: c } })
+      } else if (r.kind === 'storage') {
+        const v = parseSlotValue(await this.rpc.request('eth_getStorageAt', [r.address, r.slot, tag]), 'eth_getStorageAt')
+        this.keep(q.key, v, q.ttl)
+        writes.push({ key: q.key, value: encodeSlot(v), ttlSeconds: q.ttl })
+        q.resolve(v)
+      } else {
+        const c = parseCode(await this.rpc.request('eth_getCode', [r.address, tag]), 'eth_getCode')
+        const key = forkKeys.code(this.chainId, bytesToHex(codeHashOf(c)) as Hex)
+        this.keep(key, c, undefined)
+        writes.push({ key, value: c })
+        q.resolve(c)
+      }
+    } catch (e) {
+      q.reject(e)
+    }
+  }
+
+  private keep(key: string, v: HotValue, ttl: number | undefined): void {
+    this.hot.set(key, v, ttl ? { ttl: ttl * 1000 } : undefined)
+  }
+}
+
+export class ForkStateSource implements StateSource {
+  constructor(
+    private readonly fork: ForkCache,
+    readonly blockNumber: bigint,
+    private readonly ttlSeconds?: number,
+  ) {}
+
+  getAccount(address: Hex): Promise<SourceAccount | undefined> {
+    return this.fork.account(this.blockNumber, address, this.ttlSeconds)
+  }
+
+  async getCode(address: Hex): Promise<Uint8Array> {
+    const a = await this.getAccount(address)
+    if (!a || isEmptyCodeHash(a.codeHash)) return EMPTY_BYTES
+    return a.code ?? this.fork.code(this.blockNumber, address, a.codeHash, this.ttlSeconds)
+  }
+
+  getStorage(address: Hex, slot: Hex): Promise<Uint8Array> {
+    return this.fork.storage(this.blockNumber, address, slot, this.ttlSeconds)
+  }
+
+  /** all reads issued in one tick: one cache-store lookup and at most one upstream batch */
+  async getMany(reads: AccountRead[]): Promise<AccountReadResult[]> {
+    const pending = reads.map((r) => ({
+      account: this.getAccount(r.address),
+      storage: Promise.all((r.slots ?? []).map((s) => this.getStorage(r.address, s))),
+    }))
+    const results = await Promise.all(pending.map(async (p) => ({ account: await p.account, storage: await p.storage })))
+    // code of accounts that came from the cache store (fresh upstream reads carry it already)
+    await Promise.all(
+      results.map(async (res, i) => {
+        const a = res.account
+        if (!reads[i]!.code || !a || a.code || isEmptyCodeHash(a.codeHash)) return
+        res.account = { ...a, code: await this.fork.code(this.blockNumber, reads[i]!.address, a.codeHash, this.ttlSeconds) }
+      }),
+    )
+    return results
+  }
+
+  /**
+   * Warms the cache for a cold run: asks the upstream `eth_createAccessList` for each call (one
+   * batch; skipped where the node lacks it), then reads every account (balance, nonce, code) and
+   * every slot it names, plus from/to and `extraAddresses` (coinbase), in ONE more batch.
+   */
+  async prefetch(calls: PrefetchCall[], extraAddresses: Hex[] = []): Promise<void> {
+    const lists = await this.fork.accessLists(this.blockNumber, calls, this.ttlSeconds)
+    const want = new Map<Hex, Set<Hex>>()
+    const add = (a: string | null | undefined, slots: string[] = []) => {
+      if (!a) return
+      const addr = a.toLowerCase() as Hex
+      const set = want.get(addr) ?? new Set<Hex>()
+      for (const s of slots) set.add(slotKeyFromHex(s))
+      want.set(addr, set)
+    }
+    for (const c of calls) {
+      add(c.from)
+      add(c.to)
+    }
+    for (const a of extraAddresses) add(a)
+    for (const list of lists) for (const e of list) add(e.address, e.storageKeys)
+    await this.getMany([...want].map(([address, slots]) => ({ address, slots: [...slots], code: true })))
+  }
+}
+
+function decodeStored(read: Read, raw: Uint8Array): HotValue | undefined {
+  if (read.kind === 'account') {
+    const d = decodeAccount(raw)
+    return d.ok ? { account: d.account } : undefined
+  }
+  if (read.kind === 'storage') return decodeSlot(raw)
+  // content-addressed code: accept it only if it still hashes to its key
+  return bytesToHex(codeHashOf(raw)) === read.codeHash ? raw : undefined
+}
+
+function decodeList(raw: Uint8Array): { address: Hex; storageKeys: Hex[] }[] | undefined {
+  try {
+    return parseAccessList({ accessList: JSON.parse(new TextDecoder().decode(raw)) })
+  } catch {
+    return undefined
+  }
+}
