@@ -138,7 +138,7 @@ async function readAmount(reader: BalanceReader, c: Candidate): Promise<bigint> 
   }
 }
 
-async function describe(c: Candidate, before: bigint, after: bigint, input: AssetChangesInput): Promise<AssetChange> {
+async function toAssetChange(c: Candidate, before: bigint, after: bigint, input: AssetChangesInput): Promise<AssetChange> {
   const change: AssetChange = { account: c.account, type: c.type, token: c.token, before: toHex(before), after: toHex(after), delta: (after - before).toString() }
   if (c.tokenId !== undefined) change.tokenId = c.tokenId
   if (c.type === 'native') {
@@ -160,7 +160,7 @@ export async function computeAssetChanges(input: AssetChangesInput): Promise<Ass
     const rows = await Promise.all(
       candidates.map(async (c) => {
         const [before, after] = await Promise.all([readAmount(input.readBefore, c), readAmount(input.readAfter, c)])
-        return before === after ? undefined : describe(c, before, after, input)
+        return before === after ? undefined : toAssetChange(c, before, after, input)
       }),
     )
     return rows.filter((r): r is AssetChange => r !== undefined)
