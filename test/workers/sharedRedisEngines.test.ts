@@ -12,6 +12,7 @@ import type { Engine, SimulateParams } from '../../engine/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { requireRedisServer, startRedisServer, type RedisServer } from '../cache/redisServer.js'
 import { startCountingProxy, type CountingProxy } from './countingProxy.js'
+import { startWorkerPool } from '../../engine/workers/index.js'
 import { createEngine, deploy, engineOptions, requireEngineFacade, type Deployed } from './fixtures.js'
 
 const ready = requireAnvil() && requireRedisServer() && requireEngineFacade()
@@ -84,5 +85,29 @@ describe.runIf(ready)('two engines on one Redis', () => {
     const back = await second!.getSimulation(sim.simulationId)
     expect(back).toEqual(sim)
     expect(await second!.getSimulation('sim_00000000-0000-4000-8000-000000000000')).toBeUndefined()
+  })
+
+  it('a worker pool on the same Redis shares both: no upstream state reads, stored simulations by id', async () => {
+    const first = engines[0] ?? (await open())
+    const sim = await first.simulate(params())
+    // the pool's own main-thread store only serves health; the workers connect to Redis themselves
+    const mainCache = createCacheStore(redis.url, { prefix: 'shared-engines:' })
+    caches.push(mainCache)
+    const pool = await startWorkerPool({
+      ...engineOptions(proxy.url, mainCache),
+      workers: 2,
+      cacheUrl: redis.url,
+      cachePrefix: 'shared-engines:',
+    })
+    engines.push(pool)
+    proxy.reset()
+    const [x, y] = await Promise.all([pool.simulate(params()), pool.simulate(params())])
+    expect(pool.stats().workers.map((w) => w.served)).toEqual([1, 1])
+    for (const r of [x, y]) expect(r.calls[0]!.returnData).toBe(sim.calls[0]!.returnData)
+    expect(proxy.total(STATE_METHODS), `state fetched again upstream: ${JSON.stringify(proxy.counts())}`).toBe(0)
+    const [b1, b2] = await Promise.all([pool.getSimulation(sim.simulationId), pool.getSimulation(sim.simulationId)])
+    expect(b1).toEqual(sim)
+    expect(b2).toEqual(sim)
+    expect(await first.getSimulation(x.simulationId)).toEqual(x)
   })
 })
