@@ -13,7 +13,7 @@
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type Address, type Hex } from 'viem'
 import type { DecodedEvent } from '../types.js'
 import { findEvent, type EventEntry } from './eventTable.js'
-import { summarize } from './summaries.js'
+import { shortAddress, summarize } from './summaries.js'
 import type { TokenInfoReader } from './tokenInfo.js'
 
 export interface RawLog {
@@ -71,7 +71,14 @@ export async function decodeLog(log: RawLog, tokens: TokenInfoReader): Promise<D
   if (!raw) return undefined
   const emitter = log.address.toLowerCase() as Address
   const args = Object.fromEntries(entry.abi.inputs.map((i) => [i.name!, toJsonSafe(raw[i.name!])]))
-  return { name: entry.abi.name, signature: entry.signature, args, summary: await summarize(entry.id, emitter, raw, tokens) }
+  let summary: string
+  try {
+    summary = await summarize(entry.id, emitter, raw, tokens)
+  } catch {
+    // a summary is a courtesy: never let it cost the caller the simulation
+    summary = `${entry.abi.name} on ${shortAddress(emitter)}`
+  }
+  return { name: entry.abi.name, signature: entry.signature, args, summary }
 }
 
 /** Decodes every log (index for index); token metadata is read once per token by the reader. */
