@@ -196,7 +196,12 @@ export interface Engine {
   simulateSteps(params: StepTraceParams): Promise<StepTraceResult>
   getSimulation(id: string): Promise<SimulationResult | undefined>
   accessList(params: AccessListParams): Promise<AccessListResult>
-  traceTransaction(hash: Hex, tracerConfig: TracerConfig): Promise<TraceResult>
+  /** `overrides` (optional, added by the HTTP layer): applied on top of the state the traced tx starts from */
+  traceTransaction(
+    hash: Hex,
+    tracerConfig: TracerConfig,
+    overrides?: { stateOverrides?: StateOverrides; blockOverrides?: BlockOverrides },
+  ): Promise<TraceResult>
   traceCall(params: TraceCallParams): Promise<TraceResult>
   traceCallMany(params: TraceCallManyParams): Promise<TraceResult[][]>
   health(): Promise<EngineHealth>
