@@ -1,0 +1,227 @@
+/**
+ * The fork state layer against a real upstream (Anvil): a transaction run through an ethereumjs
+ * VM on OverlayStateManager(ForkStateSource at block N) must leave exactly the state Anvil leaves
+ * when it mines the same transaction in block N+1, in at most 2 upstream round trips cold and 0
+ * warm.
+ */
+import { createBlock } from '@ethereumjs/block'
+import { Mainnet, createCustomCommon } from '@ethereumjs/common'
+import { createLegacyTx } from '@ethereumjs/tx'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { createVM, runTx } from '@ethereumjs/vm'
+import { encodeDeployData, encodeFunctionData, type Hex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
+import { createRpcClient } from '../../engine/chain/rpcClient.js'
+import { ForkCache, OverlayStateManager } from '../../engine/state/index.js'
+import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
+import { compile, type CompiledContract } from '../support/solc.js'
+
+const SOURCE = `
+pragma solidity ^0.8.20;
+contract Token {
+  mapping(address => uint256) public balanceOf;
+  uint256 public totalSupply;
+  event Transfer(address indexed from, address indexed to, uint256 value);
+  constructor(uint256 supply) { balanceOf[msg.sender] = supply; totalSupply = supply; }
+  function transfer(address to, uint256 amount) external returns (bool) {
+    require(balanceOf[msg.sender] >= amount, "balance");
+    balanceOf[msg.sender] -= amount;
+    balanceOf[to] += amount;
+    emit Transfer(msg.sender, to, amount);
+    return true;
+  }
+}
+contract Frames {
+  uint256 public a;
+  uint256 public b;
+  mapping(uint256 => uint256) public m;
+  function inner(uint256 x) external { b = x; m[x] = x; revert("no"); }
+  function middle(uint256 x) external { m[x + 2] = 5; this.inner(x); }
+  function outer(uint256 x) external {
+    a = x;
+    try this.inner(x) {} catch {}
+    try this.middle(x) {} catch {}
+    m[x + 1] = 7;
+    b = 0;
+  }
+}`
+
+const PK0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
+const FROM = DEV_ACCOUNTS[0] as Hex
+const GAS_PRICE = 10_000_000_000n
+const common = createCustomCommon({ chainId: 31337 }, Mainnet, { hardfork: 'prague' })
+
+const hasAnvil = requireAnvil()
+let anvil: AnvilInstance
+let token: Hex
+let frames: Hex
+let artifacts: Record<string, CompiledContract>
+
+async function mine(to: Hex | null, data: Hex): Promise<{ blockNumber: bigint; gasUsed: bigint; status: string; contractAddress?: Hex }> {
+  const hash = await anvil.rpc<Hex>('eth_sendTransaction', [
+    { from: FROM, ...(to ? { to } : {}), data, gas: '0x200000', gasPrice: `0x${GAS_PRICE.toString(16)}` },
+  ])
+  type Receipt = { blockNumber: Hex; gasUsed: Hex; status: Hex; contractAddress?: Hex }
+  let r: Receipt | null = null
+  // automine answers before the receipt is always queryable: wait for it (not a timing assertion)
+  for (let i = 0; i < 200 && !r; i++) {
+    r = await anvil.rpc<Receipt | null>('eth_getTransactionReceipt', [hash])
+    if (!r) await new Promise((res) => setTimeout(res, 25))
+  }
+  if (!r) throw new Error(`no receipt for ${hash}`)
+  return { blockNumber: BigInt(r.blockNumber), gasUsed: BigInt(r.gasUsed), status: r.status, contractAddress: r.contractAddress }
+}
+
+async function deploy(name: string, args: unknown[] = []): Promise<Hex> {
+  const c = artifacts[name]!
+  const r = await mine(null, encodeDeployData({ abi: c.abi, bytecode: c.bytecode, args }))
+  return r.contractAddress!.toLowerCase() as Hex
+}
+
+/** runs `data` to `to` from FROM in the env of block `n + 1`, on the state after block `n` */
+async function simulate(fork: ForkCache, n: bigint, to: Hex, data: Hex, opts: { prefetch: boolean }) {
+  const h = await anvil.rpc<{ timestamp: Hex; gasLimit: Hex; baseFeePerGas: Hex; miner: Hex; mixHash: Hex }>('eth_getBlockByNumber', [
+    `0x${(n + 1n).toString(16)}`,
+    false,
+  ])
+  const coinbase = h.miner.toLowerCase() as Hex
+  if (opts.prefetch) await fork.prefetch(n, [{ from: FROM, to, data }], { extraAddresses: [coinbase] })
+  const state = new OverlayStateManager(fork.at(n))
+  const vm = await createVM({ common: common.copy(), stateManager: state })
+  const block = createBlock(
+    { header: { number: n + 1n, timestamp: BigInt(h.timestamp), gasLimit: BigInt(h.gasLimit), baseFeePerGas: BigInt(h.baseFeePerGas), coinbase, mixHash: h.mixHash } },
+    { common: vm.common },
+  )
+  const nonce = (await state.getAccount((await import('@ethereumjs/util')).createAddressFromString(FROM)))?.nonce ?? 0n
+  const tx = createLegacyTx({ nonce, gasPrice: GAS_PRICE, gasLimit: 0x200000n, to, data }, { common: vm.common }).sign(hexToBytes(PK0))
+  const result = await runTx(vm, { tx, block })
+  return { state, result }
+}
+
+/** every account and slot the simulation wrote equals Anvil's state after block n+1 */
+async function expectSameWrites(state: OverlayStateManager, n1: bigint) {
+  const tag = `0x${n1.toString(16)}`
+  const w = state.flatten()
+  expect(w.accounts.size).toBeGreaterThan(0)
+  for (const [addr, a] of w.accounts) {
+    expect(a, addr).not.toBeNull()
+    expect(a!.balance, `balance of ${addr}`).toBe(BigInt(await anvil.rpc<Hex>('eth_getBalance', [addr, tag])))
+    expect(a!.nonce, `nonce of ${addr}`).toBe(BigInt(await anvil.rpc<Hex>('eth_getTransactionCount', [addr, tag])))
+  }
+  for (const [addr, s] of w.storage) {
+    for (const [slot, v] of s.slots) {
+      const upstream = BigInt(await anvil.rpc<Hex>('eth_getStorageAt', [addr, slot, tag]))
+      expect(v.length ? BigInt(bytesToHex(v)) : 0n, `slot ${slot} of ${addr}`).toBe(upstream)
+    }
+  }
+}
+
+describe.runIf(hasAnvil)('fork state over a real Anvil', () => {
+  beforeAll(async () => {
+    artifacts = compile({ 'State.sol': SOURCE })
+    anvil = await startAnvil({ args: ['--hardfork', 'prague'] })
+    token = await deploy('Token', [10n ** 24n])
+    frames = await deploy('Frames')
+  }, 60_000)
+
+  afterAll(async () => {
+    await anvil?.stop()
+  })
+
+  it('a cold ERC-20 transfer takes <= 2 upstream round trips, the same again 0, and matches Anvil', async () => {
+    const rpc = createRpcClient({ url: anvil.url, timeoutMs: 5_000 })
+    const fork = new ForkCache({ rpc, chainId: 31337, cache: createMemoryCacheStore() })
+    const n = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
+    const data = encodeFunctionData({ abi: artifacts.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 12345n] })
+    const mined = await mine(token, data) // Anvil mines it in n+1: the reference
+
+    const cold = await simulate(fork, n, token, data, { prefetch: true })
+    expect(rpc.stats.httpRequests).toBeLessThanOrEqual(2)
+    expect(cold.result.execResult.exceptionError).toBeUndefined()
+    expect(cold.result.totalGasSpent).toBe(mined.gasUsed)
+    expect(mined.status).toBe('0x1')
+    await expectSameWrites(cold.state, mined.blockNumber)
+
+    const before = rpc.stats.httpRequests
+    const warm = await simulate(fork, n, token, data, { prefetch: true })
+    expect(rpc.stats.httpRequests - before).toBe(0)
+    expect(warm.result.totalGasSpent).toBe(mined.gasUsed)
+
+    // a new process-level cache over the same store: nothing leaves for the upstream either
+    const rpc2 = createRpcClient({ url: anvil.url, timeoutMs: 5_000 })
+    const store = createMemoryCacheStore()
+    await simulate(new ForkCache({ rpc: rpc2, chainId: 31337, cache: store }), n, token, data, { prefetch: true })
+    const rpc3 = createRpcClient({ url: anvil.url, timeoutMs: 5_000 })
+    const again = await simulate(new ForkCache({ rpc: rpc3, chainId: 31337, cache: store }), n, token, data, { prefetch: true })
+    expect(rpc3.stats.httpRequests).toBe(0)
+    expect(again.result.totalGasSpent).toBe(mined.gasUsed)
+  })
+
+  it('reverted frames leave no storage behind (try/catch, nested revert) exactly as Anvil', async () => {
+    const rpc = createRpcClient({ url: anvil.url, timeoutMs: 5_000 })
+    const fork = new ForkCache({ rpc, chainId: 31337, cache: createMemoryCacheStore() })
+    const n = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
+    const data = encodeFunctionData({ abi: artifacts.Frames!.abi, functionName: 'outer', args: [42n] })
+    const mined = await mine(frames, data)
+    // no prefetch: every read goes through the per-read path
+    const { state, result } = await simulate(fork, n, frames, data, { prefetch: false })
+    expect(result.totalGasSpent).toBe(mined.gasUsed)
+    await expectSameWrites(state, mined.blockNumber)
+    const slots = [...state.flatten().storage.get(frames)!.slots.keys()]
+    // a (slot 0), b (slot 1, set then cleared: original 0 → 0), m[43]; never m[42] nor m[44]
+    expect(slots).toHaveLength(3)
+  })
+
+  it('duplicate in-flight reads are merged; cached reads never leave the process', async () => {
+    const rpc = createRpcClient({ url: anvil.url, timeoutMs: 5_000 })
+    const fork = new ForkCache({ rpc, chainId: 31337, cache: createMemoryCacheStore() })
+    const n = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
+    const src = fork.at(n)
+    const slot0 = `0x${'0'.repeat(64)}` as Hex
+    const reads = await Promise.all([
+      src.getAccount(token),
+      src.getAccount(token),
+      fork.at(n).getAccount(token),
+      src.getStorage(frames, slot0),
+      src.getStorage(frames, slot0),
+      src.getStorage(frames, slot0),
+    ])
+    expect(rpc.stats.httpRequests).toBe(1)
+    expect(rpc.stats.calls).toBe(4) // balance, nonce, code of token + one slot
+    expect(reads[0]).toEqual(reads[1])
+    expect(bytesToHex(reads[3] as Uint8Array)).toBe('0x2a') // a = 42 from the previous test
+    expect((await src.getCode(token)).length).toBeGreaterThan(0)
+    await src.getMany([{ address: token, code: true }])
+    await fork.at(n).getStorage(frames, slot0)
+    expect(rpc.stats.httpRequests).toBe(1)
+  })
+
+  it('upstream JSON-RPC errors become STATE_ACCESS_ERROR without the URL', async () => {
+    const rpc = createRpcClient({ url: anvil.url, timeoutMs: 5_000 })
+    const err = (await rpc.request('no_such_method', []).catch((e: unknown) => e)) as Error
+    expect(err).toMatchObject({ code: 'STATE_ACCESS_ERROR' })
+    expect(err.message).not.toContain(String(anvil.port))
+    expect(err.message).not.toContain('127.0.0.1')
+    // a block the node does not have: the read fails, the overlay surfaces the EngineError
+    const fork = new ForkCache({ rpc, chainId: 31337, cache: createMemoryCacheStore() })
+    const st = new OverlayStateManager(fork.at(10_000_000n))
+    const { createAddressFromString } = await import('@ethereumjs/util')
+    const e2 = await st.getAccount(createAddressFromString(token)).catch((e) => e)
+    expect(e2).toMatchObject({ code: 'STATE_ACCESS_ERROR' })
+    expect(e2.message).not.toContain(String(anvil.port))
+  })
+
+  it('a dead upstream becomes STATE_ACCESS_ERROR within a bounded time (runs last: stops Anvil)', async () => {
+    await anvil.stop()
+    const rpc = createRpcClient({ url: anvil.url, timeoutMs: 500, retries: 2, retryDelayMs: 20 })
+    const fork = new ForkCache({ rpc, chainId: 31337, cache: createMemoryCacheStore() })
+    const started = Date.now()
+    const err = await fork.at(1n).getAccount(token).catch((e) => e)
+    expect(err).toMatchObject({ code: 'STATE_ACCESS_ERROR' })
+    expect(err.message).toMatch(/refused/)
+    expect(err.message).not.toContain(String(anvil.port))
+    expect(rpc.stats.httpRequests).toBe(3) // first try + 2 retries
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+})
