@@ -163,7 +163,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
       } else if (a.error) {
         const code = typeof a.error.code === 'number' ? a.error.code : undefined
         const msg = typeof a.error.message === 'string' ? a.error.message.slice(0, 300) : 'unknown error'
-        c.reject(fail(`${c.method} failed: ${msg}`, { method: c.method, rpcCode: code, rpcData: a.error.data }))
+        c.reject(fail(`${c.method} failed: ${msg}`, { method: c.method, rpcCode: code, rpcData: redactData(a.error.data, redact) }))
       } else if (!('result' in a)) {
         c.reject(fail(`answer for ${c.method} has neither result nor error`))
       } else {
@@ -242,8 +242,12 @@ function redactor(url: string): (s: string) => string {
   try {
     const u = new URL(url)
     parts.add(u.host)
+    parts.add(u.hostname)
     if (u.pathname.length > 1) parts.add(u.pathname.replace(/^\/+/, ''))
+    // a key is often one path segment or one query value: each is redacted on its own too
+    for (const seg of u.pathname.split('/')) parts.add(decodeURIComponent(seg))
     if (u.search.length > 1) parts.add(u.search.slice(1))
+    for (const v of u.searchParams.values()) parts.add(v)
     if (u.password) parts.add(u.password)
     if (u.username) parts.add(u.username)
   } catch {
@@ -254,5 +258,15 @@ function redactor(url: string): (s: string) => string {
     let out = s
     for (const p of secrets) out = out.split(p).join('<upstream>')
     return out
+  }
+}
+
+/** error data (revert bytes, node details) with any echo of the URL removed */
+function redactData(data: unknown, redact: (s: string) => string): unknown {
+  if (data === undefined) return undefined
+  try {
+    return JSON.parse(redact(JSON.stringify(data))) as unknown
+  } catch {
+    return undefined
   }
 }
