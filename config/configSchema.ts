@@ -1,0 +1,61 @@
+/**
+ * The shape of one environment's configuration (decisions §11). Objects are strict so a typo in a
+ * TOML file (`rate_limit_request`) is an error naming the key instead of a silently ignored line.
+ */
+import { z } from 'zod'
+
+const positiveInt = z.number().int().positive()
+const nonNegativeInt = z.number().int().nonnegative()
+
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+export const configSchema = z.strictObject({
+  server: z.strictObject({
+    host: z.string().min(1),
+    port: z.number().int().min(0).max(65535),
+    /** trusted reverse-proxy hops; 0 = the socket address is the client */
+    trust_proxy: nonNegativeInt,
+    max_body_bytes: positiveInt,
+    request_timeout_ms: positiveInt,
+    /** 0 = one engine per usable core */
+    workers: nonNegativeInt,
+  }),
+  api: z.strictObject({
+    /** empty = authentication disabled */
+    auth_token: z.string(),
+    rate_limit_requests: positiveInt,
+    rate_limit_duration: positiveInt,
+    cors: z.strictObject({
+      allowed_origins: z.array(z.string().min(1)),
+      allowed_methods: z.array(z.string().min(1)),
+      allowed_headers: z.array(z.string().min(1)),
+      allow_credentials: z.boolean(),
+      max_age: nonNegativeInt,
+    }),
+  }),
+  chain: z.strictObject({
+    /** empty = the embedded devnet */
+    rpc_url: z.string(),
+    /** empty = the engine's default */
+    hardfork: z.string(),
+    rpc_timeout_ms: positiveInt,
+    gas_cap: positiveInt,
+  }),
+  cache: z.strictObject({
+    url: z.string().min(1),
+    simulation_ttl_seconds: positiveInt,
+  }),
+  limits: z.strictObject({
+    max_batch_size: positiveInt,
+    max_calls_per_simulation: positiveInt,
+    max_struct_log_steps: positiveInt,
+  }),
+  log: z.strictObject({
+    level: z.enum(logLevels),
+  }),
+})
+
+export type AppEnv = 'development' | 'production' | 'test'
+export const appEnvs: readonly AppEnv[] = ['development', 'production', 'test']
+
+export type ServiceConfig = z.infer<typeof configSchema> & { env: AppEnv }

@@ -1,0 +1,59 @@
+/**
+ * Environment variables that override configuration keys (decisions §11: every key can be
+ * overridden, so secrets never need to sit in a file). The first ten names are fixed by the
+ * decisions; the rest follow the same pattern (the key's name in upper case).
+ */
+export type EnvKind = 'string' | 'int' | 'bool' | 'list'
+
+export interface EnvOverride {
+  name: string
+  /** dotted key path in the config, e.g. `api.cors.max_age` */
+  key: string
+  kind: EnvKind
+}
+
+export const envOverrides: readonly EnvOverride[] = [
+  // fixed names (decisions §11)
+  { name: 'HOST', key: 'server.host', kind: 'string' },
+  { name: 'PORT', key: 'server.port', kind: 'int' },
+  { name: 'RPC_URL', key: 'chain.rpc_url', kind: 'string' },
+  { name: 'CACHE_URL', key: 'cache.url', kind: 'string' },
+  { name: 'AUTH_TOKEN', key: 'api.auth_token', kind: 'string' },
+  { name: 'LOG_LEVEL', key: 'log.level', kind: 'string' },
+  { name: 'RATE_LIMIT_REQUESTS', key: 'api.rate_limit_requests', kind: 'int' },
+  { name: 'RATE_LIMIT_DURATION', key: 'api.rate_limit_duration', kind: 'int' },
+  { name: 'WORKERS', key: 'server.workers', kind: 'int' },
+  // the remaining keys
+  { name: 'TRUST_PROXY', key: 'server.trust_proxy', kind: 'int' },
+  { name: 'MAX_BODY_BYTES', key: 'server.max_body_bytes', kind: 'int' },
+  { name: 'REQUEST_TIMEOUT_MS', key: 'server.request_timeout_ms', kind: 'int' },
+  { name: 'CORS_ALLOWED_ORIGINS', key: 'api.cors.allowed_origins', kind: 'list' },
+  { name: 'CORS_ALLOWED_METHODS', key: 'api.cors.allowed_methods', kind: 'list' },
+  { name: 'CORS_ALLOWED_HEADERS', key: 'api.cors.allowed_headers', kind: 'list' },
+  { name: 'CORS_ALLOW_CREDENTIALS', key: 'api.cors.allow_credentials', kind: 'bool' },
+  { name: 'CORS_MAX_AGE', key: 'api.cors.max_age', kind: 'int' },
+  { name: 'HARDFORK', key: 'chain.hardfork', kind: 'string' },
+  { name: 'RPC_TIMEOUT_MS', key: 'chain.rpc_timeout_ms', kind: 'int' },
+  { name: 'GAS_CAP', key: 'chain.gas_cap', kind: 'int' },
+  { name: 'SIMULATION_TTL_SECONDS', key: 'cache.simulation_ttl_seconds', kind: 'int' },
+  { name: 'MAX_BATCH_SIZE', key: 'limits.max_batch_size', kind: 'int' },
+  { name: 'MAX_CALLS_PER_SIMULATION', key: 'limits.max_calls_per_simulation', kind: 'int' },
+  { name: 'MAX_STRUCT_LOG_STEPS', key: 'limits.max_struct_log_steps', kind: 'int' },
+]
+
+/** Parses an environment value; returns an error text when it does not fit the kind. */
+export function parseEnvValue(raw: string, kind: EnvKind): { value: unknown } | { error: string } {
+  const text = raw.trim()
+  switch (kind) {
+    case 'string':
+      return { value: raw }
+    case 'int':
+      return /^\d+$/.test(text) ? { value: Number(text) } : { error: 'expected a non-negative integer' }
+    case 'bool':
+      if (/^(true|1|yes)$/i.test(text)) return { value: true }
+      if (/^(false|0|no)$/i.test(text)) return { value: false }
+      return { error: 'expected true or false' }
+    case 'list':
+      return { value: text === '' ? [] : text.split(',').map((s) => s.trim()).filter((s) => s !== '') }
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The app factory: the OpenAPIHono app with every middleware and route, over an Engine and a
+ * CacheStore given by the caller (main.ts builds real ones; tests may pass their own), so tests
+ * start it on a free port with @hono/node-server.
+ *
+ * Middleware order and why:
+ *   requestId → logger (see every answer, errors included) → CORS (preflights answered before
+ *   auth) → rate limit (before auth, so token guessing is limited too) → auth → timeout →
+ *   body size → content type → routes.
+ *
+ * @example
+ * const app = createApp({ config, engine, cache, logger })
+ * serve({ fetch: app.fetch, port: 0 })
+ */
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { packageVersion } from '../config/projectRoot.js'
+import type { ServiceConfig } from '../config/loadConfig.js'
+import type { CacheStore } from '../engine/cache/cacheStore.js'
+import type { Engine } from '../engine/types.js'
+import { ApiError } from './errors/apiError.js'
+import { createErrorHandler } from './errors/errorHandler.js'
+import type { HttpEnv, HttpLogger } from './httpEnv.js'
+import { tokenAuth } from './middleware/auth.js'
+import { limitBody } from './middleware/bodyLimit.js'
+import { corsFromConfig } from './middleware/cors.js'
+import { jsonContentType } from './middleware/jsonContentType.js'
+import { rateLimit } from './middleware/rateLimit.js'
+import { requestId } from './middleware/requestId.js'
+import { requestLogger } from './middleware/requestLogger.js'
+import { requestTimeout } from './middleware/requestTimeout.js'
+import { registerAccessList } from './routes/accessList.js'
+import { registerBatch } from './routes/batch.js'
+import type { RouteContext } from './routes/context.js'
+import { explorerPaths, registerExplorer } from './routes/explorer.js'
+import { registerHealth } from './routes/health.js'
+import { registerSimulate } from './routes/simulate.js'
+import { registerSimulations } from './routes/simulations.js'
+import { registerTrace } from './routes/trace.js'
+
+export interface CreateAppOptions {
+  config: ServiceConfig
+  engine: Engine
+  cache: CacheStore
+  logger: HttpLogger
+}
+
+const healthPath = '/v1/health'
+
+/** no token needed: health, the schema and the explorer (decisions §11) */
+export const isPublicPath = (path: string) =>
+  path === healthPath || path === explorerPaths.schema || path === explorerPaths.docs || path.startsWith(explorerPaths.assets)
+
+export function createApp({ config, engine, cache, logger }: CreateAppOptions): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>()
+  const errors = createErrorHandler({ logger, secrets: [config.chain.rpc_url, config.api.auth_token] })
+  app.onError(errors.onError)
+  app.notFound((c) =>
+    errors.onError(new ApiError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`, undefined, `the routes are listed in ${explorerPaths.schema}`), c),
+  )
+
+  app.use(requestId())
+  app.use(requestLogger({ logger }))
+  app.use(corsFromConfig(config.api.cors))
+  app.use(
+    rateLimit({
+      cache,
+      limit: config.api.rate_limit_requests,
+      windowSeconds: config.api.rate_limit_duration,
+      trustProxy: config.server.trust_proxy,
+      isExempt: (path) => path === healthPath,
+      logger,
+    }),
+  )
+  app.use(tokenAuth({ token: config.api.auth_token, isExempt: isPublicPath }))
+  app.use(requestTimeout({ ms: config.server.request_timeout_ms }))
+  app.use(limitBody({ maxBytes: config.server.max_body_bytes }))
+  app.use(jsonContentType())
+
+  const version = packageVersion()
+  const ctx: RouteContext = { engine, config, logger, toErrorBody: errors.toErrorBody }
+  registerHealth(app, { ...ctx, version, startedAt: Date.now() })
+  registerSimulate(app, ctx)
+  registerBatch(app, ctx)
+  registerAccessList(app, ctx)
+  registerSimulations(app, ctx)
+  registerTrace(app, ctx)
+  registerExplorer(app, { version })
+  return app
+}

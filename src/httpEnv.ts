@@ -1,0 +1,17 @@
+/** The hono environment of this service: node bindings (for the socket address) and per-request variables. */
+import type { HttpBindings } from '@hono/node-server'
+
+export interface HttpEnv {
+  Bindings: Partial<HttpBindings>
+  Variables: {
+    /** X-Request-Id of this request (the caller's when sane, else a UUID) */
+    requestId: string
+  }
+}
+
+/** the minimal logger the HTTP layer needs (pino satisfies it) */
+export interface HttpLogger {
+  info(o: object, msg?: string): void
+  warn(o: object, msg?: string): void
+  error(o: object, msg?: string): void
+}

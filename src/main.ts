@@ -1,0 +1,74 @@
+/**
+ * The service's entry point: configuration → logger → cache store → engine → HTTP server, and a
+ * graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the engine
+ * and the cache, exit 0). A configuration error (e.g. production without an auth token) is one
+ * line on stderr and exit code 1.
+ */
+import { ConfigError, loadConfig, type ServiceConfig } from '../config/loadConfig.js'
+import { createCacheStore } from '../engine/cache/createCacheStore.js'
+import { createWorkerPoolEngine, defaultWorkerCount } from '../engine/workers/index.js'
+import { createApp } from './app.js'
+import { createLogger } from './logger.js'
+import { listen } from './server.js'
+
+function configOrExit(): ServiceConfig {
+  try {
+    return loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`evm-sim-service: ${err.message}\n`)
+      process.exit(1)
+    }
+    throw err
+  }
+}
+
+async function main(): Promise<void> {
+  const config = configOrExit()
+  const logger = createLogger({ level: config.log.level, secrets: [config.chain.rpc_url, config.api.auth_token] })
+  const cache = createCacheStore(config.cache.url, { logger })
+  const workers = config.server.workers === 0 ? defaultWorkerCount() : config.server.workers
+  const engine = await createWorkerPoolEngine({
+    workers,
+    cache,
+    cacheUrl: config.cache.url,
+    ...(config.chain.rpc_url !== '' && { rpcUrl: config.chain.rpc_url }),
+    ...(config.chain.hardfork !== '' && { hardfork: config.chain.hardfork }),
+    gasCap: BigInt(config.chain.gas_cap),
+    rpcTimeoutMs: config.chain.rpc_timeout_ms,
+    maxStructLogSteps: config.limits.max_struct_log_steps,
+    simulationTtlSeconds: config.cache.simulation_ttl_seconds,
+    callTimeoutMs: config.server.request_timeout_ms,
+    logger,
+  })
+
+  const app = createApp({ config, engine, cache, logger })
+  const server = await listen(app, { host: config.server.host, port: config.server.port })
+  logger.info(
+    { env: config.env, url: server.url, workers, chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC', auth: config.api.auth_token !== '' },
+    'listening',
+  )
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'stopping: finishing in-flight requests')
+    await server.close(config.server.request_timeout_ms + 1_000)
+    await engine.close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'engine close failed'))
+    await cache.close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'cache close failed'))
+    logger.info({}, 'stopped')
+    logger.flush?.()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+main().catch((err: unknown) => {
+  // start-up failed (engine could not start, port taken, ...): one line, no stack with secrets
+  const message = err instanceof Error ? err.message : String(err)
+  const secrets = [process.env.RPC_URL, process.env.AUTH_TOKEN].filter((s): s is string => !!s && s.length >= 4)
+  process.stderr.write(`evm-sim-service: failed to start: ${secrets.reduce((m, s) => m.split(s).join('[redacted]'), message)}\n`)
+  process.exit(1)
+})

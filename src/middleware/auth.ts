@@ -1,0 +1,51 @@
+/**
+ * Token authentication (spec "Authentication"): when a token is configured, a request must carry
+ * it as `Authorization: Bearer <token>` or `X-API-Key: <token>`. The comparison hashes both sides
+ * (equal lengths, so `timingSafeEqual` applies) and is constant-time, leaking neither the token's
+ * length nor its prefix. Exempt paths (health, the schema, the explorer) and CORS preflights pass.
+ *
+ * @example
+ * app.use(tokenAuth({ token: config.api.auth_token, isExempt: (path) => path === '/v1/health' }))
+ */
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { MiddlewareHandler } from 'hono'
+import { ApiError } from '../errors/apiError.js'
+import type { HttpEnv } from '../httpEnv.js'
+
+export interface TokenAuthOptions {
+  /** empty: authentication disabled */
+  token: string
+  isExempt?: (path: string) => boolean
+}
+
+const suggestion = 'send the token as "Authorization: Bearer <token>" or as "X-API-Key: <token>"'
+
+export function tokenAuth(opts: TokenAuthOptions): MiddlewareHandler<HttpEnv> {
+  if (opts.token === '') return async (_c, next) => next()
+  const expected = digest(opts.token)
+  return async (c, next) => {
+    if (c.req.method === 'OPTIONS' || opts.isExempt?.(c.req.path)) return next()
+    const sent = presentedToken(c.req.header('authorization'), c.req.header('x-api-key'))
+    if (sent === undefined) {
+      throw new ApiError('AUTHENTICATION_REQUIRED', 'this service requires an API token', undefined, suggestion, undefined, {
+        'WWW-Authenticate': 'Bearer',
+      })
+    }
+    if (!timingSafeEqual(digest(sent), expected)) {
+      throw new ApiError('AUTHENTICATION_INVALID', 'the API token sent does not match', undefined, suggestion, undefined, {
+        'WWW-Authenticate': 'Bearer error="invalid_token"',
+      })
+    }
+    return next()
+  }
+}
+
+/** the token from either header; `Authorization` of another scheme counts as none */
+function presentedToken(authorization: string | undefined, apiKey: string | undefined): string | undefined {
+  const bearer = authorization?.match(/^\s*Bearer\s+(.+?)\s*$/i)?.[1]
+  if (bearer) return bearer
+  const key = apiKey?.trim()
+  return key ? key : undefined
+}
+
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest()

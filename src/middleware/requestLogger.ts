@@ -1,0 +1,31 @@
+/**
+ * One JSON log line per request: request id, method, path (no query string), status, duration.
+ * Headers are never logged, so neither the auth token nor anything else a caller sends leaks.
+ *
+ * @example
+ * app.use(requestLogger({ logger: pino() }))
+ */
+import type { MiddlewareHandler } from 'hono'
+import type { HttpEnv, HttpLogger } from '../httpEnv.js'
+
+export interface RequestLoggerOptions {
+  logger: HttpLogger
+}
+
+export function requestLogger(opts: RequestLoggerOptions): MiddlewareHandler<HttpEnv> {
+  return async (c, next) => {
+    const start = performance.now()
+    await next()
+    const status = c.res.status
+    const line = {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      durationMs: Math.round((performance.now() - start) * 10) / 10,
+    }
+    if (status >= 500) opts.logger.error(line, 'request')
+    else if (status >= 400) opts.logger.warn(line, 'request')
+    else opts.logger.info(line, 'request')
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Reads the JSON body and validates it against a zod schema, turning every failure into a
+ * VALIDATION_ERROR whose `details.issues` name the path (`params.calls[1].to`, decisions §1).
+ *
+ * @example
+ * const body = validate(simulationRequest, await readJson(c))
+ */
+import type { Context } from 'hono'
+import type { z } from '@hono/zod-openapi'
+import { ApiError, formatPath, joinPath, validationError, type ValidationIssue } from '../errors/apiError.js'
+
+export async function readJson(c: Context): Promise<unknown> {
+  let text: string
+  try {
+    text = await c.req.text()
+  } catch (err) {
+    if (err instanceof ApiError) throw err
+    throw validationError([{ path: '', message: 'the request body could not be read' }])
+  }
+  if (text.trim() === '') throw validationError([{ path: '', message: 'the request body is empty; expected JSON' }])
+  try {
+    return JSON.parse(text) as unknown
+  } catch (err) {
+    throw validationError(
+      [{ path: '', message: `malformed JSON: ${(err as Error).message}` }],
+      'send a JSON body with "Content-Type: application/json"',
+    )
+  }
+}
+
+export function validate<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.output<S> {
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  throw validationError(toIssues(result.error.issues as unknown as ZodIssueLike[], prefix))
+}
+
+interface ZodIssueLike {
+  code: string
+  path: PropertyKey[]
+  message: string
+  keys?: string[]
+  errors?: ZodIssueLike[][]
+}
+
+export function toIssues(issues: ZodIssueLike[], prefix = ''): ValidationIssue[] {
+  return issues.map((issue) => {
+    if (issue.code === 'invalid_union' && issue.errors?.length) {
+      // report the branch that got furthest: its deepest issue says what is actually wrong
+      const best = issue.errors
+        .map((branch) => branch[0])
+        .filter((i): i is ZodIssueLike => i !== undefined)
+        .sort((a, b) => b.path.length - a.path.length)[0]
+      if (best && best.path.length > 0) return toIssues([{ ...best, path: [...issue.path, ...best.path] }], prefix)[0]!
+    }
+    if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
+      return { path: joinPath(prefix, formatPath([...issue.path, issue.keys[0]!])), message: `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}` }
+    }
+    return { path: joinPath(prefix, formatPath(issue.path)), message: issue.message }
+  })
+}

@@ -1,0 +1,35 @@
+/**
+ * GET /v1/health (decisions §10), not enveloped, never behind auth or the rate limit.
+ * 503 `degraded` when the upstream chain or the cache store does not answer.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { HttpEnv } from '../httpEnv.js'
+import { healthResult } from '../schemas/responses.js'
+import type { RouteContext } from './context.js'
+
+export function registerHealth(app: OpenAPIHono<HttpEnv>, ctx: RouteContext & { version: string; startedAt: number }): void {
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/v1/health',
+    tags: ['service'],
+    summary: 'Service health (no token needed)',
+    security: [],
+    responses: {
+      200: { description: 'ok', content: { 'application/json': { schema: healthResult } } },
+      503: { description: 'degraded: the upstream chain or the cache store does not answer', content: { 'application/json': { schema: healthResult } } },
+    },
+  })
+
+  app.get('/v1/health', async (c) => {
+    const uptime = Math.round((Date.now() - ctx.startedAt) / 1000)
+    try {
+      const h = await ctx.engine.health()
+      const ok = h.upstreamOk && h.cacheOk
+      return c.json({ status: ok ? 'ok' : 'degraded', version: ctx.version, network: h.network, chainId: h.chainId, uptime }, ok ? 200 : 503)
+    } catch (err) {
+      // the error text may name the upstream; log its kind only
+      ctx.logger.warn({ requestId: c.get('requestId'), err: (err as Error).name }, 'health check failed')
+      return c.json({ status: 'degraded', version: ctx.version, network: 'unknown', chainId: 0, uptime }, 503)
+    }
+  })
+}

@@ -1,0 +1,87 @@
+/**
+ * POST /v1/trace/tx, /v1/trace/call, /v1/trace/call-many (decisions §8). `data` is keyed by the
+ * tracer names requested (call-many: `data[bundle][tx]`); reverts are not errors here, they show
+ * in the tracer output.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
+import type { Hex } from 'viem'
+import type { HttpEnv } from '../httpEnv.js'
+import { toBlockSelector } from '../normalize/blockSelector.js'
+import { toCallInput } from '../normalize/callInput.js'
+import { fromOverrideMap, toBlockOverrides } from '../normalize/overrides.js'
+import { readJson, validate } from '../normalize/parseBody.js'
+import { toTracerConfig } from '../normalize/tracerConfig.js'
+import { envelope, traceResult } from '../schemas/responses.js'
+import { traceCallManyRequest, traceCallRequest, traceTxRequest } from '../schemas/trace.js'
+import type { RouteContext } from './context.js'
+import { document } from './document.js'
+import { assertCallCount } from './simulationParams.js'
+import { withDefined } from './simulate.js'
+
+const overrides = (req: { stateOverrides?: Record<string, object>; blockOverrides?: object }) => ({
+  ...withDefined('stateOverrides', fromOverrideMap(req.stateOverrides as never, 'stateOverrides')),
+  ...withDefined('blockOverrides', toBlockOverrides(req.blockOverrides as never, 'blockOverrides')),
+})
+
+export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): void {
+  document(app, {
+    method: 'post',
+    path: '/v1/trace/tx',
+    tags: ['trace'],
+    summary: 'Trace a mined transaction by hash (debug_traceTransaction)',
+    description: 'Replayed on the state before it, every earlier transaction of its block applied first. Tracers: callTracer (default), prestateTracer, structLogger, 4byteTracer; combinable.',
+    body: traceTxRequest,
+    ok: { schema: envelope(traceResult), description: 'tracer outputs keyed by tracer name' },
+    errors: [400, 404, 413, 415, 502, 504],
+  })
+  app.post('/v1/trace/tx', async (c) => {
+    const req = validate(traceTxRequest, await readJson(c))
+    const extra = overrides(req)
+    const data = await ctx.engine.traceTransaction(req.transactionHash.toLowerCase() as Hex, toTracerConfig(req.tracerConfig), ...(Object.keys(extra).length ? [extra] : []))
+    return c.json({ success: true, data }, 200)
+  })
+
+  document(app, {
+    method: 'post',
+    path: '/v1/trace/call',
+    tags: ['trace'],
+    summary: 'Trace a hypothetical call (debug_traceCall)',
+    body: traceCallRequest,
+    ok: { schema: envelope(traceResult), description: 'tracer outputs keyed by tracer name' },
+    errors: [400, 404, 413, 415, 502, 504],
+  })
+  app.post('/v1/trace/call', async (c) => {
+    const req = validate(traceCallRequest, await readJson(c))
+    const data = await ctx.engine.traceCall({
+      call: toCallInput(req.call, 'call'),
+      block: toBlockSelector(req, ''),
+      tracerConfig: toTracerConfig(req.tracerConfig),
+      ...overrides(req),
+    })
+    return c.json({ success: true, data }, 200)
+  })
+
+  document(app, {
+    method: 'post',
+    path: '/v1/trace/call-many',
+    tags: ['trace'],
+    summary: 'Trace bundles of calls in sequence, state carried over',
+    description: '`data[b][t]` is the tracer output of transaction t of bundle b; bundles run one after another.',
+    body: traceCallManyRequest,
+    ok: { schema: envelope(z.array(z.array(traceResult))), description: 'tracer outputs per bundle and transaction' },
+    errors: [400, 404, 413, 415, 502, 504],
+  })
+  app.post('/v1/trace/call-many', async (c) => {
+    const req = validate(traceCallManyRequest, await readJson(c))
+    const total = req.bundles.reduce((n, b) => n + b.transactions.length, 0)
+    assertCallCount(total, ctx.config.limits.max_calls_per_simulation, 'bundles')
+    const data = await ctx.engine.traceCallMany({
+      bundles: req.bundles.map((b, i) => ({ transactions: b.transactions.map((t, j) => toCallInput(t, `bundles[${i}].transactions[${j}]`)) })),
+      block: toBlockSelector(req, ''),
+      tracerConfig: toTracerConfig(req.tracerConfig),
+      ...overrides(req),
+    })
+    return c.json({ success: true, data }, 200)
+  })
+}

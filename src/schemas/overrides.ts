@@ -1,0 +1,38 @@
+/** State and block overrides (decisions §9). */
+import { z } from '@hono/zod-openapi'
+import { address, hexData, hexQuantity, quantityOrInteger, hash } from './primitives.js'
+
+const storageMap = z.record(z.string(), hexQuantity).openapi({
+  description: 'slot → value, both hex quantities (left-padded to 32 bytes)',
+  example: { '0x0': '0x1' },
+})
+
+const accountFields = {
+  balance: hexQuantity.optional(),
+  nonce: hexQuantity.optional(),
+  code: hexData.optional(),
+  storage: storageMap.optional().openapi({ description: 'patch these slots (geth stateDiff)' }),
+  state: storageMap.optional().openapi({ description: 'replace all storage with these slots (geth state)' }),
+}
+
+/** trace requests: `{address: {...}}` */
+export const accountOverride = z.object(accountFields).openapi('AccountOverride')
+export const stateOverrideMap = z
+  .record(z.string(), accountOverride)
+  .openapi('StateOverrideMap', { example: { '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266': { balance: '0x56bc75e2d63100000' } } })
+
+/** simulation requests: `[{address, ...}]` */
+export const stateOverrideEntry = z.object({ address, ...accountFields }).openapi('StateOverrideEntry')
+export const stateOverrideList = z.array(stateOverrideEntry)
+
+export const blockOverrides = z
+  .object({
+    number: quantityOrInteger.optional(),
+    time: quantityOrInteger.optional(),
+    baseFee: quantityOrInteger.optional(),
+    gasLimit: quantityOrInteger.optional(),
+    coinbase: address.optional(),
+    prevRandao: hash.optional(),
+    blobBaseFee: quantityOrInteger.optional(),
+  })
+  .openapi('BlockOverrides', { example: { number: '0x100', time: 1735689600 } })

@@ -1,0 +1,151 @@
+/** Response bodies (decisions §2, §4–§10). Documentation schemas: the engine's types are the source. */
+import { z } from '@hono/zod-openapi'
+import { apiErrorCodes } from '../errors/statusTable.js'
+import { address, hash, hexData, hexQuantity } from './primitives.js'
+
+export const errorObject = z
+  .object({
+    code: z.enum(apiErrorCodes as [string, ...string[]]),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+    suggestion: z.string().optional(),
+  })
+  .openapi('Error')
+
+export const errorEnvelope = z
+  .object({ success: z.literal(false), error: errorObject })
+  .openapi('ErrorEnvelope', {
+    example: {
+      success: false,
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: 'params.calls[0].to: mixed-case address with an invalid EIP-55 checksum',
+        details: { issues: [{ path: 'params.calls[0].to', message: 'mixed-case address with an invalid EIP-55 checksum' }] },
+      },
+    },
+  })
+
+export const envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data })
+
+const status = z.enum(['success', 'reverted', 'failed'])
+const assetType = z.enum(['native', 'erc20', 'erc721', 'erc1155'])
+
+export const decodedEvent = z.object({
+  name: z.string(),
+  signature: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  summary: z.string().openapi({ example: 'Transfer 1 DEMO from 0xf3…2266 to 0x70…79c8' }),
+})
+
+export const simulatedLog = z.object({
+  address,
+  topics: z.array(hash),
+  data: hexData,
+  logIndex: hexQuantity,
+  decoded: decodedEvent.optional(),
+})
+
+export const transfer = z.object({
+  type: assetType,
+  token: address.nullable(),
+  from: address,
+  to: address,
+  amount: hexQuantity,
+  tokenId: hexQuantity.optional(),
+})
+
+export const assetChange = z.object({
+  account: address,
+  type: assetType,
+  token: address.nullable(),
+  tokenId: hexQuantity.optional(),
+  symbol: z.string().optional(),
+  decimals: z.number().int().optional(),
+  before: hexQuantity,
+  after: hexQuantity,
+  delta: z.string().openapi({ description: 'signed decimal', example: '-1000000000000000000' }),
+})
+
+export const callError = z.object({
+  message: z.string(),
+  revertReason: z.string().optional(),
+  revertData: hexData.optional(),
+  contractAddress: address.optional(),
+  gasRequired: hexQuantity.optional(),
+})
+
+export const callResult = z.object({
+  callIndex: z.number().int(),
+  status,
+  returnData: hexData,
+  gasUsed: hexQuantity,
+  logs: z.array(simulatedLog),
+  error: callError.optional(),
+  transfers: z.array(transfer).optional(),
+  contractAddress: address.optional(),
+})
+
+export const simulationResult = z
+  .object({
+    simulationId: z.string().openapi({ example: 'sim_3f1b2c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' }),
+    status,
+    blockNumber: hexQuantity,
+    gasUsed: hexQuantity,
+    calls: z.array(callResult),
+    assetChanges: z.array(assetChange).optional(),
+  })
+  .openapi('SimulationResult')
+
+export const stepSimulationEnvelope = z
+  .object({
+    success: z.literal(true),
+    result: z.object({
+      gasUsed: hexQuantity,
+      gasLimit: hexQuantity,
+      logs: z.array(simulatedLog),
+      returnValue: hexData,
+      trace: z.object({
+        steps: z.array(z.record(z.string(), z.unknown())),
+        storageChanges: z.record(z.string(), z.record(z.string(), z.object({ before: hexQuantity, after: hexQuantity }))),
+        memoryChanges: z.array(z.object({ step: z.number().int(), offset: hexQuantity, data: hexData })),
+      }),
+    }),
+  })
+  .openapi('StepSimulationResponse')
+
+export const batchItem = z
+  .object({
+    simulationId: z.string().nullable().optional(),
+    callIndex: z.number().int().optional().openapi({ description: 'transactions form: the index in the sequence' }),
+    status: status.optional(),
+    gasUsed: hexQuantity.optional(),
+    error: errorObject.optional().openapi({ description: 'present when the item did not succeed' }),
+  })
+  .openapi('BatchItem')
+
+export const accessListResult = z
+  .object({
+    accessList: z.array(z.object({ address, storageKeys: z.array(hash) })),
+    gasUsed: hexQuantity,
+    error: z.string().optional(),
+  })
+  .openapi('AccessListResult')
+
+export const traceResult = z
+  .object({
+    callTracer: z.record(z.string(), z.unknown()).optional(),
+    prestateTracer: z.record(z.string(), z.unknown()).optional(),
+    structLogger: z.record(z.string(), z.unknown()).optional(),
+    '4byteTracer': z.object({ totalIdentifiers: z.number().int(), identifiers: z.record(z.string(), z.object({ count: z.number().int(), dataSize: z.number().int() })) }).optional(),
+  })
+  .openapi('TraceResult', { description: 'keyed by the tracer names requested; geth v1.17 output per tracer' })
+
+export const healthResult = z
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    version: z.string(),
+    network: z.string(),
+    chainId: z.number().int(),
+    uptime: z.number().openapi({ description: 'seconds since start' }),
+  })
+  .openapi('Health', { example: { status: 'ok', version: '0.1.0', network: 'devnet', chainId: 31337, uptime: 42 } })
