@@ -8,3 +8,4 @@ export { OverlayStateManager, PLACEHOLDER_STATE_ROOT } from './overlayStateManag
 export { codeHashOf, slotKeyFromBytes, slotKeyFromHex, storageValue, storageValueFromHex, KECCAK256_NULL } from './stateKeys.js'
 export { ForkCache, ForkStateSource, type ForkCacheOptions, type PrefetchCall } from './forkStateSource.js'
 export { createRpcClient, type RpcClient, type RpcClientOptions, type RpcStats } from '../chain/rpcClient.js'
+export { createStateReader } from './stateReader.js'
