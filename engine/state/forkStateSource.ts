@@ -259,7 +259,13 @@ export class ForkStateSource implements StateSource {
       account: this.getAccount(r.address),
       storage: Promise.all((r.slots ?? []).map((s) => this.getStorage(r.address, s))),
     }))
-    const results = await Promise.all(pending.map(async (p) => ({ account: await p.account, storage: await p.storage })))
+    // Promise.all over both halves so a failing batch never leaves a rejection unobserved
+    const results = await Promise.all(
+      pending.map(async (p) => {
+        const [account, storage] = await Promise.all([p.account, p.storage])
+        return { account, storage }
+      }),
+    )
     // code of accounts that came from the cache store (fresh upstream reads carry it already)
     await Promise.all(
       results.map(async (res, i) => {

@@ -11,6 +11,9 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 import { encodeDeployData, encodeFunctionData, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { CacheStore } from '../../engine/cache/cacheStore.js'
 import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { createRpcClient } from '../../engine/chain/rpcClient.js'
 import { ForkCache, OverlayStateManager } from '../../engine/state/index.js'
@@ -212,6 +215,57 @@ describe.runIf(hasAnvil)('fork state over a real Anvil', () => {
     expect(e2.message).not.toContain(String(anvil.port))
   })
 
+  it('a node without eth_createAccessList still works, and is not asked again', async () => {
+    const proxy = await startProxy(anvil.url, 'eth_createAccessList')
+    try {
+      const rpc = createRpcClient({ url: proxy.url, timeoutMs: 5_000 })
+      const fork = new ForkCache({ rpc, chainId: 31337, cache: createMemoryCacheStore() })
+      const n = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
+      const data = encodeFunctionData({ abi: artifacts.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[2], 777n] })
+      const mined = await mine(token, data)
+      const { state, result } = await simulate(fork, n, token, data, { prefetch: true })
+      expect(result.totalGasSpent).toBe(mined.gasUsed)
+      await expectSameWrites(state, mined.blockNumber)
+      expect(proxy.seen.filter((m) => m === 'eth_createAccessList')).toHaveLength(1)
+      const other = encodeFunctionData({ abi: artifacts.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[3], 1n] })
+      await fork.prefetch(n, [{ from: FROM, to: token, data: other }])
+      expect(proxy.seen.filter((m) => m === 'eth_createAccessList')).toHaveLength(1)
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('a failing cache store degrades to upstream reads; TTLs reach the store for state, not for code', async () => {
+    const rpc = createRpcClient({ url: anvil.url, timeoutMs: 5_000 })
+    const broken: CacheStore = {
+      ...createMemoryCacheStore(),
+      getMany: () => Promise.reject(new Error('store down')),
+      setMany: () => Promise.reject(new Error('store down')),
+    }
+    const n = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
+    const data = encodeFunctionData({ abi: artifacts.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[4], 5n] })
+    const mined = await mine(token, data)
+    const down = await simulate(new ForkCache({ rpc, chainId: 31337, cache: broken }), n, token, data, { prefetch: true })
+    expect(down.result.totalGasSpent).toBe(mined.gasUsed)
+
+    const writes: { key: string; ttlSeconds?: number }[] = []
+    const inner = createMemoryCacheStore()
+    const recording: CacheStore = {
+      ...inner,
+      setMany: (entries) => (writes.push(...entries), inner.setMany(entries)),
+    }
+    const fork = new ForkCache({ rpc, chainId: 31337, cache: recording })
+    const src = fork.at(n, { ttlSeconds: 12 })
+    await src.getMany([{ address: token, slots: [`0x${'0'.repeat(64)}`], code: true }])
+    await new Promise((r) => setImmediate(r))
+    const kinds = writes.map((w) => [w.key.split(':')[2] === 'c' ? 'code' : w.key.split(':')[3], w.ttlSeconds])
+    expect(kinds).toEqual(expect.arrayContaining([['a', 12], ['s', 12], ['code', undefined]]))
+    // keys carry chain and block; values are compact (an account record is a few dozen bytes)
+    expect(writes.every((w) => w.key.startsWith(`fs:31337:`))).toBe(true)
+    const acct = await inner.get(writes.find((w) => w.key.split(':')[3] === 'a')!.key)
+    expect(acct!.byteLength).toBeLessThanOrEqual(3 + 32 + 32 + 8)
+  })
+
   it('a dead upstream becomes STATE_ACCESS_ERROR within a bounded time (runs last: stops Anvil)', async () => {
     await anvil.stop()
     const rpc = createRpcClient({ url: anvil.url, timeoutMs: 500, retries: 2, retryDelayMs: 20 })
@@ -223,5 +277,38 @@ describe.runIf(hasAnvil)('fork state over a real Anvil', () => {
     expect(err.message).not.toContain(String(anvil.port))
     expect(rpc.stats.httpRequests).toBe(3) // first try + 2 retries
     expect(Date.now() - started).toBeLessThan(10_000)
+    // a batched read and a prefetch fail the same way (and leave no unobserved rejection behind)
+    const slot = `0x${'0'.repeat(64)}` as Hex
+    await expect(fork.at(1n).getMany([{ address: frames, slots: [slot, `0x${'0'.repeat(63)}1` as Hex] }])).rejects.toMatchObject({ code: 'STATE_ACCESS_ERROR' })
+    await expect(fork.prefetch(1n, [{ from: FROM, to: token, data: '0x' }])).rejects.toMatchObject({ code: 'STATE_ACCESS_ERROR' })
   })
 })
+
+/** a real HTTP proxy in front of Anvil that answers `reject` with "method not found" */
+async function startProxy(target: string, reject: string) {
+  const seen: string[] = []
+  const server = createServer((req, res) => {
+    let raw = ''
+    req.on('data', (d) => (raw += String(d)))
+    req.on('end', async () => {
+      const body = JSON.parse(raw) as { id: number; method: string }[] | { id: number; method: string }
+      const calls = Array.isArray(body) ? body : [body]
+      seen.push(...calls.map((c) => c.method))
+      const answers = await Promise.all(
+        calls.map(async (c) => {
+          if (c.method === reject) return { jsonrpc: '2.0', id: c.id, error: { code: -32601, message: 'the method does not exist' } }
+          const r = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c) })
+          return r.json()
+        }),
+      )
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(Array.isArray(body) ? answers : answers[0]))
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  }
+}
