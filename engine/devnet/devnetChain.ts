@@ -1,0 +1,100 @@
+/**
+ * The embedded devnet (decisions.md §12): a ChainSource held entirely in process. Chain id 31337,
+ * the ten dev accounts funded with 10000 ETH, and at start-up the demo history of
+ * demoTransactions.ts mined into blocks 1..6 with the ethereumjs VM. Every block keeps its header,
+ * transactions, receipts and the state after it (a MemoryStateSource layer holding only that
+ * block's writes), so any block can be simulated on and any demo transaction traced.
+ *
+ * Deterministic: fixed timestamps (GENESIS_TIMESTAMP + 12 s per block), fixed fees and nonces,
+ * RFC 6979 signatures: the same hashes on every start.
+ *
+ * @example
+ * const devnet = await createDevnet()
+ * devnet.receipts()[0].contractAddress // '0x5fbdb2315678afecb367f032d93f642f64180aa3'
+ */
+import type { Common, StateManagerInterface } from '@ethereumjs/common'
+import type { Hex } from 'viem'
+import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
+import { EngineError } from '../errors.js'
+import { createCommonFactory, DEFAULT_HARDFORK } from '../hardfork.js'
+import { MemoryStateSource, OverlayStateManager } from '../state/index.js'
+import type { BlockSelector } from '../types.js'
+import { DEV_ACCOUNTS, DEV_BALANCE, DEVNET_CHAIN_ID } from './accounts.js'
+import { demoBlocks } from './demoTransactions.js'
+import { genesisBlock, mineBlock, type DevnetBlock, type DevnetReceipt } from './mineBlock.js'
+
+/** 2025-01-01T00:00:00Z */
+export const GENESIS_TIMESTAMP = 1_735_689_600n
+export const BLOCK_TIME = 12n
+
+export interface DevnetOptions {
+  /** ethereumjs hardfork name; default DEFAULT_HARDFORK */
+  hardfork?: string
+}
+
+export interface Devnet extends ChainSource {
+  readonly hardfork: string
+  /** the head block number */
+  head(): bigint
+  /** every receipt of the demo history, in chain order */
+  receipts(): DevnetReceipt[]
+  getReceipt(hash: Hex): DevnetReceipt | undefined
+}
+
+export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
+  const hardfork = opts.hardfork ?? DEFAULT_HARDFORK
+  const commonFor = createCommonFactory(DEVNET_CHAIN_ID, hardfork)
+  const common: Common = commonFor({ number: 0n, timestamp: GENESIS_TIMESTAMP })
+  const alloc = Object.fromEntries(DEV_ACCOUNTS.map((a) => [a.address, { balance: DEV_BALANCE }]))
+  const blocks: DevnetBlock[] = [genesisBlock(common, MemoryStateSource.fromAlloc(alloc), GENESIS_TIMESTAMP)]
+  for (const txs of demoBlocks(common)) {
+    const parent = blocks[blocks.length - 1]!
+    blocks.push(await mineBlock(common, parent, txs, parent.header.timestamp + BLOCK_TIME))
+  }
+  const byHash = new Map<Hex, MinedTransaction>()
+  const receiptByHash = new Map<Hex, DevnetReceipt>()
+  for (const b of blocks) {
+    for (const t of b.transactions) byHash.set(t.hash, t)
+    for (const r of b.receipts) receiptByHash.set(r.transactionHash, r)
+  }
+  const head = () => BigInt(blocks.length - 1)
+
+  function blockAt(n: bigint): DevnetBlock {
+    const b = n >= 0n && n <= head() ? blocks[Number(n)] : undefined
+    if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${toQuantity(n)} is beyond the chain head ${toQuantity(head())}`)
+    return b
+  }
+
+  return {
+    chainId: DEVNET_CHAIN_ID,
+    network: 'devnet',
+    hardfork,
+    head,
+    receipts: () => blocks.flatMap((b) => b.receipts),
+    getReceipt: (hash) => receiptByHash.get(hash.toLowerCase() as Hex),
+    async resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
+      // no mempool, no finality gadget: every tag but `earliest` is the head
+      if ('number' in selector) return { ...blockAt(selector.number).header }
+      return { ...blockAt(selector.tag === 'earliest' ? 0n : head()).header }
+    },
+    async stateAfter(number: bigint): Promise<StateManagerInterface> {
+      return new OverlayStateManager(blockAt(number).state)
+    },
+    commonAt: (header) => commonFor(header),
+    async getBlockHash(n: bigint): Promise<Hex | undefined> {
+      return n >= 0n && n <= head() ? blocks[Number(n)]!.header.hash : undefined
+    },
+    async getTransaction(hash: Hex): Promise<MinedTransaction | undefined> {
+      return byHash.get(hash.toLowerCase() as Hex)
+    },
+    async getBlockTransactions(number: bigint): Promise<MinedTransaction[]> {
+      return [...blockAt(number).transactions]
+    },
+    async ping() {
+      return true
+    },
+    async close() {},
+  }
+}
+
+const toQuantity = (n: bigint) => `0x${n.toString(16)}`

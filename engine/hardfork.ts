@@ -1,0 +1,63 @@
+/**
+ * hardfork: which ethereumjs hardfork (and so which Common) a block runs under.
+ *
+ * - Known public chains (mainnet, Sepolia, Holesky, Hoodi): the chain's own schedule from
+ *   @ethereumjs/common, by block number and timestamp, so a replay of an old block uses its rules.
+ * - Anything else (Anvil, L2s, the embedded devnet): one fixed fork, `opts.hardfork` when the
+ *   operator set one, else DEFAULT_HARDFORK.
+ *
+ * DEFAULT_HARDFORK is Osaka: ethereumjs v10.1 lists it as Final and the EVM implements all of its
+ * execution-layer EIPs (7823/7883 modexp, 7825 tx gas cap, 7939 CLZ, 7951 secp256r1, 7918 blob
+ * fee), and Anvil 1.7 (our test upstream) defaults to it too. Amsterdam is still a draft there.
+ *
+ * @example
+ * const common = commonFor(1, { number: 19_000_000n, timestamp: 1_705_000_000n })
+ */
+import { Common, Hardfork, Holesky, Hoodi, Mainnet, Sepolia, createCustomCommon, type ChainConfig } from '@ethereumjs/common'
+import { EVM } from '@ethereumjs/evm'
+import { EngineError } from './errors.js'
+
+export const DEFAULT_HARDFORK: string = Hardfork.Osaka
+
+const KNOWN_CHAINS: Record<number, { config: ChainConfig; name: string }> = {
+  1: { config: Mainnet, name: 'mainnet' },
+  11155111: { config: Sepolia, name: 'sepolia' },
+  17000: { config: Holesky, name: 'holesky' },
+  560048: { config: Hoodi, name: 'hoodi' },
+}
+
+/** human network name for health: 'mainnet', 'sepolia', ... or 'chain-<id>' */
+export function networkName(chainId: number): string {
+  return KNOWN_CHAINS[chainId]?.name ?? `chain-${chainId}`
+}
+
+/** throws VALIDATION_ERROR for a fork name the EVM does not run (a config mistake, said early) */
+export function checkHardfork(name: string): string {
+  const supported = (EVM as unknown as { supportedHardforks: string[] }).supportedHardforks
+  if (!supported.includes(name)) {
+    throw new EngineError('VALIDATION_ERROR', `unsupported hardfork '${name}'; supported: ${supported.join(', ')}`)
+  }
+  return name
+}
+
+/**
+ * A factory of Commons for one chain: a fresh Common per call (a Common is mutable and a VM may
+ * change it, so requests never share one). `fixedHardfork` pins the fork for every block.
+ */
+export function createCommonFactory(chainId: number, fixedHardfork?: string): (at: { number: bigint; timestamp: bigint }) => Common {
+  if (fixedHardfork) checkHardfork(fixedHardfork)
+  const known = KNOWN_CHAINS[chainId]
+  if (known && !fixedHardfork) {
+    const base = new Common({ chain: known.config })
+    return (at) => {
+      const c = base.copy()
+      c.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp })
+      return c
+    }
+  }
+  const hardfork = fixedHardfork ?? DEFAULT_HARDFORK
+  const base = known
+    ? new Common({ chain: known.config, hardfork })
+    : createCustomCommon({ chainId, name: networkName(chainId) }, Mainnet, { hardfork })
+  return () => base.copy()
+}
