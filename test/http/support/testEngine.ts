@@ -1,0 +1,74 @@
+/**
+ * A small Engine for HTTP-layer tests, where the engine's answers do not matter (auth, CORS, rate
+ * limits, envelopes, normalization): it records what the HTTP layer handed it and answers with
+ * what the test sets. Endpoint results themselves are tested against the real engine elsewhere.
+ */
+import type { Engine, EngineHealth, SimulateParams, SimulationResult, StepTraceResult, TraceResult } from '../../../engine/types.js'
+
+export interface TestEngine extends Engine {
+  /** every call, in order: [method, args] */
+  calls: { method: string; args: unknown[] }[]
+  last(method: string): unknown[] | undefined
+  /** replaces one method's behaviour */
+  answer<K extends keyof Engine>(method: K, impl: Engine[K]): void
+  healthState: EngineHealth
+  closed: boolean
+}
+
+export function successResult(params: SimulateParams, id = 'sim_00000000-0000-4000-8000-000000000001'): SimulationResult {
+  return {
+    simulationId: id,
+    status: 'success',
+    blockNumber: '0x1',
+    gasUsed: `0x${(21000 * params.calls.length).toString(16)}`,
+    calls: params.calls.map((_, i) => ({ callIndex: i, status: 'success', returnData: '0x', gasUsed: '0x5208', logs: [] })),
+  }
+}
+
+export function createTestEngine(): TestEngine {
+  const calls: TestEngine['calls'] = []
+  const stored = new Map<string, SimulationResult>()
+  const impl: Partial<Engine> = {}
+  const record =
+    <K extends keyof Engine>(method: K, fallback: Engine[K]) =>
+    (...args: unknown[]) => {
+      calls.push({ method, args })
+      const f = (impl[method] ?? fallback) as (...a: unknown[]) => unknown
+      return f(...args)
+    }
+
+  const engine: TestEngine = {
+    calls,
+    closed: false,
+    healthState: { network: 'devnet', chainId: 31337, upstreamOk: true, cacheOk: true },
+    last: (method) => [...calls].reverse().find((c) => c.method === method)?.args,
+    answer: (method, f) => {
+      ;(impl as Record<string, unknown>)[method] = f
+    },
+    simulate: record('simulate', async (params: SimulateParams) => {
+      const result = successResult(params, `sim_00000000-0000-4000-8000-${String(stored.size + 1).padStart(12, '0')}`)
+      stored.set(result.simulationId, result)
+      return result
+    }) as Engine['simulate'],
+    simulateSteps: record('simulateSteps', async (): Promise<StepTraceResult> => ({
+      success: true,
+      gasUsed: '0x5208',
+      gasLimit: '0x2faf080',
+      logs: [],
+      returnValue: '0x',
+      trace: { steps: [], storageChanges: {}, memoryChanges: [] },
+    })) as Engine['simulateSteps'],
+    getSimulation: record('getSimulation', async (id: string) => stored.get(id)) as Engine['getSimulation'],
+    accessList: record('accessList', async () => ({ accessList: [], gasUsed: '0x5208' })) as Engine['accessList'],
+    traceTransaction: record('traceTransaction', async (): Promise<TraceResult> => ({ callTracer: { type: 'CALL' } })) as Engine['traceTransaction'],
+    traceCall: record('traceCall', async (): Promise<TraceResult> => ({ callTracer: { type: 'CALL' } })) as Engine['traceCall'],
+    traceCallMany: record('traceCallMany', async (p: { bundles: { transactions: unknown[] }[] }) =>
+      p.bundles.map((b) => b.transactions.map(() => ({ callTracer: { type: 'CALL' } }))),
+    ) as Engine['traceCallMany'],
+    health: record('health', async () => engine.healthState) as Engine['health'],
+    close: record('close', async () => {
+      engine.closed = true
+    }) as Engine['close'],
+  }
+  return engine
+}
