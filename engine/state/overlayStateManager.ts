@@ -59,6 +59,8 @@ export class OverlayStateManager implements StateManagerInterface {
   private readonly checkpoints: number[] = []
   /** value of each slot written in the current tx, as it was before the first write (EIP-2200) */
   private readonly txOriginal = new Map<string, Uint8Array>()
+  /** storage of each account cleared/deleted in the current tx, as it was before the first clear */
+  private readonly txCleared = new Map<Hex, { entry: StorageWrites | undefined; deleted: boolean }>()
 
   readonly originalStorageCache: StateManagerInterface['originalStorageCache']
 
@@ -72,13 +74,11 @@ export class OverlayStateManager implements StateManagerInterface {
     // runTx clears this after every tx, so "original" = the value at the start of the current tx:
     // the first write of a slot in a tx records what it replaced, an untouched slot is current.
     this.originalStorageCache = {
-      get: (address: Address, key: Uint8Array) => {
-        const a = address.toString() as Hex
-        const k = slotKeyFromBytes(key)
-        const v = this.txOriginal.get(a + k)
-        return v !== undefined ? Promise.resolve(v) : this.storageAt(a, k)
+      get: (address: Address, key: Uint8Array) => this.originalAt(address.toString() as Hex, slotKeyFromBytes(key)),
+      clear: () => {
+        this.txOriginal.clear()
+        this.txCleared.clear()
       },
-      clear: () => this.txOriginal.clear(),
     }
   }
 
@@ -100,6 +100,7 @@ export class OverlayStateManager implements StateManagerInterface {
   /** the account, its code and its storage are gone (all undone by a revert) */
   async deleteAccount(address: Address): Promise<void> {
     const a = address.toString() as Hex
+    this.noteClear(a)
     this.setAccount(a, null)
     this.setCode(a, EMPTY_BYTES)
     this.replaceStorage(a, { cleared: true, slots: new Map() })
@@ -141,12 +142,39 @@ export class OverlayStateManager implements StateManagerInterface {
     const a = address.toString() as Hex
     const k = slotKeyFromBytes(key)
     const id = a + k
-    if (!this.txOriginal.has(id)) this.txOriginal.set(id, await this.storageAt(a, k))
+    if (!this.txOriginal.has(id)) this.txOriginal.set(id, await this.originalAt(a, k))
     this.setSlot(a, k, storageValue(value))
   }
 
   async clearStorage(address: Address): Promise<void> {
-    this.replaceStorage(address.toString() as Hex, { cleared: true, slots: new Map() })
+    const a = address.toString() as Hex
+    this.noteClear(a)
+    this.replaceStorage(a, { cleared: true, slots: new Map() })
+  }
+
+  /**
+   * Before the first clear of an account's storage in a tx, keep what its storage was, so the
+   * original value of a slot never written before the clear is still the tx-start value. The kept
+   * object may be restored by a revert and written again, but every such write records the slot
+   * in txOriginal first, which wins.
+   */
+  private noteClear(a: Hex): void {
+    if (!this.txCleared.has(a)) this.txCleared.set(a, { entry: this.storage.get(a), deleted: this.accounts.get(a) === null })
+  }
+
+  /** the slot's value at the start of the current tx */
+  private originalAt(a: Hex, k: Hex): Promise<Uint8Array> {
+    const v = this.txOriginal.get(a + k)
+    if (v !== undefined) return Promise.resolve(v)
+    const c = this.txCleared.get(a)
+    return c ? this.storageBefore(c, a, k) : this.storageAt(a, k)
+  }
+
+  private storageBefore(c: { entry: StorageWrites | undefined; deleted: boolean }, a: Hex, k: Hex): Promise<Uint8Array> {
+    const v = c.entry?.slots.get(k)
+    if (v !== undefined) return Promise.resolve(v)
+    if (c.entry?.cleared || c.deleted) return Promise.resolve(EMPTY_BYTES)
+    return this.sourceStorage(a, k)
   }
 
   // ---- checkpoints ----------------------------------------------------------------------------

@@ -154,6 +154,21 @@ describe('OverlayStateManager checkpoints', () => {
     expect(num(await st.originalStorageCache.get(addrA, slot(1)))).toBe(0x13n)
   })
 
+  it('original storage survives clearStorage and deleteAccount within the tx', async () => {
+    const st = new OverlayStateManager(genesis())
+    await st.checkpoint()
+    await st.putStorage(addrA, slot(2), val(0x24))
+    await st.clearStorage(addrA)
+    await st.putStorage(addrA, slot(1), val(0x15))
+    expect(num(await st.originalStorageCache.get(addrA, slot(1)))).toBe(0x11n)
+    expect(num(await st.originalStorageCache.get(addrA, slot(2)))).toBe(0x22n)
+    await st.deleteAccount(addrA)
+    expect(num(await st.originalStorageCache.get(addrA, slot(1)))).toBe(0x11n)
+    await st.commit()
+    st.originalStorageCache.clear()
+    expect(num(await st.originalStorageCache.get(addrA, slot(1)))).toBe(0n)
+  })
+
   it('state root is a fixed placeholder, never a throw', async () => {
     const st = new OverlayStateManager(genesis())
     const root = await st.getStateRoot()
