@@ -26,7 +26,7 @@ export const address = z
     if (!addressShape.test(v)) ctx.addIssue({ code: 'custom', message: 'expected an address: 0x followed by 40 hex characters' })
     else if (!isAcceptableAddress(v)) ctx.addIssue({ code: 'custom', message: 'mixed-case address with an invalid EIP-55 checksum' })
   })
-  .openapi({ type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', example: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266' })
+  .openapi({ pattern: '^0x[0-9a-fA-F]{40}$', example: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266' })
 
 /** `0x`-prefixed hex number; leading zeros allowed */
 export const hexQuantity = z
