@@ -12,7 +12,7 @@
  * const block1 = genesis.withWrites(overlay.flatten())
  */
 import type { Hex } from 'viem'
-import { EMPTY_BYTES, codeHashOf, slotKeyFromHex, storageValueFromHex } from './stateKeys.js'
+import { EMPTY_BYTES, codeFromHex, codeHashOf, slotKeyFromHex, storageValueFromHex } from './stateKeys.js'
 import type { AccountRead, AccountReadResult, AccountState, SourceAccount, StateSource, StateWrites, StorageWrites } from './types.js'
 
 const MAX_DEPTH = 32
@@ -44,7 +44,7 @@ export class MemoryStateSource implements StateSource {
     const writes: StateWrites = { accounts: new Map(), code: new Map(), storage: new Map() }
     for (const [addr, a] of Object.entries(alloc)) {
       const address = addr.toLowerCase() as Hex
-      const code = a.code && a.code !== '0x' ? hexBytes(a.code) : EMPTY_BYTES
+      const code = a.code ? codeFromHex(a.code) : EMPTY_BYTES
       writes.accounts.set(address, { nonce: a.nonce ?? 0n, balance: a.balance ?? 0n, codeHash: codeHashOf(code) })
       if (code.length) writes.code.set(address, code)
       if (a.storage) {
@@ -166,11 +166,4 @@ export class MemoryStateSource implements StateSource {
     }
     return out
   }
-}
-
-function hexBytes(hex: Hex): Uint8Array {
-  const body = hex.slice(2)
-  const out = new Uint8Array(body.length / 2)
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(body.slice(i * 2, i * 2 + 2), 16)
-  return out
 }

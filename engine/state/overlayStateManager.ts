@@ -23,7 +23,9 @@ import { EngineError } from '../errors.js'
 import type { StateOverrides } from '../types.js'
 import {
   EMPTY_BYTES,
+  codeFromHex,
   codeHashOf,
+  sameBytes,
   isEmptyCodeHash,
   slotKeyFromBytes,
   slotKeyFromHex,
@@ -241,7 +243,12 @@ export class OverlayStateManager implements StateManagerInterface {
         const cur = (await this.accountAt(a)) ?? { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL }
         const next: AccountState = { nonce: o.nonce ?? cur.nonce, balance: o.balance ?? cur.balance, codeHash: cur.codeHash }
         if (o.code !== undefined) {
-          const code = hexToCode(o.code, a)
+          let code: Uint8Array
+          try {
+            code = codeFromHex(o.code)
+          } catch {
+            throw new EngineError('VALIDATION_ERROR', `state override for ${a}: invalid code hex`)
+          }
           this.setCode(a, code)
           next.codeHash = codeHashOf(code)
         }
@@ -410,18 +417,4 @@ function restore<K, V>(map: Map<K, V>, key: K, prev: V | undefined): void {
 
 function toAccount(s: AccountState): Account {
   return new Account(s.nonce, s.balance, undefined, s.codeHash)
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
-
-function hexToCode(code: string, a: Hex): Uint8Array {
-  const body = code.toLowerCase().replace(/^0x/, '')
-  if (body.length % 2 || !/^[0-9a-f]*$/.test(body)) throw new EngineError('VALIDATION_ERROR', `state override for ${a}: invalid code hex`)
-  const out = new Uint8Array(body.length / 2)
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(body.slice(i * 2, i * 2 + 2), 16)
-  return out
 }

@@ -46,3 +46,16 @@ export function isEmptyCodeHash(hash: Uint8Array): boolean {
 }
 
 export const EMPTY_BYTES = EMPTY
+
+/** bytecode from 0x-hex; throws on odd length or a non-hex digit */
+export function codeFromHex(code: string): Uint8Array {
+  const body = code.toLowerCase().replace(/^0x/, '')
+  if (body.length % 2 || !/^[0-9a-f]*$/.test(body)) throw new Error('invalid code hex')
+  return body.length ? hexToBytes(`0x${body}`) : EMPTY
+}
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
