@@ -215,6 +215,23 @@ describe.runIf(hasAnvil)('fork state over a real Anvil', () => {
     expect(e2.message).not.toContain(String(anvil.port))
   })
 
+  it('a `state` override on a fork account: unlisted slots read zero without asking the upstream', async () => {
+    const rpc = createRpcClient({ url: anvil.url, timeoutMs: 5_000 })
+    const fork = new ForkCache({ rpc, chainId: 31337, cache: createMemoryCacheStore() })
+    const n = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
+    const st = new OverlayStateManager(fork.at(n))
+    const slot1 = `0x${'0'.repeat(63)}1` as Hex
+    await st.applyOverrides({ [frames]: { state: { [slot1]: `0x${'0'.repeat(62)}99` as Hex } } })
+    const { createAddressFromString } = await import('@ethereumjs/util')
+    const addr = createAddressFromString(frames)
+    const before = rpc.stats.calls
+    expect(bytesToHex(await st.getStorage(addr, hexToBytes(`0x${'0'.repeat(64)}`)))).toBe('0x') // a = 42 upstream, hidden
+    expect(bytesToHex(await st.getStorage(addr, hexToBytes(slot1)))).toBe('0x99')
+    expect(rpc.stats.calls - before).toBe(0)
+    // the source value stays readable as "before the request"
+    expect(bytesToHex(await st.sourceStorage(frames, `0x${'0'.repeat(64)}`))).toBe('0x2a')
+  })
+
   it('a node without eth_createAccessList still works, and is not asked again', async () => {
     const proxy = await startProxy(anvil.url, 'eth_createAccessList')
     try {
