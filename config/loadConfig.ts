@@ -52,7 +52,12 @@ export function loadConfig(opts: LoadConfigOptions = {}): ServiceConfig {
   }
 
   const result = configSchema.safeParse(raw)
-  if (!result.success) throw new ConfigError(describeIssue(result.error.issues[0]!, appEnv, sources))
+  if (!result.success) {
+    // a typo yields "unknown key" and "missing key" at once: the unknown one names the culprit
+    const issues = result.error.issues
+    const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!
+    throw new ConfigError(describeIssue(issue, appEnv, sources))
+  }
   const config: ServiceConfig = { ...result.data, env: appEnv }
 
   if (appEnv === 'production' && config.api.auth_token.trim() === '') {
@@ -76,6 +81,7 @@ function describeIssue(issue: z.core.$ZodIssue, appEnv: AppEnv, sources: Map<str
     path = [...path, issue.keys[0]!]
     message = 'unknown key'
   }
+  if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = `missing key (${message.replace(/^Invalid input: /, '')})`
   const key = path.join('.')
   const origin = sources.get(key) ? `from ${sources.get(key)}` : `in ${appEnv}.toml`
   return `config ${key} (${origin}): ${message}`
