@@ -1,0 +1,108 @@
+/**
+ * The API explorer in a real browser (chromium, headless): it loads with every request going to
+ * the service itself (anything else is blocked and recorded, proving no CDN), and "Try it out" on
+ * GET /health shows the live response. With a token configured (test config), the page and its
+ * assets are public while the API itself stays protected.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type BrowserContext } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, testToken, type TestApp } from '../http/support/startTestApp.js'
+
+const executablePath = '/usr/bin/chromium'
+const haveChromium = existsSync(executablePath)
+
+if (!haveChromium) {
+  const msg = `\n\n!!! ${executablePath} is missing: the API explorer browser test cannot run (apt-get install chromium) !!!\n`
+  if (process.env.CI === 'true') throw new Error(msg)
+  console.warn(msg)
+}
+
+describe.runIf(haveChromium)('API explorer (/v1/openapi/docs) in chromium', () => {
+  let app: TestApp
+  let browser: Browser
+  let context: BrowserContext
+  let profile: string
+  const foreign: string[] = []
+
+  beforeAll(async () => {
+    app = await startTestApp()
+    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    })
+    browser = context.browser()!
+    await context.route('**/*', (route) => {
+      const url = new URL(route.request().url())
+      if (url.hostname === '127.0.0.1') return route.continue()
+      foreign.push(url.href)
+      return route.abort()
+    })
+  })
+
+  afterAll(async () => {
+    await context?.close()
+    void browser
+    await app?.close()
+    if (profile) rmSync(profile, { recursive: true, force: true })
+  })
+
+  it('Try it out on GET /health shows the live response, with no request leaving 127.0.0.1', async () => {
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    await page.goto(`${app.url}/v1/openapi/docs`, { waitUntil: 'networkidle' })
+
+    const health = page.locator('.opblock-get', { hasText: '/v1/health' })
+    await health.locator('.opblock-summary').click()
+    await health.getByRole('button', { name: 'Try it out' }).click()
+    await health.getByRole('button', { name: 'Execute' }).click()
+
+    const body = health.locator('.responses-wrapper .live-responses-table .response-col_description pre').first()
+    await expect.poll(async () => (await body.textContent()) ?? '', { timeout: 15_000 }).toContain('"status"')
+    const shown = JSON.parse((await body.textContent())!) as { status: string; chainId: number }
+    expect(shown.status).toBe('ok')
+    expect(shown.chainId).toBe(31337)
+
+    expect(errors).toEqual([])
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+
+  it('Authorize with the bearer token makes protected endpoints answer (401 without it)', async () => {
+    const page = await context.newPage()
+    await page.goto(`${app.url}/v1/openapi/docs`, { waitUntil: 'networkidle' })
+    const op = page.locator('.opblock-get', { hasText: '/v1/simulations/' })
+    const execute = async () => {
+      if (await op.getByRole('button', { name: 'Try it out' }).isVisible()) {
+        await op.getByRole('button', { name: 'Try it out' }).click()
+        await op.locator('input[placeholder="simulationId"]').fill('sim_11111111-2222-4333-8444-555555555555')
+      }
+      await op.getByRole('button', { name: 'Execute' }).click()
+      const status = op.locator('.live-responses-table .response .response-col_status').first()
+      await expect.poll(async () => ((await status.textContent()) ?? '').trim(), { timeout: 15_000 }).toMatch(/^\d{3}/)
+      return ((await status.textContent()) ?? '').trim().slice(0, 3)
+    }
+    await op.locator('.opblock-summary').click()
+    expect(await execute()).toBe('401')
+
+    await page.getByRole('button', { name: /Authorize/ }).first().click()
+    const dialog = page.locator('.dialog-ux')
+    await expect.poll(async () => (await dialog.textContent()) ?? '').toContain('bearerAuth')
+    expect(await dialog.textContent()).toContain('X-API-Key')
+    const bearer = dialog.locator('.auth-container', { hasText: 'bearerAuth' })
+    await bearer.locator('input').fill(testToken)
+    await bearer.locator('input').press('Enter') // submits that scheme's form: Authorize
+    await expect.poll(async () => (await bearer.textContent()) ?? '').toMatch(/Authorized|Logout/)
+    await page.locator('.dialog-ux .close-modal').click()
+
+    await op.locator('.live-responses-table').waitFor()
+    expect(await execute()).toBe('404')
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+})
