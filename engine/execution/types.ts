@@ -63,6 +63,8 @@ export interface ExecuteOptions {
   validation?: boolean
   /** gas already used in the block before this tx (for block gas limit checks) */
   blockGasUsed?: bigint
+  /** cap of the default gas (absent `call.gas`): min(block gas limit, gasCap) — EngineOptions.gasCap */
+  gasCap?: bigint
 }
 
 export type ExecutionStatus = 'success' | 'reverted' | 'failed'

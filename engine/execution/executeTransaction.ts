@@ -1,0 +1,181 @@
+/**
+ * executeTransaction: runs one transaction in a fresh, per-request ethereumjs VM over
+ * `ctx.state` (its writes stay there, so the calls of a bundle carry state), through `runTx` so
+ * intrinsic gas, refunds and the EIP-7623 floor are exact (receipt gas = totalGasSpent), with
+ * every tracer fed through the one adapter (tracingAdapter.ts).
+ *
+ * Semantics (decisions.md §3, geth-reference.md §1.2):
+ * - validation=false (default, geth eth_call): no nonce check; a call with no fee fields runs with
+ *   base fee 0; no block gas limit check; value + gas × price must still be covered.
+ * - validation=true: nonce must match, fees vs base fee, funds, block gas limit.
+ * - gas defaults to the block gas limit, capped by `opts.gasCap`.
+ * Invalid transactions throw EngineError VALIDATION_ERROR / INSUFFICIENT_GAS (validateTx.ts).
+ *
+ * No tracer → no event listener at all: ethereumjs builds a step object per opcode only when
+ * someone listens, and that is the slow part.
+ *
+ * @example
+ * const r = await executeCall(ctx, { from, to, data: '0x' }, { tracers: [createCallTracer({})] })
+ * r.status // 'success'
+ */
+import type { Common } from '@ethereumjs/common'
+import type { Message } from '@ethereumjs/evm'
+import { Capability, type TypedTransaction } from '@ethereumjs/tx'
+import { Address as EjsAddress, KECCAK256_NULL, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
+import { createVM, runTx, type RunTxResult } from '@ethereumjs/vm'
+import type { Address, Hex } from 'viem'
+import { EngineError, isEngineError } from '../errors.js'
+import { toGethError } from '../../tracers/gethErrors.js'
+import { blockHashSource, buildEvmBlock } from './evmBlock.js'
+import { createImpersonatedTx } from './impersonatedTx.js'
+import { senderAsEoa } from './senderAsEoa.js'
+import { TracingAdapter, attachAdapter } from './tracingAdapter.js'
+import { buildTxContext } from './txContext.js'
+import type { ExecuteCall, ExecuteOptions, ExecuteSignedTx, ExecutionContext, ExecutionLog, ExecutionResult } from './types.js'
+import { feeFields, validateTx } from './validateTx.js'
+
+const DELEGATION_PREFIX = new Uint8Array([0xef, 0x01, 0x00])
+const lower = (a: EjsAddress): Address => a.toString().toLowerCase() as Address
+
+export const executeCall: ExecuteCall = async (ctx, call, opts = {}) => {
+  const common = ctx.common.copy()
+  let sender: EjsAddress
+  try {
+    sender = new EjsAddress(hexToBytes(call.from))
+  } catch {
+    throw new EngineError('VALIDATION_ERROR', `invalid from address: ${call.from}`)
+  }
+  const nonce = call.nonce ?? (await ctx.state.getAccount(sender))?.nonce ?? 0n
+  let gasLimit = call.gas ?? ctx.block.gasLimit
+  if (call.gas === undefined && opts.gasCap !== undefined && opts.gasCap < gasLimit) gasLimit = opts.gasCap
+  const tx = createImpersonatedTx(common, { call, nonce, gasLimit })
+  return run(ctx, common, tx, sender, opts, true)
+}
+
+export const executeSignedTx: ExecuteSignedTx = async (ctx, tx, opts = {}) => {
+  const common = ctx.common.copy()
+  // intrinsic gas is priced by the tx's own Common: make it the block's fork
+  if (tx.common.hardfork() !== common.hardfork()) tx.common.setHardfork(common.hardfork())
+  let sender: EjsAddress
+  try {
+    sender = tx.getSenderAddress()
+  } catch (e) {
+    throw new EngineError('VALIDATION_ERROR', `invalid transaction signature: ${(e as Error).message.split(' (tx type')[0]}`)
+  }
+  return run(ctx, common, tx, sender, opts, false)
+}
+
+async function run(
+  ctx: ExecutionContext,
+  common: Common,
+  tx: TypedTransaction,
+  sender: EjsAddress,
+  opts: ExecuteOptions,
+  impersonated: boolean,
+): Promise<ExecutionResult> {
+  const validation = opts.validation ?? false
+  const { feeCap, tip } = feeFields(tx)
+  const london = common.isActivatedEIP(1559)
+  // geth eth_call: a zero-fee message runs with base fee 0 (NoBaseFee)
+  const noBaseFee = !validation && feeCap === 0n && tip === 0n
+  const baseFee = london ? (noBaseFee ? 0n : (ctx.block.baseFeePerGas ?? 0n)) : undefined
+  const block = buildEvmBlock(ctx.block, common, { baseFeePerGas: baseFee })
+
+  const account = await ctx.state.getAccount(sender)
+  validateTx({
+    tx,
+    sender,
+    senderBalance: account?.balance ?? 0n,
+    senderNonce: account?.nonce ?? 0n,
+    common,
+    baseFee,
+    noBaseFee,
+    blobGasPrice: undefined,
+    validation,
+    blockGasLimit: ctx.block.gasLimit,
+    blockGasUsed: opts.blockGasUsed ?? 0n,
+  })
+
+  // a sender with code (not a 7702 delegation): geth skips EIP-3607 for calls, runTx does not
+  let state = ctx.state
+  let release: (() => void) | undefined
+  if (impersonated && account && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
+    const code = await ctx.state.getCode(sender)
+    if (!(common.isActivatedEIP(7702) && equalsBytes(code.subarray(0, 3), DELEGATION_PREFIX))) {
+      const view = senderAsEoa(ctx.state, sender, account.codeHash)
+      state = view.state
+      release = view.release
+    }
+  }
+
+  const vm = await createVM({ common, stateManager: state, blockchain: blockHashSource(ctx.getBlockHash) })
+  const events = vm.evm.events as unknown as Parameters<typeof attachAdapter>[0]
+  if (release) {
+    const done = release
+    events.on('beforeMessage', (m: Message, resolve) => {
+      if (m.depth === 0) done()
+      resolve()
+    })
+  }
+
+  const tracers = opts.tracers ?? []
+  let adapter: TracingAdapter | undefined
+  if (tracers.length > 0) {
+    const price = tx.supports(Capability.EIP1559FeeMarket) ? min(feeCap, (baseFee ?? 0n) + tip) : feeCap
+    adapter = new TracingAdapter(tracers, common, buildTxContext(ctx, common, tx, sender, price))
+    adapter.bindState(state)
+    await adapter.txStart()
+    attachAdapter(events, adapter)
+  }
+
+  let result: RunTxResult
+  try {
+    result = await runTx(vm, {
+      tx,
+      block,
+      skipNonce: !validation,
+      skipBlockGasLimitValidation: !validation,
+      skipHardForkValidation: true,
+      blockGasUsed: opts.blockGasUsed,
+    })
+  } catch (e) {
+    throw asEngineError(e)
+  }
+
+  const exec = result.execResult
+  const ejsError = exec.exceptionError?.error
+  if (adapter) await adapter.txEnd(result.totalGasSpent, exec.returnValue, ejsError)
+  return toExecutionResult(result, ejsError)
+}
+
+function toExecutionResult(result: RunTxResult, ejsError: string | undefined): ExecutionResult {
+  const exec = result.execResult
+  const logs: ExecutionLog[] = (exec.logs ?? []).map(([address, topics, data]) => ({
+    address: bytesToHex(address).toLowerCase() as Address,
+    topics: topics.map((t) => bytesToHex(t) as Hex),
+    data: bytesToHex(data) as Hex,
+  }))
+  const out: ExecutionResult = {
+    status: ejsError === undefined ? 'success' : ejsError === 'revert' ? 'reverted' : 'failed',
+    gasUsed: result.totalGasSpent,
+    returnData: bytesToHex(exec.returnValue) as Hex,
+    logs,
+  }
+  if (ejsError !== undefined) out.error = toGethError(ejsError)
+  if (ejsError === undefined && result.createdAddress) out.createdAddress = lower(result.createdAddress)
+  return out
+}
+
+/** what runTx itself rejects (after our checks) is still the caller's transaction's fault */
+function asEngineError(e: unknown): EngineError {
+  if (isEngineError(e)) return e
+  const msg = e instanceof Error ? e.message : String(e)
+  const clean = msg.split(' (tx type')[0]!.split(' -> ')[0]!
+  if (/INTRINSIC_GAS|gas limit/i.test(clean)) return new EngineError('INSUFFICIENT_GAS', clean)
+  if (/nonce|funds|fee|EIP-3607|EOA|hardfork|EIP \d+ is not activated|blob/i.test(clean)) return new EngineError('VALIDATION_ERROR', clean)
+  return new EngineError('INTERNAL_ERROR', `execution failed: ${clean}`)
+}
+
+const min = (a: bigint, b: bigint): bigint => (a < b ? a : b)
+
+

@@ -1,0 +1,388 @@
+/**
+ * tracingAdapter: THE one translation from ethereumjs EVM events (`step`, `beforeMessage`,
+ * `afterMessage`, plus runTx start/end) to geth's tracer hooks (tracers/types.ts), fanned out to
+ * N tracers in order (geth's muxTracer). Every ethereumjs/geth difference is fixed here once
+ * (geth-reference.md §1 and §4), so each tracer is a plain port of geth's:
+ *
+ * - depth: ethereumjs message depth is geth's OnEnter depth; struct-log depth is that + 1.
+ * - frames ethereumjs never announces: a CALL/CREATE that fails its depth or balance check starts
+ *   no message; it is synthesized from the CALL/CREATE step when the next event shows no message
+ *   began. SELFDESTRUCT is not a message: its frame comes from the 0xff step.
+ * - the top frame: gas = the tx gas limit, gasUsed = the receipt gas (its onExit is held back until
+ *   runTx returned the receipt).
+ * - step cost: CALL-family cost includes the forwarded gas (geth's callGasTemp), computed from the
+ *   stack, never read from ethereumjs internals.
+ * - logs: seen at the LOG step, announced once the op succeeded (the next event proves it), with
+ *   geth's tx-wide index (reverted frames give their numbers back).
+ * - errors: ethereumjs strings → geth's (tracers/gethErrors.ts), with the failing step's facts.
+ *
+ * Outcomes of a step (did the CALL start a message, did the LOG land) are only known at the next
+ * event, so those are "pending" and flushed by whichever event comes next.
+ */
+import type { Common } from '@ethereumjs/common'
+import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
+import { Address as EjsAddress, bytesToHex, generateAddress, generateAddress2 } from '@ethereumjs/util'
+import type { Address, Hex } from 'viem'
+import { GETH_ERRORS, toGethError, type FailingStep } from '../../tracers/gethErrors.js'
+import type { CallType, EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext, TxEndEvent } from '../../tracers/types.js'
+import { OP, gethOpName, stackBounds } from './opcodes.js'
+
+const EMPTY = new Uint8Array(0)
+const MAX_CALL_DEPTH = 1024
+const hex = (b: Uint8Array): Hex => bytesToHex(b) as Hex
+const addr = (a: EjsAddress): Address => a.toString().toLowerCase() as Address
+const wordToAddress = (w: bigint): Address => `0x${(w & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}` as Address
+
+interface StepFacts {
+  opcode: number
+  stackLen: number
+  gasLeft: bigint
+}
+
+interface Frame {
+  depth: number
+  type: CallType
+  value: bigint | undefined
+  /** live log count when the frame began: a reverted frame gives its log indexes back */
+  logCountAtStart: number
+  /** RETURNDATA as the struct logger shows it: the output of the last finished child */
+  returnData: Uint8Array
+  lastStep?: StepFacts
+}
+
+/** a CALL/CREATE step whose message has not started yet */
+interface PendingCall {
+  stepDepth: number
+  type: CallType
+  from: Address
+  to: Address | undefined
+  value: bigint | undefined
+  gas: bigint
+  input: Uint8Array
+  /** CREATE (not CREATE2): the address needs the caller nonce at message start */
+  isCreate: boolean
+}
+
+interface PendingLog {
+  depth: number
+  address: Address
+  topics: Hex[]
+  data: Hex
+}
+
+interface PendingSelfdestruct {
+  depth: number
+  from: Address
+  to: Address
+  value: bigint
+}
+
+const CALL_TYPES: Record<number, CallType> = {
+  [OP.CALL]: 'CALL',
+  [OP.CALLCODE]: 'CALLCODE',
+  [OP.DELEGATECALL]: 'DELEGATECALL',
+  [OP.STATICCALL]: 'STATICCALL',
+  [OP.CREATE]: 'CREATE',
+  [OP.CREATE2]: 'CREATE2',
+}
+
+function readMemory(memory: Uint8Array, offset: bigint, size: bigint): Uint8Array {
+  if (size === 0n) return EMPTY
+  const out = new Uint8Array(Number(size))
+  const start = Number(offset)
+  if (start < memory.length) out.set(memory.subarray(start, Math.min(memory.length, start + out.length)))
+  return out
+}
+
+export class TracingAdapter {
+  private readonly frames: Frame[] = []
+  private pendingCall: PendingCall | undefined
+  private pendingLog: PendingLog | undefined
+  private pendingSelfdestruct: PendingSelfdestruct | undefined
+  private topExit: ExitEvent | undefined
+  private logCount = 0
+  private readonly wantsOpcode: Tracer[]
+  private readonly tangerineWhistle: boolean
+  private readonly eip2200: boolean
+
+  constructor(
+    private readonly tracers: readonly Tracer[],
+    private readonly common: Common,
+    private readonly tx: TxContext,
+  ) {
+    this.wantsOpcode = tracers.filter((t) => t.onOpcode)
+    this.tangerineWhistle = common.gteHardfork('tangerineWhistle')
+    this.eip2200 = common.isActivatedEIP(2200)
+  }
+
+  // ---- fan-out -------------------------------------------------------------------------------
+  private async enter(e: EnterEvent): Promise<void> {
+    for (const t of this.tracers) if (t.onEnter) await t.onEnter(e)
+  }
+  private async exit(e: ExitEvent): Promise<void> {
+    for (const t of this.tracers) if (t.onExit) await t.onExit(e)
+  }
+
+  async txStart(): Promise<void> {
+    for (const t of this.tracers) if (t.onTxStart) await t.onTxStart(this.tx)
+  }
+
+  /** after runTx: the held-back top exit with the receipt gas, then onTxEnd */
+  async txEnd(receiptGas: bigint, output: Uint8Array, ejsError: string | undefined): Promise<void> {
+    const error = ejsError === undefined ? undefined : (this.topExit?.error ?? toGethError(ejsError))
+    if (this.topExit) await this.exit({ ...this.topExit, gasUsed: receiptGas })
+    const end: TxEndEvent = { gasUsed: receiptGas, output: hex(output), error, reverted: error !== undefined }
+    for (const t of this.tracers) if (t.onTxEnd) await t.onTxEnd(end)
+  }
+
+  // ---- ethereumjs events ---------------------------------------------------------------------
+  async onStep(ev: InterpreterStep): Promise<void> {
+    await this.flushPending(ev.depth)
+    const frame = this.frames[this.frames.length - 1]
+    const code = ev.opcode.code
+    const stack = ev.stack
+    const cost = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee)
+    if (frame) frame.lastStep = { opcode: code, stackLen: stack.length, gasLeft: ev.gasLeft }
+    const self = addr(ev.address)
+    const top = (i: number): bigint => stack[stack.length - 1 - i] ?? 0n
+    const { minStack } = stackBounds(code)
+    const stackOk = stack.length >= minStack
+
+    let forwarded = 0n
+    const callType = CALL_TYPES[code]
+    if (callType && stackOk) {
+      forwarded = await this.noteCall(ev, callType, self, top, cost, frame)
+    } else if (code >= OP.LOG0 && code <= OP.LOG4 && stackOk) {
+      const topics: Hex[] = []
+      for (let i = 0; i < code - OP.LOG0; i++) topics.push(`0x${top(2 + i).toString(16).padStart(64, '0')}` as Hex)
+      this.pendingLog = { depth: ev.depth, address: self, topics, data: hex(readMemory(ev.memory, top(0), top(1))) }
+    } else if (code === OP.SELFDESTRUCT && stackOk) {
+      const acc = await ev.stateManager.getAccount(ev.address)
+      this.pendingSelfdestruct = { depth: ev.depth, from: self, to: wordToAddress(top(0)), value: acc?.balance ?? 0n }
+    }
+
+    if (this.wantsOpcode.length > 0) {
+      const step: OpcodeStep = {
+        pc: ev.pc,
+        op: gethOpName(code),
+        opcode: code,
+        gas: ev.gasLeft,
+        cost: cost + forwarded,
+        depth: ev.depth + 1,
+        stack,
+        memory: ev.memory,
+        returnData: frame?.returnData ?? EMPTY,
+        refund: ev.gasRefund,
+        address: self,
+      }
+      const error = this.predictStepError(code, stack.length, ev.gasLeft, cost)
+      if (error) step.error = error
+      for (const t of this.wantsOpcode) await t.onOpcode!(step)
+    }
+  }
+
+  /** records a CALL/CREATE step; returns geth's callGasTemp (the forwarded gas, no stipend) */
+  private async noteCall(
+    ev: InterpreterStep,
+    type: CallType,
+    self: Address,
+    top: (i: number) => bigint,
+    cost: bigint,
+    frame: Frame | undefined,
+  ): Promise<bigint> {
+    const available = ev.gasLeft - cost
+    if (type === 'CREATE' || type === 'CREATE2') {
+      const value = top(0)
+      const input = readMemory(ev.memory, top(1), top(2))
+      // all but one 64th of what is left after the op's own cost (EIP-150)
+      const gas = available < 0n ? 0n : this.tangerineWhistle ? available - available / 64n : available
+      let to: Address | undefined
+      if (type === 'CREATE2') to = addr(new EjsAddress(generateAddress2(ev.address.bytes, bigTo32(top(3)), input)))
+      this.pendingCall = { stepDepth: ev.depth, type, from: self, to, value, gas, input, isCreate: type === 'CREATE' }
+      return 0n
+    }
+    const requested = top(0)
+    const to = wordToAddress(top(1))
+    const hasValue = type === 'CALL' || type === 'CALLCODE'
+    const value = hasValue ? top(2) : type === 'DELEGATECALL' ? frame?.value : undefined
+    const argBase = hasValue ? 3 : 2
+    const input = readMemory(ev.memory, top(argBase), top(argBase + 1))
+    let callGas = requested
+    if (this.tangerineWhistle && available >= 0n) {
+      const cap = available - available / 64n
+      if (callGas > cap) callGas = cap
+    }
+    if (available < 0n) callGas = 0n
+    const stipend = hasValue && (value ?? 0n) > 0n ? 2300n : 0n
+    this.pendingCall = { stepDepth: ev.depth, type, from: self, to, value, gas: callGas + stipend, input, isCreate: false }
+    return callGas
+  }
+
+  /** geth checks stack bounds and gas before its OnOpcode, so those faults show on the step */
+  private predictStepError(code: number, stackLen: number, gasLeft: bigint, cost: bigint): string | undefined {
+    const { minStack, maxStack } = stackBounds(code)
+    if (stackLen < minStack) return `stack underflow (${stackLen} <=> ${minStack})`
+    if (stackLen > maxStack) return `stack limit reached ${stackLen} (${maxStack})`
+    if (code === OP.SSTORE && this.eip2200 && gasLeft <= 2300n) return 'out of gas: not enough gas for reentrancy sentry'
+    if (cost > gasLeft) return GETH_ERRORS.outOfGas
+    return undefined
+  }
+
+  /**
+   * Resolves what the previous step left open, now that an event at `depth` proves how it went:
+   * back in the same frame means the LOG landed, and a CALL/CREATE without a message failed its
+   * depth or balance check (geth still shows that frame).
+   */
+  private async flushPending(depth: number): Promise<void> {
+    const log = this.pendingLog
+    if (log && log.depth === depth) {
+      this.pendingLog = undefined
+      await this.emitLog(log)
+    }
+    const call = this.pendingCall
+    if (call && call.stepDepth === depth) {
+      this.pendingCall = undefined
+      let to = call.to
+      // no message: the creator's nonce was not bumped, so the address uses the current nonce
+      if (to === undefined) to = await this.createAddress(call.from, 1n)
+      const error = depth + 1 > MAX_CALL_DEPTH ? GETH_ERRORS.depth : GETH_ERRORS.insufficientBalance
+      await this.enter({ depth: depth + 1, type: call.type, from: call.from, to, input: hex(call.input), gas: call.gas, value: call.value })
+      await this.exit({ depth: depth + 1, output: '0x', gasUsed: 0n, error, reverted: true })
+      const frame = this.frames[this.frames.length - 1]
+      if (frame) frame.returnData = EMPTY
+    }
+  }
+
+  private async emitLog(log: PendingLog): Promise<void> {
+    const index = this.logCount++
+    for (const t of this.tracers) {
+      if (t.onLog) await t.onLog({ address: log.address, topics: log.topics, data: log.data, depth: log.depth, index })
+    }
+  }
+
+  /** CreateAddress(caller, nonce - 1 + extra): by message start the nonce is already bumped */
+  private async createAddress(from: Address, extra: bigint): Promise<Address> {
+    const acc = await this.stateAccount(from)
+    const nonce = (acc?.nonce ?? 0n) - 1n + extra
+    return addr(new EjsAddress(generateAddress(new EjsAddress(hexBytes(from)).bytes, bigToBytes(nonce < 0n ? 0n : nonce))))
+  }
+
+  private stateManager: { getAccount(a: EjsAddress): Promise<{ nonce: bigint } | undefined> } | undefined
+  /** the EVM's state manager, for nonce reads at message start */
+  bindState(sm: { getAccount(a: EjsAddress): Promise<{ nonce: bigint } | undefined> }): void {
+    this.stateManager = sm
+  }
+  private async stateAccount(a: Address): Promise<{ nonce: bigint } | undefined> {
+    return this.stateManager?.getAccount(new EjsAddress(hexBytes(a)))
+  }
+
+  async onBeforeMessage(msg: Message): Promise<void> {
+    const depth = msg.depth
+    let type: CallType
+    let from = addr(msg.caller)
+    let to: Address
+    let gas = msg.gasLimit
+    let input: Uint8Array = msg.data
+    let value: bigint | undefined = msg.value
+    const pending = this.pendingCall
+    if (depth === 0) {
+      type = msg.to ? 'CALL' : 'CREATE'
+      to = msg.to ? addr(msg.to) : await this.createAddress(from, 0n)
+      gas = this.tx.gasLimit
+    } else if (pending && pending.stepDepth === depth - 1) {
+      this.pendingCall = undefined
+      type = pending.type
+      from = pending.from
+      input = pending.input
+      value = pending.value
+      to = pending.to ?? (msg.to ? addr(msg.to) : await this.createAddress(from, 0n))
+    } else {
+      // not announced by a step (should not happen): derive what we can from the message
+      type = msg.to ? (msg.delegatecall ? 'DELEGATECALL' : msg.isStatic ? 'STATICCALL' : 'CALL') : msg.salt ? 'CREATE2' : 'CREATE'
+      to = msg.to ? addr(msg.to) : msg.salt ? addr(new EjsAddress(generateAddress2(msg.caller.bytes, msg.salt, msg.data))) : await this.createAddress(from, 0n)
+    }
+    this.frames.push({ depth, type, value, logCountAtStart: this.logCount, returnData: EMPTY })
+    await this.enter({ depth, type, from, to, input: hex(input), gas, value: type === 'STATICCALL' ? undefined : value })
+  }
+
+  async onAfterMessage(result: EVMResult): Promise<void> {
+    const frame = this.frames.pop()
+    if (!frame) return
+    const ejsError = result.execResult.exceptionError?.error
+    // what the frame's last step left open: with an error, that step is what failed
+    const log = this.pendingLog
+    if (log && log.depth === frame.depth) {
+      this.pendingLog = undefined
+      if (ejsError === undefined) await this.emitLog(log)
+    }
+    if (this.pendingCall?.stepDepth === frame.depth) this.pendingCall = undefined
+    const sd = this.pendingSelfdestruct
+    if (sd && sd.depth === frame.depth) {
+      this.pendingSelfdestruct = undefined
+      if (ejsError === undefined) {
+        await this.enter({ depth: frame.depth + 1, type: 'SELFDESTRUCT', from: sd.from, to: sd.to, input: '0x', gas: 0n, value: sd.value })
+        await this.exit({ depth: frame.depth + 1, output: '0x', gasUsed: 0n, reverted: false })
+      }
+    }
+
+    let error: string | undefined
+    let reverted = false
+    if (ejsError !== undefined) {
+      error = toGethError(ejsError, this.failingStep(frame))
+      // pre-Homestead a code-store OOG keeps the frame's state (geth captureEnd)
+      reverted = !(ejsError === 'code store out of gas' && !this.common.gteHardfork('homestead'))
+    }
+    const output = result.execResult.returnValue ?? EMPTY
+    if (reverted) this.logCount = frame.logCountAtStart
+    const parent = this.frames[this.frames.length - 1]
+    if (parent) parent.returnData = ejsError === undefined || ejsError === 'revert' ? (frame.type.startsWith('CREATE') && ejsError === undefined ? EMPTY : output) : EMPTY
+    const exit: ExitEvent = { depth: frame.depth, output: hex(output), gasUsed: result.execResult.executionGasUsed, reverted }
+    if (error !== undefined) exit.error = error
+    if (frame.depth === 0) this.topExit = exit
+    else await this.exit(exit)
+  }
+
+  private failingStep(frame: Frame): FailingStep | undefined {
+    const s = frame.lastStep
+    if (!s) return undefined
+    const { minStack, maxStack } = stackBounds(s.opcode)
+    return {
+      opcode: s.opcode,
+      opName: gethOpName(s.opcode),
+      stackLen: s.stackLen,
+      minStack,
+      maxStack,
+      sstoreSentry: s.opcode === OP.SSTORE && this.eip2200 && s.gasLeft <= 2300n,
+    }
+  }
+}
+
+function bigToBytes(n: bigint): Uint8Array {
+  if (n === 0n) return new Uint8Array(0)
+  let h = n.toString(16)
+  if (h.length % 2) h = `0${h}`
+  return hexBytes(`0x${h}`)
+}
+function bigTo32(n: bigint): Uint8Array {
+  return hexBytes(`0x${n.toString(16).padStart(64, '0')}`)
+}
+function hexBytes(h: string): Uint8Array {
+  const s = h.startsWith('0x') ? h.slice(2) : h
+  const out = new Uint8Array(s.length / 2)
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(i * 2, i * 2 + 2), 16)
+  return out
+}
+
+/**
+ * Attaches the adapter to an EVM's events. ethereumjs awaits a listener that takes two
+ * arguments; resolving with the handler's promise makes a tracer's failure (e.g. the struct
+ * logger's step limit) abort the run instead of being lost.
+ */
+export function attachAdapter(
+  events: { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown },
+  adapter: TracingAdapter,
+): void {
+  events.on('step', (data: InterpreterStep, resolve) => resolve(adapter.onStep(data)))
+  events.on('beforeMessage', (data: Message, resolve) => resolve(adapter.onBeforeMessage(data)))
+  events.on('afterMessage', (data: EVMResult, resolve) => resolve(adapter.onAfterMessage(data)))
+}

@@ -1,0 +1,52 @@
+/**
+ * txContext: the TxContext tracers get at onTxStart (tracers/types.ts), read before the nonce
+ * bump and the gas purchase, as geth's OnTxStart.
+ */
+import type { Common } from '@ethereumjs/common'
+import { getActivePrecompiles } from '@ethereumjs/evm'
+import { Capability, type TypedTransaction } from '@ethereumjs/tx'
+import { bytesToHex, eoaCode7702RecoverAuthority, generateAddress, bigIntToUnpaddedBytes, type Address as EjsAddress } from '@ethereumjs/util'
+import type { Address, Hex } from 'viem'
+import type { TxContext } from '../../tracers/types.js'
+import { createStateReader } from './stateReader.js'
+import type { ExecutionContext } from './types.js'
+
+const lower = (a: EjsAddress): Address => a.toString().toLowerCase() as Address
+
+export function buildTxContext(
+  ctx: ExecutionContext,
+  common: Common,
+  tx: TypedTransaction,
+  sender: EjsAddress,
+  effectiveGasPrice: bigint,
+): TxContext {
+  const precompiles = new Set([...getActivePrecompiles(common).keys()].map((k) => `0x${k}`.toLowerCase()))
+  const authorities: Address[] = []
+  if (tx.supports(Capability.EIP7702EOACode)) {
+    for (const auth of (tx as TypedTransaction & { authorizationList: Uint8Array[][] }).authorizationList) {
+      try {
+        // geth's prestate looks up every authority that recovers, valid or not
+        authorities.push(lower(eoaCode7702RecoverAuthority(auth as never)))
+      } catch {
+        /* unrecoverable signature: geth skips it too */
+      }
+    }
+  }
+  return {
+    from: lower(sender),
+    to: tx.to ? lower(tx.to) : null,
+    createdAddress: tx.to ? null : (bytesToHex(generateAddress(sender.bytes, bigIntToUnpaddedBytes(tx.nonce))) as Address),
+    input: bytesToHex(tx.data) as Hex,
+    value: tx.value,
+    gasLimit: tx.gasLimit,
+    gasPrice: effectiveGasPrice,
+    nonce: tx.nonce,
+    coinbase: ctx.block.coinbase.toLowerCase() as Address,
+    blockNumber: ctx.block.number,
+    hardfork: common.hardfork(),
+    isActive: (fork) => common.gteHardfork(fork),
+    isPrecompile: (address) => precompiles.has(address.toLowerCase()),
+    authorities,
+    state: createStateReader(ctx.state),
+  }
+}

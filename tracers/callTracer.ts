@@ -1,0 +1,219 @@
+/**
+ * callTracer: a port of go-ethereum v1.17 `eth/tracers/native/call.go` (+ gen_callframe_json.go
+ * for field order and omitempty rules). Config `{onlyTopCall, withLog}`; rules in
+ * spec/geth-reference.md §1.3.
+ *
+ * Frame keys in geth's order: from, gas, gasUsed, to, input, output, error, revertReason, calls,
+ * logs, value, type. The top frame's gas is the tx gas limit (OnTxStart) and its gasUsed the
+ * receipt gas (OnTxEnd); a failed CREATE has no `to`; output is kept on error only for a revert.
+ *
+ * @example
+ * const t = createCallTracer({ withLog: true })
+ * // ... fed by the execution adapter ...
+ * t.result() // { from, gas, gasUsed, to, input, ..., type: 'CALL' }
+ */
+import type { Address, Hex } from 'viem'
+import { EngineError } from '../engine/errors.js'
+import type { CallType, EnterEvent, ExitEvent, LogEvent, Tracer, TxContext, TxEndEvent } from './types.js'
+
+export interface CallTracerConfig {
+  onlyTopCall?: boolean
+  withLog?: boolean
+}
+
+export interface CallLogJson {
+  address: Address
+  topics: Hex[]
+  data: Hex
+  index: Hex
+  position: Hex
+}
+
+export interface CallFrameJson {
+  from: Address
+  gas: Hex
+  gasUsed: Hex
+  to?: Address
+  input: Hex
+  output?: Hex
+  error?: string
+  revertReason?: string
+  calls?: CallFrameJson[]
+  logs?: CallLogJson[]
+  value?: Hex
+  type: CallType
+}
+
+interface CallLog {
+  address: Address
+  topics: Hex[]
+  data: Hex
+  index: number
+  position: number
+}
+
+interface CallFrame {
+  type: CallType
+  from: Address
+  gas: bigint
+  gasUsed: bigint
+  to: Address | undefined
+  input: Hex
+  output: Hex | undefined
+  error: string | undefined
+  revertReason: string | undefined
+  calls: CallFrame[]
+  logs: CallLog[] | undefined
+  value: bigint | undefined
+  revertedSnapshot: boolean
+}
+
+const REVERTED = 'execution reverted'
+const ERROR_SELECTOR = '08c379a0'
+const PANIC_SELECTOR = '4e487b71'
+const PANIC_REASONS: Record<string, string> = {
+  '0': 'generic panic',
+  '1': 'assert(false)',
+  '17': 'arithmetic underflow or overflow',
+  '18': 'division or modulo by zero',
+  '33': 'enum overflow',
+  '34': 'invalid encoded storage byte array accessed',
+  '49': 'out-of-bounds array access; popping on an empty array',
+  '50': 'out-of-bounds access of an array or bytesN',
+  '65': 'out of memory',
+  '81': 'uninitialized function',
+}
+
+const q = (n: bigint | number): Hex => `0x${n.toString(16)}` as Hex
+
+/** geth accounts/abi UnpackRevert: Error(string) and Panic(uint256); undefined when it fails */
+export function unpackRevert(output: Hex): string | undefined {
+  const body = output.slice(2).toLowerCase()
+  if (body.length < 8) return undefined
+  const selector = body.slice(0, 8)
+  const data = body.slice(8)
+  const word = (i: number): bigint | undefined => {
+    const w = data.slice(i * 64, i * 64 + 64)
+    return w.length === 64 ? BigInt(`0x${w}`) : undefined
+  }
+  if (selector === PANIC_SELECTOR) {
+    const code = word(0)
+    if (code === undefined) return undefined
+    return PANIC_REASONS[code.toString()] ?? `unknown panic code: ${q(code)}`
+  }
+  if (selector !== ERROR_SELECTOR) return undefined
+  const byteLen = data.length / 2
+  const offset = word(0)
+  if (offset === undefined || offset + 32n > BigInt(byteLen)) return undefined
+  const lenWord = data.slice(Number(offset) * 2, Number(offset) * 2 + 64)
+  if (lenWord.length < 64) return undefined
+  const len = BigInt(`0x${lenWord}`)
+  const start = Number(offset) + 32
+  if (BigInt(start) + len > BigInt(byteLen)) return undefined
+  const hex = data.slice(start * 2, start * 2 + Number(len) * 2)
+  const bytes = new Uint8Array(hex.length / 2)
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
+  return new TextDecoder().decode(bytes)
+}
+
+function processOutput(f: CallFrame, output: Hex, error: string | undefined, reverted: boolean): void {
+  // pre-Homestead code-store OOG does not revert: geth clears the error
+  if (error !== undefined && !reverted) error = undefined
+  if (error === undefined) {
+    f.output = output
+    return
+  }
+  f.error = error
+  f.revertedSnapshot = reverted
+  if (f.type === 'CREATE' || f.type === 'CREATE2') f.to = undefined
+  if (error !== REVERTED || output === '0x') return
+  f.output = output
+  if (output.length < 10) return
+  const reason = unpackRevert(output)
+  if (reason !== undefined) f.revertReason = reason
+}
+
+function clearFailedLogs(f: CallFrame, parentFailed: boolean): void {
+  const failed = (f.error !== undefined && f.error.length > 0 && f.revertedSnapshot) || parentFailed
+  if (failed) f.logs = undefined
+  for (const c of f.calls) clearFailedLogs(c, failed)
+}
+
+function toJson(f: CallFrame): CallFrameJson {
+  const out: CallFrameJson = { from: f.from, gas: q(f.gas), gasUsed: q(f.gasUsed) } as CallFrameJson
+  if (f.to !== undefined) out.to = f.to
+  out.input = f.input
+  if (f.output !== undefined && f.output !== '0x') out.output = f.output
+  if (f.error) out.error = f.error
+  if (f.revertReason) out.revertReason = f.revertReason
+  if (f.calls.length > 0) out.calls = f.calls.map(toJson)
+  if (f.logs && f.logs.length > 0) {
+    out.logs = f.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, index: q(l.index), position: q(l.position) }))
+  }
+  if (f.value !== undefined) out.value = q(f.value)
+  out.type = f.type
+  return out
+}
+
+export function createCallTracer(config: CallTracerConfig = {}): Tracer<CallFrameJson> {
+  const onlyTopCall = config.onlyTopCall === true
+  const withLog = config.withLog === true
+  const callstack: CallFrame[] = []
+  let gasLimit = 0n
+  let depth = 0
+
+  return {
+    onTxStart(ctx: TxContext) {
+      gasLimit = ctx.gasLimit
+    },
+    onEnter(e: EnterEvent) {
+      depth = e.depth
+      if (onlyTopCall && e.depth > 0) return
+      callstack.push({
+        type: e.type,
+        from: e.from,
+        gas: e.depth === 0 ? gasLimit : e.gas,
+        gasUsed: 0n,
+        to: e.to,
+        input: e.input,
+        output: undefined,
+        error: undefined,
+        revertReason: undefined,
+        calls: [],
+        logs: undefined,
+        value: e.value,
+        revertedSnapshot: false,
+      })
+    },
+    onExit(e: ExitEvent) {
+      if (e.depth === 0) {
+        if (callstack.length === 1) processOutput(callstack[0]!, e.output, e.error, e.reverted)
+        return
+      }
+      depth = e.depth - 1
+      if (onlyTopCall) return
+      if (callstack.length <= 1) return
+      const call = callstack.pop()!
+      call.gasUsed = e.gasUsed
+      processOutput(call, e.output, e.error, e.reverted)
+      callstack[callstack.length - 1]!.calls.push(call)
+    },
+    onLog(log: LogEvent) {
+      if (!withLog) return
+      if (onlyTopCall && depth > 0) return
+      const frame = callstack[callstack.length - 1]
+      if (!frame) return
+      ;(frame.logs ??= []).push({ address: log.address, topics: log.topics, data: log.data, index: log.index, position: frame.calls.length })
+    },
+    onTxEnd(e: TxEndEvent) {
+      const top = callstack[0]
+      if (!top) return
+      top.gasUsed = e.gasUsed
+      if (withLog) clearFailedLogs(top, false)
+    },
+    result(): CallFrameJson {
+      if (callstack.length !== 1) throw new EngineError('INTERNAL_ERROR', 'callTracer: incorrect number of top-level calls')
+      return toJson(callstack[0]!)
+    },
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * gethErrors: ethereumjs EVM error strings → go-ethereum's (core/vm/errors.go), shared by every
+ * tracer and by the execution result. geth-reference.md §1.3 lists geth's strings.
+ *
+ * Some geth errors carry numbers ethereumjs does not report (stack sizes, the opcode name); the
+ * adapter passes what it saw at the failing step in `FailingStep`.
+ *
+ * @example
+ * toGethError('invalid JUMP') // 'invalid jump destination'
+ * toGethError('stack underflow', { opcode: 0x01, opName: 'ADD', stackLen: 1 }) // 'stack underflow (1 <=> 2)'
+ */
+
+/** What the adapter knows about the step that failed, when the error came from a step. */
+export interface FailingStep {
+  opcode: number
+  /** geth's name of the opcode (e.g. 'INVALID', 'opcode 0xef not defined') */
+  opName: string
+  stackLen: number
+  /** geth's minStack / maxStack of the opcode */
+  minStack?: number
+  maxStack?: number
+  /** EIP-2200 active and SSTORE with gas left <= 2300: geth wraps the sentry error */
+  sstoreSentry?: boolean
+}
+
+const SIMPLE: Record<string, string> = {
+  revert: 'execution reverted',
+  'out of gas': 'out of gas',
+  'code store out of gas': 'contract creation code storage out of gas',
+  'code size to deposit exceeds maximum code size': 'max code size exceeded',
+  'invalid JUMP': 'invalid jump destination',
+  'static state change': 'write protection',
+  'create collision': 'contract address collision',
+  'insufficient balance': 'insufficient balance for transfer',
+  'value overflow': 'gas uint64 overflow',
+  'invalid bytecode deployed': 'invalid code: must not begin with 0xef',
+  'initcode exceeds max initcode size': 'max initcode size exceeded',
+  'value out of range': 'return data out of bounds',
+  'refund exhausted': 'refund counter below zero',
+}
+
+export const GETH_ERRORS = {
+  reverted: 'execution reverted',
+  outOfGas: 'out of gas',
+  insufficientBalance: 'insufficient balance for transfer',
+  depth: 'max call depth exceeded',
+  collision: 'contract address collision',
+} as const
+
+/**
+ * Maps an ethereumjs error string (EVMError.error) to geth's. Unknown strings pass through
+ * unchanged (precompile failures such as 'invalid input length' already read the same).
+ */
+export function toGethError(ejsError: string, step?: FailingStep): string {
+  if (ejsError === 'out of gas' && step?.sstoreSentry) return 'out of gas: not enough gas for reentrancy sentry'
+  if (ejsError === 'stack underflow' && step) {
+    return `stack underflow (${step.stackLen} <=> ${step.minStack ?? step.stackLen + 1})`
+  }
+  if (ejsError === 'stack overflow' && step) {
+    return `stack limit reached ${step.stackLen} (${step.maxStack ?? 1024})`
+  }
+  if (ejsError === 'invalid opcode') return `invalid opcode: ${step?.opName ?? 'INVALID'}`
+  if (ejsError === 'value out of range' && step) {
+    // RETURNDATACOPY out of bounds reads as ethereumjs' OUT_OF_RANGE; other ops hitting a value
+    // range check (memory offsets beyond uint64) are geth's gas overflow → out of gas
+    return step.opcode === 0x3e ? 'return data out of bounds' : 'out of gas'
+  }
+  return SIMPLE[ejsError] ?? ejsError
+}
