@@ -1,0 +1,206 @@
+/**
+ * rpcChain: a ChainSource over an upstream JSON-RPC node (fork mode).
+ *
+ * - chain id from eth_chainId at start; the hardfork per block from the chain's schedule
+ *   (engine/hardfork.ts), or the operator's fixed fork;
+ * - resolveBlock with eth_getBlockByNumber (tags, or a number; BLOCK_NOT_FOUND past the head),
+ *   headers kept per number (a few hundred, in process);
+ * - stateAfter(n): a fresh OverlayStateManager over the process-wide ForkCache at block n (entries
+ *   of blocks within REORG_DEPTH of the head get a TTL, in case the block is replaced);
+ * - mined transactions from eth_getTransactionByHash / eth_getBlockByNumber(full) as ethereumjs
+ *   typed txs whose sender is the node's `from` (replays skip signature recovery);
+ * - prefetch: the fork cache's eth_createAccessList warm-up, coinbase included.
+ * Every upstream failure is an EngineError STATE_ACCESS_ERROR from the RpcClient, URL-free.
+ */
+import type { Common, StateManagerInterface } from '@ethereumjs/common'
+import { createTxFromRPC, type TypedTransaction } from '@ethereumjs/tx'
+import { createAddressFromString } from '@ethereumjs/util'
+import { LRUCache } from 'lru-cache'
+import type { Address, Hex } from 'viem'
+import type { CacheStore } from '../cache/cacheStore.js'
+import { EngineError } from '../errors.js'
+import { createCommonFactory, networkName } from '../hardfork.js'
+import { ForkCache, OverlayStateManager, createRpcClient, type RpcClient } from '../state/index.js'
+import type { BlockSelector } from '../types.js'
+import type { BlockHeaderInfo, ChainSource, MinedTransaction } from './types.js'
+
+/** blocks this close to the head may still be replaced: their cached state expires */
+const REORG_DEPTH = 64n
+const NEAR_HEAD_TTL_SECONDS = 600
+
+export interface RpcChainOptions {
+  url: string
+  timeoutMs: number
+  cache: CacheStore
+  /** fixed ethereumjs hardfork; undefined: follow the chain (known schedule or the default) */
+  hardfork?: string
+  /** for tests: a ready client (its request counter is what they assert on) */
+  rpc?: RpcClient
+}
+
+export interface RpcChain extends ChainSource {
+  readonly rpc: RpcClient
+  readonly fork: ForkCache
+}
+
+interface RpcBlock {
+  number: Hex
+  hash: Hex
+  parentHash: Hex
+  timestamp: Hex
+  gasLimit: Hex
+  miner: Hex
+  baseFeePerGas?: Hex
+  difficulty?: Hex
+  mixHash?: Hex
+  excessBlobGas?: Hex
+  parentBeaconBlockRoot?: Hex
+  transactions: (Hex | RpcTx)[]
+}
+
+interface RpcTx {
+  hash: Hex
+  from: Hex
+  blockNumber: Hex | null
+  transactionIndex: Hex | null
+  type?: Hex
+  [k: string]: unknown
+}
+
+const q = (n: bigint): Hex => `0x${n.toString(16)}`
+
+export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
+  const rpc = opts.rpc ?? createRpcClient({ url: opts.url, timeoutMs: opts.timeoutMs })
+  const chainIdHex = await rpc.request<Hex>('eth_chainId')
+  const chainId = Number(BigInt(chainIdHex))
+  if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered an invalid chain id')
+  const commonFor = createCommonFactory(chainId, opts.hardfork)
+  const fork = new ForkCache({ rpc, chainId, cache: opts.cache })
+  const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512 })
+  let head = 0n
+
+  async function fetchBlock(tagOrNumber: Hex | string, full: boolean): Promise<RpcBlock | null> {
+    return rpc.request<RpcBlock | null>('eth_getBlockByNumber', [tagOrNumber, full])
+  }
+
+  function toHeader(b: RpcBlock): BlockHeaderInfo {
+    try {
+      return {
+        number: BigInt(b.number),
+        timestamp: BigInt(b.timestamp),
+        gasLimit: BigInt(b.gasLimit),
+        coinbase: b.miner.toLowerCase() as Address,
+        baseFeePerGas: b.baseFeePerGas !== undefined ? BigInt(b.baseFeePerGas) : undefined,
+        difficulty: BigInt(b.difficulty ?? '0x0'),
+        prevRandao: (b.mixHash ?? `0x${'0'.repeat(64)}`).toLowerCase() as Hex,
+        excessBlobGas: b.excessBlobGas !== undefined ? BigInt(b.excessBlobGas) : undefined,
+        parentBeaconBlockRoot: b.parentBeaconBlockRoot?.toLowerCase() as Hex | undefined,
+        hash: b.hash.toLowerCase() as Hex,
+        parentHash: b.parentHash.toLowerCase() as Hex,
+      }
+    } catch {
+      throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered a malformed block')
+    }
+  }
+
+  async function headerAt(n: bigint): Promise<BlockHeaderInfo> {
+    const hit = headers.get(q(n))
+    if (hit) return hit
+    const b = await fetchBlock(q(n), false)
+    if (!b) {
+      const latest = await rpc.request<Hex>('eth_blockNumber')
+      throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is beyond the chain head ${latest} or not available upstream`)
+    }
+    const h = toHeader(b)
+    if (h.number > head) head = h.number
+    if (head - h.number > REORG_DEPTH) headers.set(q(n), h)
+    return h
+  }
+
+  async function resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
+    if ('number' in selector) return { ...(await headerAt(selector.number)) }
+    // no mempool of our own: pending is the latest block's state
+    const tag = selector.tag === 'pending' ? 'latest' : selector.tag
+    const b = await fetchBlock(tag, false)
+    if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${selector.tag}' block`)
+    const h = toHeader(b)
+    if (tag === 'latest' && h.number > head) head = h.number
+    return h
+  }
+
+  function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {
+    return toMined(t, commonFor(blockHeader))
+  }
+
+  function ttlFor(n: bigint): number | undefined {
+    return head - n <= REORG_DEPTH ? NEAR_HEAD_TTL_SECONDS : undefined
+  }
+
+  return {
+    chainId,
+    network: networkName(chainId),
+    rpc,
+    fork,
+    resolveBlock,
+    async stateAfter(n: bigint): Promise<StateManagerInterface> {
+      return new OverlayStateManager(fork.at(n, { ttlSeconds: ttlFor(n) }))
+    },
+    commonAt: (header): Common => commonFor(header),
+    async getBlockHash(n: bigint) {
+      if (n < 0n) return undefined
+      try {
+        return (await headerAt(n)).hash
+      } catch (e) {
+        if (e instanceof EngineError && e.code === 'BLOCK_NOT_FOUND') return undefined
+        throw e
+      }
+    },
+    async getTransaction(hash: Hex) {
+      const t = await rpc.request<RpcTx | null>('eth_getTransactionByHash', [hash])
+      if (!t || t.blockNumber === null) return undefined
+      return mined(t, await headerAt(BigInt(t.blockNumber)))
+    },
+    async getBlockTransactions(n: bigint) {
+      const b = await fetchBlock(q(n), true)
+      if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is not available upstream`)
+      const header = toHeader(b)
+      return Promise.all((b.transactions as RpcTx[]).map((t) => mined(t, header)))
+    },
+    async prefetch(n, calls) {
+      const header = await headerAt(n).catch(() => undefined)
+      await fork.prefetch(n, calls, { extraAddresses: header ? [header.coinbase] : [], ttlSeconds: ttlFor(n) })
+    },
+    async ping() {
+      try {
+        await rpc.request('eth_blockNumber')
+        return true
+      } catch {
+        return false
+      }
+    },
+    async close() {
+      rpc.close()
+    },
+  }
+}
+
+/** an ethereumjs typed tx from the node's JSON, its sender fixed to the node's `from` */
+async function toMined(t: RpcTx, common: Common): Promise<MinedTransaction> {
+  let tx: TypedTransaction
+  try {
+    tx = (await createTxFromRPC(t as never, { common, freeze: false })) as TypedTransaction
+  } catch {
+    throw new EngineError('VALIDATION_ERROR', `transaction ${t.hash} has a type (${t.type ?? 'unknown'}) this service cannot replay`)
+  }
+  const from = t.from.toLowerCase() as Address
+  const sender = createAddressFromString(from)
+  // the node already recovered the sender: replays must not pay (or fail) recovering it again
+  ;(tx as { getSenderAddress: () => typeof sender }).getSenderAddress = () => sender
+  return {
+    tx,
+    from,
+    hash: t.hash.toLowerCase() as Hex,
+    blockNumber: BigInt(t.blockNumber!),
+    index: Number(BigInt(t.transactionIndex ?? '0x0')),
+  }
+}

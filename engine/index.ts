@@ -1,0 +1,74 @@
+/**
+ * createEngine: the engine facade `src/` calls (engine/types.ts). It picks the chain source —
+ * the embedded devnet when `rpcUrl` is empty, else a JSON-RPC fork — and wires simulation, step
+ * traces, stored simulations, access lists and the trace service over it.
+ *
+ * Every request resolves its block once to a fixed number and gets its own state manager and VM,
+ * so concurrent requests share nothing mutable (only the fork cache of immutable block state).
+ *
+ * @example
+ * const engine = await createEngine({ cache: createMemoryCacheStore(), gasCap: 50_000_000n,
+ *   rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 86_400 })
+ * const result = await engine.simulate({ calls, block: { tag: 'latest' }, validation: false, ... })
+ */
+import { createAccessList } from './accessList/createAccessList.js'
+import { createRpcChain } from './chain/rpcChain.js'
+import type { ChainSource } from './chain/types.js'
+import { createDevnet } from './devnet/devnetChain.js'
+import { demoTokenAbi } from './devnet/demoTransactions.js'
+import { EngineError, isEngineError } from './errors.js'
+import { executeCall } from './execution/executeTransaction.js'
+import { registerErrorAbi } from './simulation/revertReason.js'
+import { simulate } from './simulation/simulate.js'
+import { simulateSteps } from './simulation/simulateSteps.js'
+import { loadSimulation } from './simulation/simulationStore.js'
+import { createTraceService } from './trace/index.js'
+import type { Engine, EngineOptions } from './types.js'
+
+export type { Engine, EngineOptions } from './types.js'
+
+export async function createEngine(opts: EngineOptions): Promise<Engine> {
+  const chain: ChainSource = opts.rpcUrl
+    ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork: opts.hardfork })
+    : await createDevnet({ hardfork: opts.hardfork })
+  if (!opts.rpcUrl) registerErrorAbi(demoTokenAbi)
+  const deps = {
+    chain,
+    cache: opts.cache,
+    gasCap: opts.gasCap,
+    simulationTtlSeconds: opts.simulationTtlSeconds,
+    maxStructLogSteps: opts.maxStructLogSteps,
+    execute: executeCall,
+  }
+  const traces = createTraceService(chain, { gasCap: opts.gasCap, maxStructLogSteps: opts.maxStructLogSteps })
+
+  return {
+    simulate: (params) => guard(() => simulate(deps, params)),
+    simulateSteps: (params) => guard(() => simulateSteps(deps, params)),
+    getSimulation: (id) => guard(() => loadSimulation(opts.cache, id)),
+    accessList: (params) => guard(() => createAccessList(deps, params)),
+    traceTransaction: (hash, tracerConfig, overrides) => guard(() => traces.traceTransaction(hash, tracerConfig, overrides)),
+    traceCall: (params) => guard(() => traces.traceCall(params)),
+    traceCallMany: (params) => guard(() => traces.traceCallMany(params)),
+    async health() {
+      const [upstreamOk, cacheOk] = await Promise.all([chain.ping().catch(() => false), opts.cache.ping().catch(() => false)])
+      return { network: chain.network, chainId: chain.chainId, upstreamOk, cacheOk }
+    },
+    close: () => chain.close(),
+  }
+
+  /**
+   * Every failure leaves the engine as an EngineError (decisions §2): a raw exception here is a
+   * bug, reported as INTERNAL_ERROR with a generic message (the real one is logged, never sent:
+   * it could carry an upstream URL).
+   */
+  async function guard<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (e) {
+      if (isEngineError(e)) throw e
+      opts.logger?.error({ err: e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : String(e) }, 'engine: unexpected error')
+      throw new EngineError('INTERNAL_ERROR', 'internal error while executing the request')
+    }
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * simulate: POST /simulate shape A (decisions.md §3, §4). The calls run in order on ONE
+ * per-request state (state overrides first, block overrides in the BlockEnv), each on what the
+ * previous one left, in the environment of the resolved block (geth eth_call semantics). The
+ * result is stored under its id (§6) and returned; a non-success call is NOT thrown here: the
+ * caller (src/) turns it into the 422 with the full result attached.
+ *
+ * Per call: status, receipt gasUsed, returnData, logs (simulation-wide logIndex, `decoded` where
+ * the bundled table knows the event), `error` (geth string, revert reason, the contract that
+ * reverted, and for out of gas the lowest limit within the cap that succeeds), `transfers`.
+ *
+ * @example
+ * const result = await simulate(deps, { calls, block: { tag: 'latest' }, validation: false, ... })
+ */
+import type { StateManagerInterface } from '@ethereumjs/common'
+import { toHex, type Address } from 'viem'
+import type { CacheStore } from '../cache/cacheStore.js'
+import type { BlockHeaderInfo, ChainSource } from '../chain/types.js'
+import { decodeLogs, createTokenInfoReader, type RawLog } from '../decoding/index.js'
+import { EngineError, isEngineError } from '../errors.js'
+import type { CallInput, ExecuteCall, ExecutionContext, ExecutionResult } from '../execution/types.js'
+import { computeAssetChanges, createStateBalanceReader, createTransfersTracer } from '../observers/index.js'
+import { applyStateOverrides, executionContext } from '../trace/index.js'
+import type { BlockSelector, CallError, CallResult, SimulateParams, SimulatedLog, SimulationResult, Transfer } from '../types.js'
+import type { Tracer } from '../../tracers/types.js'
+import { findGasRequired } from './gasSearch.js'
+import { createRevertLocator } from './revertLocator.js'
+import { revertReason } from './revertReason.js'
+import { newSimulationId, storeSimulation } from './simulationStore.js'
+
+export interface SimulationDeps {
+  chain: ChainSource
+  cache: CacheStore
+  /** default and maximum gas of a call */
+  gasCap: bigint
+  simulationTtlSeconds: number
+  execute: ExecuteCall
+}
+
+const OUT_OF_GAS = /out of gas/i
+
+/** `pending` has no state of its own here (no mempool): it is the latest block, like traces */
+export function fixedSelector(block: BlockSelector): BlockSelector {
+  return 'tag' in block && block.tag === 'pending' ? { tag: 'latest' } : block
+}
+
+/** geth CallDefaults: gas defaults to the block gas limit and is clamped to the cap */
+export function callGas(call: CallInput, blockGasLimit: bigint, gasCap: bigint): bigint {
+  const wanted = call.gas ?? (blockGasLimit > 0n ? blockGasLimit : gasCap)
+  return wanted > gasCap ? gasCap : wanted
+}
+
+/** prefix an execution layer's rejection with the call it concerns (decisions §3 validation) */
+function rejectionOf(e: EngineError, index: number): EngineError {
+  return new EngineError(e.code, `calls[${index}]: ${e.message}`, { ...e.details, callIndex: index }, e.suggestion)
+}
+
+export async function simulate(deps: SimulationDeps, params: SimulateParams): Promise<SimulationResult> {
+  if (params.calls.length === 0) throw new EngineError('VALIDATION_ERROR', 'params.calls must hold at least one call')
+  const header = await deps.chain.resolveBlock(fixedSelector(params.block))
+  const state = await deps.chain.stateAfter(header.number)
+  await applyStateOverrides(state, params.stateOverrides)
+  const ctx = executionContext(deps.chain, header, state, params.blockOverrides)
+  await deps.chain.prefetch?.(header.number, params.calls)
+  const beforeState = params.traceAssetChanges ? await state.shallowCopy() : undefined
+
+  const calls: CallResult[] = []
+  const allTransfers: Transfer[] = []
+  const successLogs: RawLog[] = []
+  let gasUsed = 0n
+  let logIndex = 0
+  for (const [index, input] of params.calls.entries()) {
+    const call: CallInput = { ...input, gas: callGas(input, ctx.block.gasLimit, deps.gasCap) }
+    // the state this call starts from, for the out-of-gas search (cheap: the overlay's net writes)
+    const startState = await state.shallowCopy()
+    const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
+    const locator = createRevertLocator()
+    const tracers: Tracer[] = transfers ? [transfers, locator] : [locator]
+    let res: ExecutionResult
+    try {
+      res = await deps.execute(ctx, call, {
+        tracers,
+        validation: params.validation,
+        ...(params.validation && { blockGasUsed: gasUsed }),
+      })
+    } catch (e) {
+      if (isEngineError(e) && (e.code === 'VALIDATION_ERROR' || e.code === 'INSUFFICIENT_GAS')) throw rejectionOf(e, index)
+      throw e
+    }
+    gasUsed += res.gasUsed
+    const logs: SimulatedLog[] = res.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: toHex(logIndex++) }))
+    const result: CallResult = {
+      callIndex: index,
+      status: res.status,
+      returnData: res.returnData,
+      gasUsed: toHex(res.gasUsed),
+      logs,
+    }
+    if (res.createdAddress && res.status === 'success') result.contractAddress = res.createdAddress
+    if (res.status !== 'success') {
+      result.error = await callError(deps, ctx, res, call, startState, locator.result())
+    } else {
+      successLogs.push(...res.logs)
+    }
+    if (params.traceTransfers && transfers) result.transfers = transfers.result()
+    if (transfers && res.status === 'success') allTransfers.push(...transfers.result())
+    calls.push(result)
+  }
+
+  const readAfter = createStateBalanceReader(ctx, deps.execute)
+  const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params))
+  await decorateLogs(calls, tokens)
+
+  const result: SimulationResult = {
+    simulationId: newSimulationId(),
+    status: calls.find((c) => c.status !== 'success')?.status ?? 'success',
+    blockNumber: toHex(header.number),
+    gasUsed: toHex(gasUsed),
+    calls,
+  }
+  if (params.traceAssetChanges && beforeState) {
+    result.assetChanges = await computeAssetChanges({
+      account: params.account,
+      transfers: allTransfers,
+      logs: successLogs,
+      accounts: [...new Set(params.calls.map((c) => c.from))],
+      readBefore: createStateBalanceReader({ ...ctx, state: beforeState }, deps.execute),
+      readAfter,
+      tokens,
+      nativeSymbol: 'ETH',
+    })
+  }
+  await storeSimulation(deps.cache, result, deps.simulationTtlSeconds)
+  return result
+}
+
+/** the token-metadata cache may be shared only between reads of the block's own state */
+function tokenCacheScope(deps: SimulationDeps, header: BlockHeaderInfo, params: SimulateParams) {
+  const pure = !params.stateOverrides || Object.keys(params.stateOverrides).length === 0
+  const creates = params.calls.some((c) => !c.to)
+  return pure && !creates ? { store: deps.cache, scope: `${deps.chain.chainId}:${header.number}` } : undefined
+}
+
+async function decorateLogs(calls: CallResult[], tokens: ReturnType<typeof createTokenInfoReader>): Promise<void> {
+  const logs = calls.flatMap((c) => c.logs)
+  if (!logs.length) return
+  const decoded = await decodeLogs(logs, tokens)
+  logs.forEach((log, i) => {
+    const d = decoded[i]
+    if (d) log.decoded = d
+  })
+}
+
+async function callError(
+  deps: SimulationDeps,
+  ctx: ExecutionContext,
+  res: ExecutionResult,
+  call: CallInput,
+  startState: StateManagerInterface,
+  origin: Address | undefined,
+): Promise<CallError> {
+  const error: CallError = { message: res.error ?? (res.status === 'reverted' ? 'execution reverted' : 'execution failed') }
+  if (res.status === 'reverted' && res.returnData !== '0x') {
+    error.revertData = res.returnData
+    const reason = revertReason(res.returnData)
+    if (reason !== undefined) error.revertReason = reason
+  }
+  const contract = origin ?? call.to ?? undefined
+  if (contract) error.contractAddress = contract
+  if (OUT_OF_GAS.test(error.message)) {
+    const required = await findGasRequired(
+      async (gas) => {
+        const probe: ExecutionContext = { ...ctx, state: await startState.shallowCopy() }
+        return (await deps.execute(probe, { ...call, gas })).status === 'success'
+      },
+      call.gas ?? 0n,
+      deps.gasCap,
+    )
+    if (required !== undefined) error.gasRequired = toHex(required)
+  }
+  return error
+}
+
