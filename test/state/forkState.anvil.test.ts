@@ -35,6 +35,16 @@ contract Token {
     return true;
   }
 }
+contract Doomed {
+  constructor(address payable to) payable { selfdestruct(to); }
+}
+contract Factory {
+  uint256 public made;
+  function make(bytes32 salt) external payable {
+    new Doomed{salt: salt, value: msg.value}(payable(msg.sender));
+    made += 1;
+  }
+}
 contract Frames {
   uint256 public a;
   uint256 public b;
@@ -61,9 +71,9 @@ let token: Hex
 let frames: Hex
 let artifacts: Record<string, CompiledContract>
 
-async function mine(to: Hex | null, data: Hex): Promise<{ blockNumber: bigint; gasUsed: bigint; status: string; contractAddress?: Hex }> {
+async function mine(to: Hex | null, data: Hex, value = 0n): Promise<{ blockNumber: bigint; gasUsed: bigint; status: string; contractAddress?: Hex }> {
   const hash = await anvil.rpc<Hex>('eth_sendTransaction', [
-    { from: FROM, ...(to ? { to } : {}), data, gas: '0x200000', gasPrice: `0x${GAS_PRICE.toString(16)}` },
+    { from: FROM, ...(to ? { to } : {}), data, value: `0x${value.toString(16)}`, gas: '0x200000', gasPrice: `0x${GAS_PRICE.toString(16)}` },
   ])
   type Receipt = { blockNumber: Hex; gasUsed: Hex; status: Hex; contractAddress?: Hex }
   let r: Receipt | null = null
@@ -83,13 +93,13 @@ async function deploy(name: string, args: unknown[] = []): Promise<Hex> {
 }
 
 /** runs `data` to `to` from FROM in the env of block `n + 1`, on the state after block `n` */
-async function simulate(fork: ForkCache, n: bigint, to: Hex, data: Hex, opts: { prefetch: boolean }) {
+async function simulate(fork: ForkCache, n: bigint, to: Hex, data: Hex, opts: { prefetch: boolean; value?: bigint }) {
   const h = await anvil.rpc<{ timestamp: Hex; gasLimit: Hex; baseFeePerGas: Hex; miner: Hex; mixHash: Hex }>('eth_getBlockByNumber', [
     `0x${(n + 1n).toString(16)}`,
     false,
   ])
   const coinbase = h.miner.toLowerCase() as Hex
-  if (opts.prefetch) await fork.prefetch(n, [{ from: FROM, to, data }], { extraAddresses: [coinbase] })
+  if (opts.prefetch) await fork.prefetch(n, [{ from: FROM, to, data, value: opts.value }], { extraAddresses: [coinbase] })
   const state = new OverlayStateManager(fork.at(n))
   const vm = await createVM({ common: common.copy(), stateManager: state })
   const block = createBlock(
@@ -97,7 +107,7 @@ async function simulate(fork: ForkCache, n: bigint, to: Hex, data: Hex, opts: { 
     { common: vm.common },
   )
   const nonce = (await state.getAccount((await import('@ethereumjs/util')).createAddressFromString(FROM)))?.nonce ?? 0n
-  const tx = createLegacyTx({ nonce, gasPrice: GAS_PRICE, gasLimit: 0x200000n, to, data }, { common: vm.common }).sign(hexToBytes(PK0))
+  const tx = createLegacyTx({ nonce, gasPrice: GAS_PRICE, gasLimit: 0x200000n, to, data, value: opts.value ?? 0n }, { common: vm.common }).sign(hexToBytes(PK0))
   const result = await runTx(vm, { tx, block })
   return { state, result }
 }
@@ -108,10 +118,10 @@ async function expectSameWrites(state: OverlayStateManager, n1: bigint) {
   const w = state.flatten()
   expect(w.accounts.size).toBeGreaterThan(0)
   for (const [addr, a] of w.accounts) {
-    expect(a, addr).not.toBeNull()
-    expect(a!.balance, `balance of ${addr}`).toBe(BigInt(await anvil.rpc<Hex>('eth_getBalance', [addr, tag])))
-    expect(a!.nonce, `nonce of ${addr}`).toBe(BigInt(await anvil.rpc<Hex>('eth_getTransactionCount', [addr, tag])))
+    expect(a?.balance ?? 0n, `balance of ${addr}`).toBe(BigInt(await anvil.rpc<Hex>('eth_getBalance', [addr, tag])))
+    expect(a?.nonce ?? 0n, `nonce of ${addr}`).toBe(BigInt(await anvil.rpc<Hex>('eth_getTransactionCount', [addr, tag])))
   }
+  for (const [addr, c] of w.code) expect(bytesToHex(c), `code of ${addr}`).toBe(await anvil.rpc<Hex>('eth_getCode', [addr, tag]))
   for (const [addr, s] of w.storage) {
     for (const [slot, v] of s.slots) {
       const upstream = BigInt(await anvil.rpc<Hex>('eth_getStorageAt', [addr, slot, tag]))
@@ -174,6 +184,20 @@ describe.runIf(hasAnvil)('fork state over a real Anvil', () => {
     const slots = [...state.flatten().storage.get(frames)!.slots.keys()]
     // a (slot 0), b (slot 1, set then cleared: original 0 → 0), m[43]; never m[42] nor m[44]
     expect(slots).toHaveLength(3)
+  })
+
+  it('a contract created and self-destructed in one tx (EIP-6780) is deleted exactly as Anvil', async () => {
+    const factory = await deploy('Factory')
+    const rpc = createRpcClient({ url: anvil.url, timeoutMs: 5_000 })
+    const fork = new ForkCache({ rpc, chainId: 31337, cache: createMemoryCacheStore() })
+    const n = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
+    const data = encodeFunctionData({ abi: artifacts.Factory!.abi, functionName: 'make', args: [`0x${'11'.repeat(32)}`] })
+    const mined = await mine(factory, data, 1000n)
+    const { state, result } = await simulate(fork, n, factory, data, { prefetch: true, value: 1000n })
+    expect(result.execResult.exceptionError).toBeUndefined()
+    expect(result.totalGasSpent).toBe(mined.gasUsed)
+    expect([...state.flatten().accounts.values()]).toContain(null) // the Doomed child
+    await expectSameWrites(state, mined.blockNumber)
   })
 
   it('duplicate in-flight reads are merged; cached reads never leave the process', async () => {
