@@ -35,7 +35,7 @@ describe('graceful stop', () => {
     release()
     const res = await inFlight
     expect(res.status).toBe(200)
-    expect((await res.json()).data.callTracer.type).toBe('CALL')
+    expect(((await res.json()) as { data: { callTracer: { type: string } } }).data.callTracer.type).toBe('CALL')
     await closed
   })
 })

@@ -21,9 +21,13 @@ export interface TestApp {
   logs: Record<string, unknown>[]
   /** every log byte written, for secret scans */
   rawLogs(): string
-  fetch(path: string, init?: RequestInit): Promise<Response>
+  fetch(path: string, init?: RequestInit): Promise<TestResponse>
   close(): Promise<void>
 }
+
+/** a Response whose json() is loosely typed: tests assert on its shape */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> }
 
 export interface StartTestAppOptions {
   /** environment variables as an operator would set them (APP_ENV defaults to test) */
@@ -55,7 +59,7 @@ export async function startTestApp(opts: StartTestAppOptions = {}): Promise<Test
     cache,
     logs,
     rawLogs: () => raw,
-    fetch: (path, init) => fetch(server.url + path, init),
+    fetch: (path, init) => fetch(server.url + path, init) as Promise<TestResponse>,
     close: () => server.close(1000),
   }
 }
