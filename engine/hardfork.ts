@@ -40,6 +40,28 @@ export function checkHardfork(name: string): string {
   return name
 }
 
+/** 2^64 - 1: geth's gas limits are uint64, so no call can exceed it */
+const NO_TX_GAS_CAP = '18446744073709551615'
+
+/**
+ * RPC execution semantics: geth's ToMessage sets SkipTransactionChecks for eth_call, eth_simulateV1
+ * and traces, which skips the Osaka EIP-7825 per-transaction gas cap (geth-reference §1.2), and
+ * Anvil leaves it off unless --enable-tx-gas-limit. ethereumjs enforces it in every tx constructor,
+ * which re-merges its own params into the tx's Common copy; so the cap is lifted again after every
+ * params merge, on this Common and (Common.copy keeps own properties) on every copy of it. Mined
+ * transactions obey the cap anyway, so replays are unaffected.
+ */
+function withoutTxGasCap(common: Common): Common {
+  const merge = Common.prototype.updateParams
+  const lift = function (this: Common, params: Parameters<Common['updateParams']>[0]): void {
+    merge.call(this, params)
+    if ('7825' in params || 7825 in params) merge.call(this, { 7825: { maxTransactionGasLimit: NO_TX_GAS_CAP } })
+  }
+  Object.defineProperty(common, 'updateParams', { value: lift, writable: true, enumerable: true, configurable: true })
+  merge.call(common, { 7825: { maxTransactionGasLimit: NO_TX_GAS_CAP } })
+  return common
+}
+
 /**
  * A factory of Commons for one chain: a fresh Common per call (a Common is mutable and a VM may
  * change it, so requests never share one). `fixedHardfork` pins the fork for every block.
@@ -48,7 +70,7 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
   if (fixedHardfork) checkHardfork(fixedHardfork)
   const known = KNOWN_CHAINS[chainId]
   if (known && !fixedHardfork) {
-    const base = new Common({ chain: known.config })
+    const base = withoutTxGasCap(new Common({ chain: known.config }))
     return (at) => {
       const c = base.copy()
       c.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp })
@@ -56,8 +78,8 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
     }
   }
   const hardfork = fixedHardfork ?? DEFAULT_HARDFORK
-  const base = known
-    ? new Common({ chain: known.config, hardfork })
-    : createCustomCommon({ chainId, name: networkName(chainId) }, Mainnet, { hardfork })
+  const base = withoutTxGasCap(
+    known ? new Common({ chain: known.config, hardfork }) : createCustomCommon({ chainId, name: networkName(chainId) }, Mainnet, { hardfork }),
+  )
   return () => base.copy()
 }
