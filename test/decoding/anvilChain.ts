@@ -47,8 +47,8 @@ export function chain(anvil: AnvilInstance) {
     return { ...receipt, before: after - 1n, after, fee: BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice) }
   }
 
-  const deploy = async (from: Address, c: CompiledContract, args: unknown[] = []): Promise<Address> => {
-    const r = await send({ from, data: encodeDeployData({ abi: c.abi, bytecode: c.bytecode, args }) })
+  const deploy = async (from: Address, c: CompiledContract, args: unknown[] = [], value?: bigint): Promise<Address> => {
+    const r = await send({ from, value, data: encodeDeployData({ abi: c.abi, bytecode: c.bytecode, args }) })
     if (!r.contractAddress) throw new Error('deployment failed')
     return r.contractAddress.toLowerCase() as Address
   }

@@ -2,7 +2,8 @@
  * The token zoo of the decoding tests, compiled with npm solc: a standard ERC-20, a fee-on-transfer
  * ERC-20 whose Transfer event states the full amount while only 99% arrives, a token without
  * symbol()/decimals(), a bytes32-symbol token (MKR-style), an ERC-721, an ERC-1155, a WETH-like
- * wrapper and a contract that forwards ETH internally (one forward may revert).
+ * wrapper, a contract that forwards ETH internally (one forward may revert), one that self-destructs
+ * and one that delegatecalls with value.
  */
 import { compile, type CompiledContract } from '../support/solc.js'
 
@@ -87,6 +88,24 @@ contract Weth {
 
 contract Rejecter {
     receive() external payable { revert("no thanks"); }
+}
+
+/// Sends its whole balance away by SELFDESTRUCT (the adapter's synthesized frame carries the value).
+contract Doomed {
+    constructor() payable {}
+    function kill(address payable to) external { selfdestruct(to); }
+}
+
+contract Sink {
+    event Seen(uint256 value);
+    function touch() external payable { emit Seen(msg.value); }
+}
+
+/// Runs Sink's code in its own context: DELEGATECALL moves no value between accounts.
+contract Delegator {
+    function run(address impl) external payable {
+        (bool ok, ) = impl.delegatecall(abi.encodeWithSignature("touch()")); require(ok);
+    }
 }
 
 /// Forwards ETH with inner calls; a failed forward is tolerated, so its value stays here.

@@ -27,6 +27,9 @@ beforeAll(async () => {
   addr.fee = await c.deploy(A!, z.FeeToken!, [parseEther('1000000')])
   addr.fwd = await c.deploy(A!, z.Forwarder!)
   addr.rejecter = await c.deploy(A!, z.Rejecter!)
+  addr.doomed = await c.deploy(A!, z.Doomed!, [], parseEther('2'))
+  addr.sink = await c.deploy(A!, z.Sink!)
+  addr.delegator = await c.deploy(A!, z.Delegator!)
   await c.call(A!, addr.token, z.Token!.abi, 'transfer', [addr.fwd, parseEther('10')])
   engine = await createEngine({
     rpcUrl: anvil.url,
@@ -127,5 +130,16 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
       { account: A, type: 'native', token: null, symbol: 'ETH', decimals: 18, before: toHex(parseEther('5')), after: toHex(parseEther('4')), delta: (-parseEther('1')).toString() },
       { account: C, type: 'native', token: null, symbol: 'ETH', decimals: 18, before: toHex(cBefore), after: toHex(cBefore + parseEther('1')), delta: parseEther('1').toString() },
     ])
+  })
+
+  it('reports the value a SELFDESTRUCT sends, and no transfer for DELEGATECALL value', async () => {
+    const result = await engine!.simulate(
+      params([
+        { from: A!, to: addr.doomed, data: data('Doomed', 'kill', [C]) },
+        { from: A!, to: addr.delegator, value: 7n, data: data('Delegator', 'run', [addr.sink]) },
+      ]),
+    )
+    expect(result.calls[0]!.transfers).toEqual([{ type: 'native', token: null, from: addr.doomed, to: C, amount: toHex(parseEther('2')) }])
+    expect(result.calls[1]!.transfers).toEqual([{ type: 'native', token: null, from: A, to: addr.delegator, amount: '0x7' }])
   })
 })
