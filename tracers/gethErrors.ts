@@ -51,7 +51,9 @@ export const GETH_ERRORS = {
  * Maps an ethereumjs error string (EVMError.error) to geth's. Unknown strings pass through
  * unchanged (precompile failures such as 'invalid input length' already read the same).
  */
-export function toGethError(ejsError: string, step?: FailingStep): string {
+export function toGethError(rawError: string, step?: FailingStep): string {
+  // ethereumjs appends the location to some errors: 'invalid JUMP at 0x<codehash>/0x<address>:<pc>'
+  const ejsError = rawError.replace(/ at 0x[0-9a-fA-F]*\/0x[0-9a-fA-F]*:\d+$/, '')
   if (ejsError === 'out of gas' && step?.sstoreSentry) return 'out of gas: not enough gas for reentrancy sentry'
   if (ejsError === 'stack underflow' && step) {
     return `stack underflow (${step.stackLen} <=> ${step.minStack ?? step.stackLen + 1})`

@@ -37,6 +37,7 @@ interface StepFacts {
   opcode: number
   stackLen: number
   gasLeft: bigint
+  cost: bigint
 }
 
 interface Frame {
@@ -48,6 +49,8 @@ interface Frame {
   /** RETURNDATA as the struct logger shows it: the output of the last finished child */
   returnData: Uint8Array
   lastStep?: StepFacts
+  /** CREATE frames: what RETURN handed back, the code geth reports even when storing it failed */
+  returnedCode?: Uint8Array
 }
 
 /** a CALL/CREATE step whose message has not started yet */
@@ -142,7 +145,7 @@ export class TracingAdapter {
     const code = ev.opcode.code
     const stack = ev.stack
     const cost = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee)
-    if (frame) frame.lastStep = { opcode: code, stackLen: stack.length, gasLeft: ev.gasLeft }
+    if (frame) frame.lastStep = { opcode: code, stackLen: stack.length, gasLeft: ev.gasLeft, cost }
     const self = addr(ev.address)
     const top = (i: number): bigint => stack[stack.length - 1 - i] ?? 0n
     const { minStack } = stackBounds(code)
@@ -156,6 +159,8 @@ export class TracingAdapter {
       const topics: Hex[] = []
       for (let i = 0; i < code - OP.LOG0; i++) topics.push(`0x${top(2 + i).toString(16).padStart(64, '0')}` as Hex)
       this.pendingLog = { depth: ev.depth, address: self, topics, data: hex(readMemory(ev.memory, top(0), top(1))) }
+    } else if (code === OP.RETURN && stackOk && frame && (frame.type === 'CREATE' || frame.type === 'CREATE2')) {
+      frame.returnedCode = readMemory(ev.memory, top(0), top(1))
     } else if (code === OP.SELFDESTRUCT && stackOk) {
       const acc = await ev.stateManager.getAccount(ev.address)
       this.pendingSelfdestruct = { depth: ev.depth, from: self, to: wordToAddress(top(0)), value: acc?.balance ?? 0n }
@@ -327,12 +332,25 @@ export class TracingAdapter {
 
     let error: string | undefined
     let reverted = false
+    let output = result.execResult.returnValue ?? EMPTY
     if (ejsError !== undefined) {
       error = toGethError(ejsError, this.failingStep(frame))
-      // pre-Homestead a code-store OOG keeps the frame's state (geth captureEnd)
-      reverted = !(ejsError === 'code store out of gas' && !this.common.gteHardfork('homestead'))
+      const isCreate = frame.type === 'CREATE' || frame.type === 'CREATE2'
+      const s = frame.lastStep
+      // code deposit failed after a successful RETURN: ethereumjs says 'out of gas', geth
+      // ErrCodeStoreOutOfGas (the RETURN itself could pay, so the deposit is what failed)
+      if (isCreate && error === GETH_ERRORS.outOfGas && s && s.opcode === OP.RETURN && s.cost <= s.gasLeft) {
+        error = 'contract creation code storage out of gas'
+      }
+      // pre-Homestead a code-store OOG keeps the frame's state (geth captureEnd) and geth's
+      // ret is the code that could not be stored
+      if (ejsError === 'code store out of gas') {
+        reverted = this.common.gteHardfork('homestead')
+        if (!reverted && frame.returnedCode) output = frame.returnedCode
+      } else {
+        reverted = true
+      }
     }
-    const output = result.execResult.returnValue ?? EMPTY
     if (reverted) this.logCount = frame.logCountAtStart
     const parent = this.frames[this.frames.length - 1]
     if (parent) parent.returnData = ejsError === undefined || ejsError === 'revert' ? (frame.type.startsWith('CREATE') && ejsError === undefined ? EMPTY : output) : EMPTY

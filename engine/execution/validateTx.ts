@@ -10,6 +10,9 @@ import { Capability, getCalldataFloorGas, isBlob4844Tx, type TypedTransaction } 
 import type { Address as EjsAddress } from '@ethereumjs/util'
 import { EngineError } from '../errors.js'
 
+/** EIP-4844 GAS_PER_BLOB (2^17), unchanged by later forks */
+const BLOB_GAS_PER_BLOB = 131072n
+
 export interface ValidateTxInput {
   tx: TypedTransaction
   sender: EjsAddress
@@ -58,7 +61,7 @@ export function validateTx(v: ValidateTxInput): void {
   }
   let want = tx.gasLimit * feeCap + tx.value
   if (isBlob4844Tx(tx)) {
-    const blobGas = common.param('blobGasPerBlob') * BigInt(tx.numBlobs())
+    const blobGas = BLOB_GAS_PER_BLOB * BigInt(tx.numBlobs())
     want += blobGas * tx.maxFeePerBlobGas
     if (v.validation && v.blobGasPrice !== undefined && tx.maxFeePerBlobGas < v.blobGasPrice) {
       throw new EngineError('VALIDATION_ERROR', `max fee per blob gas less than block blob gas fee: address ${who} blobGasFeeCap: ${tx.maxFeePerBlobGas}, blobBaseFee: ${v.blobGasPrice}`, { rule: 'blobFee' })

@@ -52,10 +52,29 @@ interface FixtureJson {
 
 const big = (v: string | number | undefined): bigint => (v === undefined || v === '' ? 0n : BigInt(v))
 
+/**
+ * geth decodes JSON keys case-insensitively (`IstanbulBlock` is istanbulBlock); ethereumjs does
+ * not. Clique only changes who the coinbase is (the header signer), and the fixture's context
+ * names the miner already, so the runner treats those chains as ethash.
+ */
+function gethConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(config)) out[k.charAt(0).toLowerCase() + k.slice(1)] = v
+  if ('clique' in out) {
+    delete out.clique
+    out.ethash = {}
+  }
+  return out
+}
+
+/** decoding a blob tx wants a KZG backend; fixtures carry no blobs, so it is never called */
+const noKzg = new Proxy({}, { get: () => () => { throw new Error('KZG is not available in the conformance runner') } })
+
 function commonFor(fx: FixtureJson): Common {
   const g = fx.genesis
   const genesis = {
     ...g,
+    config: gethConfig(g.config),
     // ethereumjs reads these as hex/decimal strings; geth's JSON has them in either form
     difficulty: g.difficulty ?? '0x0',
     gasLimit: g.gasLimit ?? '0x0',
@@ -65,7 +84,7 @@ function commonFor(fx: FixtureJson): Common {
     mixHash: g.mixHash ?? `0x${'0'.repeat(64)}`,
     coinbase: g.coinbase ?? `0x${'0'.repeat(40)}`,
   }
-  const common = createCommonFromGethGenesis(genesis as never, { chain: 'fixture' })
+  const common = createCommonFromGethGenesis(genesis as never, { chain: 'fixture', customCrypto: { kzg: noKzg as never } })
   common.setHardforkBy({ blockNumber: big(fx.context.number), timestamp: big(fx.context.timestamp) })
   return common
 }
@@ -128,7 +147,7 @@ export async function runFixture(fixture: Fixture): Promise<FixtureOutcome> {
   try {
     const fx = JSON.parse(readFileSync(fixture.file, 'utf8')) as FixtureJson
     const common = commonFor(fx)
-    const tx: TypedTransaction = createTxFromRLP(hexToBytes(fx.input), { common })
+    const tx: TypedTransaction = createTxFromRLP(hexToBytes(fx.input.startsWith('0x') ? fx.input : (`0x${fx.input}` as Hex)), { common })
     const ctx: ExecutionContext = { common, state: stateFor(fx), block: blockEnvFor(fx, common) }
     const tracer = await tracerFor(fixture, fx)
     await executeSignedTx(ctx, tx, { tracers: [tracer], validation: false })
@@ -136,6 +155,7 @@ export async function runFixture(fixture: Fixture): Promise<FixtureOutcome> {
     const diff = firstDifference(normalize(fx.result), normalize(got), '$')
     return diff ? { name: fixture.name, pass: false, detail: diff } : { name: fixture.name, pass: true }
   } catch (e) {
+    if (process.env.CONFORMANCE_DEBUG) console.error(e)
     return { name: fixture.name, pass: false, detail: `threw ${(e as Error).message ?? String(e)}` }
   }
 }

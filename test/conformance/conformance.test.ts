@@ -1,0 +1,26 @@
+/**
+ * The conformance ratchet: every geth tracer fixture runs; a fixture listed in passing.json that
+ * no longer matches fails the suite. The count is printed so progress shows in CI logs.
+ */
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { listFixtures, runFixture, type FixtureOutcome } from './fixtures.js'
+
+const ratchet = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'passing.json'), 'utf8')) as string[]
+
+describe('geth tracer conformance', () => {
+  it('keeps every fixture of passing.json matching geth', async () => {
+    const fixtures = listFixtures()
+    expect(fixtures.length).toBe(49)
+    const outcomes: FixtureOutcome[] = []
+    for (const f of fixtures) outcomes.push(await runFixture(f))
+    const passed = outcomes.filter((o) => o.pass).map((o) => o.name)
+    console.log(`conformance: ${passed.length}/${fixtures.length} fixtures match`)
+    const regressed = outcomes.filter((o) => !o.pass && ratchet.includes(o.name)).map((o) => `${o.name}: ${o.detail}`)
+    expect(regressed).toEqual([])
+    // the ratchet only lists fixtures that really exist
+    for (const name of ratchet) expect(fixtures.map((f) => f.name)).toContain(name)
+  }, 120_000)
+})
