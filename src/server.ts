@@ -32,8 +32,13 @@ export function listen(app: { fetch: (req: Request, env: never) => Response | Pr
           new Promise<void>((done) => {
             const force = setTimeout(() => server.closeAllConnections(), graceMs)
             force.unref()
+            // a keep-alive socket turns idle when its in-flight response ends: close it then, not
+            // at the keep-alive timeout
+            const sweep = setInterval(() => server.closeIdleConnections(), 50)
+            sweep.unref()
             server.close(() => {
               clearTimeout(force)
+              clearInterval(sweep)
               done()
             })
             server.closeIdleConnections()

@@ -10,7 +10,7 @@ import { HTTPException } from 'hono/http-exception'
 import { EngineError } from '../../engine/errors.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { ApiError, type ErrorBody } from './apiError.js'
-import { statusForCode, type ApiErrorCode } from './statusTable.js'
+import { statusByCode, statusForCode, type ApiErrorCode } from './statusTable.js'
 
 export interface ErrorHandlerOptions {
   logger: HttpLogger
@@ -29,9 +29,11 @@ export function createErrorHandler(opts: ErrorHandlerOptions) {
   }
 
   const describe = (err: unknown, requestId: string) => {
-    const failure = toFailure(err)
+    let failure = toFailure(err)
     if (failure.body.code === 'INTERNAL_ERROR') {
       opts.logger.error({ requestId, err: scrub(serializeError(err)) }, 'request failed with an internal error')
+      // whatever raised it, an internal error leaves with the generic text only (decisions §2)
+      failure = { ...failure, body: { code: 'INTERNAL_ERROR', message: genericInternal } }
     }
     return { ...failure, body: scrub(failure.body) }
   }
@@ -49,9 +51,11 @@ export function createErrorHandler(opts: ErrorHandlerOptions) {
   }
 }
 
+const genericInternal = 'internal error; the request id (X-Request-Id) identifies it in the service log'
+
 function toFailure(err: unknown): { body: ErrorBody; status: number; headers?: Record<string, string> } {
   if (err instanceof ApiError) return { body: err.toBody(), status: err.status ?? statusForCode(err.code), headers: err.headers }
-  if (err instanceof EngineError) {
+  if (isEngineErrorLike(err)) {
     const body: ErrorBody = {
       code: err.code,
       message: err.message,
@@ -65,12 +69,24 @@ function toFailure(err: unknown): { body: ErrorBody; status: number; headers?: R
     return { body: { code, message: err.message || 'bad request' }, status: err.status }
   }
   return {
-    body: { code: 'INTERNAL_ERROR', message: 'internal error; the request id identifies it in the service log' },
+    body: { code: 'INTERNAL_ERROR', message: genericInternal },
     status: 500,
   }
 }
 
+/**
+ * An EngineError, also when it is not this module's class (an engine loaded twice, an error rebuilt
+ * after crossing a worker thread): recognised by name and a known code.
+ */
+function isEngineErrorLike(err: unknown): err is EngineError {
+  if (err instanceof EngineError) return true
+  return err instanceof Error && err.name === 'EngineError' && typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code in statusByCode
+}
+
 function serializeError(err: unknown): Record<string, unknown> {
-  if (err instanceof Error) return { type: err.name, message: err.message, stack: err.stack }
+  if (err instanceof Error) {
+    const extra = err instanceof EngineError ? { code: err.code, details: err.details } : {}
+    return { type: err.name, message: err.message, ...extra, stack: err.stack }
+  }
   return { value: String(err) }
 }

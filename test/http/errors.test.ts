@@ -97,6 +97,24 @@ describe('failure envelope and status codes', () => {
     expect(app.rawLogs()).not.toContain('super-secret-key')
   })
 
+  it("an engine INTERNAL_ERROR leaves with the generic message only; a look-alike EngineError is recognised", async () => {
+    app.engine.answer('traceCall', async () => {
+      throw new EngineError('INTERNAL_ERROR', 'cannot pass the request to a worker: DataCloneError', { worker: 3 })
+    })
+    const res = await app.fetch('/v1/trace/call', post({ call: { from, to } }))
+    expect(res.status).toBe(500)
+    const body = await res.json()
+    expect(body.error).toEqual({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/^internal error/) })
+
+    // an EngineError rebuilt elsewhere (another copy of the class, a worker boundary)
+    app.engine.answer('traceCall', async () => {
+      throw Object.assign(new Error('block 0x99 is beyond the head'), { name: 'EngineError', code: 'BLOCK_NOT_FOUND' })
+    })
+    const lookalike = await app.fetch('/v1/trace/call', post({ call: { from, to } }))
+    expect(lookalike.status).toBe(404)
+    expect((await lookalike.json()).error).toMatchObject({ code: 'BLOCK_NOT_FOUND', message: 'block 0x99 is beyond the head' })
+  })
+
   it('engine error codes map to their statuses; the RPC URL never leaks', async () => {
     const cases: [string, number][] = [
       ['BLOCK_NOT_FOUND', 404],
