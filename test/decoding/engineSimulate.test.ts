@@ -143,3 +143,39 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
     expect(result.calls[1]!.transfers).toEqual([{ type: 'native', token: null, from: A, to: addr.delegator, amount: '0x7' }])
   })
 })
+
+// The embedded devnet (no rpcUrl): the README's examples must come out decoded with no setup.
+describe('Engine.simulate on the embedded devnet', () => {
+  const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3' as Address
+  const NFT = '0xe7f1725e7734ce288f8367e1bb143e90bb3f0512' as Address
+  let devnet: Engine | undefined
+  beforeAll(async () => {
+    devnet = await createEngine({ cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
+  })
+  afterAll(async () => devnet?.close())
+
+  it('decodes the demo token and NFT with their symbols and reports the NFT moving', async () => {
+    const erc20 = encodeFunctionData({ abi: z.Token!.abi, functionName: 'transfer', args: [C, parseEther('2.5')] })
+    const erc721 = encodeFunctionData({ abi: z.Nft!.abi, functionName: 'transferFrom', args: [B, C, 2n] })
+    const result = await devnet!.simulate({
+      calls: [
+        { from: A!, to: TOKEN, data: erc20 },
+        { from: B!, to: NFT, data: erc721 },
+      ],
+      block: { tag: 'latest' },
+      validation: false,
+      traceTransfers: true,
+      traceAssetChanges: true,
+      account: C,
+    })
+    expect(result.status).toBe('success')
+    expect(result.calls[0]!.logs[0]?.decoded?.summary).toBe('Transfer 2.5 DEMO from 0xf39f…2266 to 0x3c44…93bc')
+    expect(result.calls[1]!.logs[0]?.decoded?.summary).toBe('Transfer DNFT #2 from 0x7099…79c8 to 0x3c44…93bc')
+    expect(result.calls[1]!.transfers).toEqual([{ type: 'erc721', token: NFT, from: B, to: C, amount: '0x1', tokenId: '0x2' }])
+    const byType = Object.fromEntries(result.assetChanges!.map((x) => [x.type, x]))
+    expect(Object.keys(byType).sort()).toEqual(['erc20', 'erc721'])
+    expect(byType.erc20).toMatchObject({ account: C, token: TOKEN, symbol: 'DEMO', decimals: 18, delta: parseEther('2.5').toString() })
+    expect(BigInt(byType.erc20!.after) - BigInt(byType.erc20!.before)).toBe(parseEther('2.5'))
+    expect(byType.erc721).toEqual({ account: C, type: 'erc721', token: NFT, tokenId: '0x2', symbol: 'DNFT', before: '0x0', after: '0x1', delta: '1' })
+  })
+})
