@@ -27,6 +27,10 @@ import type { BlockHeaderInfo, ChainSource, MinedTransaction } from './types.js'
 /** blocks this close to the head may still be replaced: their cached state expires */
 const REORG_DEPTH = 64n
 const NEAR_HEAD_TTL_SECONDS = 600
+/** a header near the head is kept this long (a reorg replacing it within seconds is rare) */
+const NEAR_HEAD_HEADER_TTL_MS = 12_000
+/** simulations read token metadata with calls from the zero address: prefetch it too */
+const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000'
 
 export interface RpcChainOptions {
   url: string
@@ -76,7 +80,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered an invalid chain id')
   const commonFor = createCommonFactory(chainId, opts.hardfork)
   const fork = new ForkCache({ rpc, chainId, cache: opts.cache })
-  const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512 })
+  const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
   let head = 0n
 
   async function fetchBlock(tagOrNumber: Hex | string, full: boolean): Promise<RpcBlock | null> {
@@ -113,7 +117,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     }
     const h = toHeader(b)
     if (h.number > head) head = h.number
-    if (head - h.number > REORG_DEPTH) headers.set(q(n), h)
+    headers.set(q(n), h, head - h.number > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
     return h
   }
 
@@ -125,7 +129,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${selector.tag}' block`)
     const h = toHeader(b)
     if (tag === 'latest' && h.number > head) head = h.number
-    return h
+    headers.set(q(h.number), h, { ttl: NEAR_HEAD_HEADER_TTL_MS })
+    return { ...h }
   }
 
   function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {
@@ -168,7 +173,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     },
     async prefetch(n, calls) {
       const header = await headerAt(n).catch(() => undefined)
-      await fork.prefetch(n, calls, { extraAddresses: header ? [header.coinbase] : [], ttlSeconds: ttlFor(n) })
+      const extra = header ? [header.coinbase, ZERO_ADDRESS] : [ZERO_ADDRESS]
+      await fork.prefetch(n, calls, { extraAddresses: extra, ttlSeconds: ttlFor(n) })
     },
     async ping() {
       try {
