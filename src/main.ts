@@ -23,8 +23,12 @@ function configOrExit(): ServiceConfig {
   }
 }
 
+/** secrets of the running config, for the last-resort error line */
+let secrets: string[] = []
+
 async function main(): Promise<void> {
   const config = configOrExit()
+  secrets = [config.chain.rpc_url, config.api.auth_token].filter((s) => s.length >= 4)
   const logger = createLogger({ level: config.log.level, secrets: [config.chain.rpc_url, config.api.auth_token] })
   const cache = createCacheStore(config.cache.url, { logger })
   const workers = config.server.workers === 0 ? defaultWorkerCount() : config.server.workers
@@ -58,17 +62,22 @@ async function main(): Promise<void> {
     await engine.close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'engine close failed'))
     await cache.close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'cache close failed'))
     logger.info({}, 'stopped')
-    logger.flush?.()
+    // the log destination is asynchronous: let the last lines out before leaving
+    await new Promise<void>((resolve) => logger.flush(() => resolve()))
     process.exit(0)
   }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
+  const onSignal = (signal: string) => {
+    // a second signal while stopping: the operator wants out now
+    if (stopping) process.exit(1)
+    void stop(signal)
+  }
+  process.on('SIGTERM', () => onSignal('SIGTERM'))
+  process.on('SIGINT', () => onSignal('SIGINT'))
 }
 
 main().catch((err: unknown) => {
   // start-up failed (engine could not start, port taken, ...): one line, no stack with secrets
   const message = err instanceof Error ? err.message : String(err)
-  const secrets = [process.env.RPC_URL, process.env.AUTH_TOKEN].filter((s): s is string => !!s && s.length >= 4)
   process.stderr.write(`evm-sim-service: failed to start: ${secrets.reduce((m, s) => m.split(s).join('[redacted]'), message)}\n`)
   process.exit(1)
 })

@@ -80,7 +80,8 @@ function toFailure(err: unknown): { body: ErrorBody; status: number; headers?: R
  */
 function isEngineErrorLike(err: unknown): err is EngineError {
   if (err instanceof EngineError) return true
-  return err instanceof Error && err.name === 'EngineError' && typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code in statusByCode
+  const code = (err as { code?: unknown } | null)?.code
+  return err instanceof Error && err.name === 'EngineError' && typeof code === 'string' && code in statusByCode
 }
 
 function serializeError(err: unknown): Record<string, unknown> {
