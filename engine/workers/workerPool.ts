@@ -260,13 +260,14 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   }
 
   return {
-    simulate: (p) => call('simulate', [p]),
-    simulateSteps: (p) => call('simulateSteps', [p]),
-    getSimulation: (id) => call('getSimulation', [id]),
-    accessList: (p) => call('accessList', [p]),
-    traceTransaction: (hash, cfg) => call('traceTransaction', [hash, cfg]),
-    traceCall: (p) => call('traceCall', [p]),
-    traceCallMany: (p) => call('traceCallMany', [p]),
+    // every argument is forwarded as given, so an optional parameter added to Engine later crosses too
+    simulate: (...args) => call('simulate', args),
+    simulateSteps: (...args) => call('simulateSteps', args),
+    getSimulation: (...args) => call('getSimulation', args),
+    accessList: (...args) => call('accessList', args),
+    traceTransaction: (...args) => call('traceTransaction', args),
+    traceCall: (...args) => call('traceCall', args),
+    traceCallMany: (...args) => call('traceCallMany', args),
     async health() {
       const asked = call<EngineHealth>('health', [])
       if (!lastHealth) return (lastHealth = await asked)

@@ -70,8 +70,13 @@ export async function deploy(anvil: AnvilInstance, name: 'Store' | 'Loop'): Prom
   const artifacts = compile(SOURCES)
   const { abi, bytecode } = artifacts[name]!
   const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: DEV_ACCOUNTS[0], data: bytecode, gas: '0x1000000' }])
-  const receipt = await anvil.rpc<{ contractAddress: Address; status: Hex }>('eth_getTransactionReceipt', [hash])
-  if (receipt.status !== '0x1') throw new Error(`deploying ${name} failed`)
+  // automine answers before the receipt is queryable now and then: poll briefly
+  let receipt: { contractAddress: Address; status: Hex } | null = null
+  for (let i = 0; i < 200 && !receipt; i++) {
+    receipt = await anvil.rpc<{ contractAddress: Address; status: Hex } | null>('eth_getTransactionReceipt', [hash])
+    if (!receipt) await new Promise((r) => setTimeout(r, 25))
+  }
+  if (receipt?.status !== '0x1') throw new Error(`deploying ${name} failed`)
   return {
     address: receipt.contractAddress.toLowerCase() as Address,
     abi,
