@@ -118,6 +118,10 @@ contract Forwarder {
         (bool ok, ) = good.call{value: half}(""); require(ok);
         (bool ignored, ) = bad.call{value: msg.value - half}(""); ignored;
     }
+    /// A call with more value than this contract holds fails before it starts: nothing moves.
+    function overspend(address payable to) external {
+        (bool ok, ) = to.call{value: address(this).balance + 1}(""); ok;
+    }
     /// The token moves happen in an inner call that reverts: none of them may be reported.
     function tryPay(Token token, address to, uint256 v) external {
         try this.payThenFail(token, to, v) {} catch {}

@@ -99,6 +99,10 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
     // the token transfer happened inside a frame that reverted: it never happened
     expect(result.calls[2]!.transfers).toEqual([])
     expect(result.calls[2]!.logs).toEqual([])
+    // a CALL that fails its balance check: geth still shows the frame, but no value moved
+    const overspent = await engine!.simulate(params([{ from: A!, to: addr.fwd, data: data('Forwarder', 'overspend', [C]) }]))
+    expect(overspent.calls[0]!.status).toBe('success')
+    expect(overspent.calls[0]!.transfers).toEqual([])
   })
 
   it('reports the real balance change of a fee-on-transfer token, not the event amount', async () => {
