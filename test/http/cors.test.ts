@@ -28,6 +28,7 @@ describe('CORS from [api.cors] (restricted list)', () => {
     expect(res.headers.get('access-control-allow-headers')?.split(',')).toEqual(app.config.api.cors.allowed_headers)
     expect(res.headers.get('access-control-max-age')).toBe('600')
     expect(res.headers.get('access-control-allow-credentials')).toBe('true')
+    expect(res.headers.get('x-request-id')).toBeTruthy()
   })
 
   it('a simple request from an allowed origin gets Allow-Origin and exposed headers', async () => {
