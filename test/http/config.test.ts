@@ -1,4 +1,6 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -108,5 +110,36 @@ describe('the service process', () => {
     const lines = run.stderr.split('\n').filter((l) => l.trim() !== '')
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/production requires api\.auth_token.*AUTH_TOKEN/)
+  })
+
+  it('serves on the embedded devnet, then stops on SIGTERM: exit code 0, stop logged, no token in the log', async () => {
+    const env = { ...process.env, APP_ENV: 'test', PORT: '0', WORKERS: '1', LOG_LEVEL: 'info' } as Record<string, string>
+    delete env.AUTH_TOKEN
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    const lines: Record<string, unknown>[] = []
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    const listening = new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        const entry = JSON.parse(line) as Record<string, unknown>
+        lines.push(entry)
+        if (entry.msg === 'listening') resolve(entry.url as string)
+      })
+      child.once('exit', (code) => reject(new Error(`exited early (${code}): ${stderr}`)))
+    })
+    try {
+      const url = await listening
+      const health = await fetch(`${url}/v1/health`, { headers: { connection: 'close' } })
+      expect(health.status).toBe(200)
+      expect(((await health.json()) as { chainId: number }).chainId).toBe(31337)
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      const [code] = await exited
+      expect(code).toBe(0)
+      expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['listening', 'request', 'stopped']))
+      expect(JSON.stringify(lines)).not.toContain('test-token-0123456789abcdef')
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
   })
 })
