@@ -29,7 +29,15 @@ describe.runIf(ready)('worker pool from compiled JavaScript (dist layout)', () =
       join(dir, 'tsconfig.json'),
       JSON.stringify({
         extends: join(root, 'tsconfig.json'),
-        compilerOptions: { outDir: join(dir, 'out'), rootDir: root, sourceMap: false, noEmitOnError: false, incremental: false },
+        compilerOptions: {
+          outDir: join(dir, 'out'),
+          rootDir: root,
+          // type roots are looked up from the config's folder: point them back at the project
+          typeRoots: [join(root, 'node_modules/@types')],
+          sourceMap: false,
+          noEmitOnError: false,
+          incremental: false,
+        },
         files: ['engine/index.ts', 'engine/workers/index.ts', 'engine/workers/workerMain.ts'].map((f) => join(root, f)),
         include: [],
       }),
