@@ -51,6 +51,8 @@ interface Frame {
   lastStep?: StepFacts
   /** CREATE frames: what RETURN handed back, the code geth reports even when storing it failed */
   returnedCode?: Uint8Array
+  /** CREATE frames: the init code (the running code) */
+  initCode?: Uint8Array
 }
 
 /** a CALL/CREATE step whose message has not started yet */
@@ -142,7 +144,9 @@ export class TracingAdapter {
   async onStep(ev: InterpreterStep): Promise<void> {
     await this.flushPending(ev.depth)
     const frame = this.frames[this.frames.length - 1]
-    const code = ev.opcode.code
+    // ethereumjs reports every undefined or not-yet-active byte as INVALID (0xfe); geth names the
+    // real byte ('opcode 0xc not defined', or e.g. PUSH0 before Shanghai). Halting ops: rare.
+    const code = ev.opcode.code === 0xfe ? await this.actualOpcode(ev, frame) : ev.opcode.code
     const stack = ev.stack
     const cost = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee)
     if (frame) frame.lastStep = { opcode: code, stackLen: stack.length, gasLeft: ev.gasLeft, cost }
@@ -184,6 +188,11 @@ export class TracingAdapter {
       if (error) step.error = error
       for (const t of this.wantsOpcode) await t.onOpcode!(step)
     }
+  }
+
+  private async actualOpcode(ev: InterpreterStep, frame: Frame | undefined): Promise<number> {
+    const running = frame?.initCode ?? (await ev.stateManager.getCode(ev.codeAddress))
+    return running[ev.pc] ?? 0xfe
   }
 
   /** records a CALL/CREATE step; returns geth's callGasTemp (the forwarded gas, no stipend) */
@@ -306,7 +315,9 @@ export class TracingAdapter {
       type = msg.to ? (msg.delegatecall ? 'DELEGATECALL' : msg.isStatic ? 'STATICCALL' : 'CALL') : msg.salt ? 'CREATE2' : 'CREATE'
       to = msg.to ? addr(msg.to) : msg.salt ? addr(new EjsAddress(generateAddress2(msg.caller.bytes, msg.salt, msg.data))) : await this.createAddress(from, 0n)
     }
-    this.frames.push({ depth, type, value, logCountAtStart: this.logCount, returnData: EMPTY })
+    const frame: Frame = { depth, type, value, logCountAtStart: this.logCount, returnData: EMPTY }
+    if (type === 'CREATE' || type === 'CREATE2') frame.initCode = input
+    this.frames.push(frame)
     await this.enter({ depth, type, from, to, input: hex(input), gas, value: type === 'STATICCALL' ? undefined : value })
   }
 
