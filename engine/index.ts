@@ -67,7 +67,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       return await run()
     } catch (e) {
       if (isEngineError(e)) throw e
-      opts.logger?.error({ err: e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : String(e) }, 'engine: unexpected error')
+      const redact = (text: string | undefined) => (text && opts.rpcUrl ? text.split(opts.rpcUrl).join('[rpc url]') : text)
+      const err = e instanceof Error ? { name: e.name, message: redact(e.message), stack: redact(e.stack) } : redact(String(e))
+      opts.logger?.error({ err }, 'engine: unexpected error')
       throw new EngineError('INTERNAL_ERROR', 'internal error while executing the request')
     }
   }
