@@ -9,7 +9,6 @@ import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
 import { post, startTestApp, authed, type TestApp } from './support/startTestApp.js'
-import type { TestEngine } from './support/testEngine.js'
 
 const account0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const account1 = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
@@ -31,7 +30,7 @@ describe('HTTP layer over the real engine (devnet)', () => {
       maxStructLogSteps: config.limits.max_struct_log_steps,
       simulationTtlSeconds: config.cache.simulation_ttl_seconds,
     })
-    app = await startTestApp({ engine: engine as TestEngine, cache })
+    app = await startTestApp({ engine, cache })
   })
   afterAll(async () => {
     await app?.close()

@@ -6,6 +6,7 @@
 import { Writable } from 'node:stream'
 import { loadConfig, type ServiceConfig } from '../../../config/loadConfig.js'
 import type { CacheStore } from '../../../engine/cache/cacheStore.js'
+import type { Engine } from '../../../engine/types.js'
 import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
 import { createApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/logger.js'
@@ -32,13 +33,14 @@ export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> }
 export interface StartTestAppOptions {
   /** environment variables as an operator would set them (APP_ENV defaults to test) */
   env?: Record<string, string>
-  engine?: TestEngine
+  /** default: a fresh test engine; a real Engine works too (then only its Engine methods are used) */
+  engine?: TestEngine | Engine
   cache?: CacheStore
 }
 
 export async function startTestApp(opts: StartTestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ env: { APP_ENV: 'test', ...opts.env } })
-  const engine = opts.engine ?? createTestEngine()
+  const engine = (opts.engine ?? createTestEngine()) as TestEngine
   const cache = opts.cache ?? createMemoryCacheStore()
   let raw = ''
   const logs: Record<string, unknown>[] = []
