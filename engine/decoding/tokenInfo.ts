@@ -32,8 +32,9 @@ export interface TokenInfoCacheOptions {
   store: CacheStore
   /**
    * Identifies the state the reads run on, e.g. `${chainId}:${blockNumber}`. Share a scope only
-   * between reads of the same state: a simulation with state overrides or contract creations may
-   * see other code at an address than the block does, and must use its own scope (or no cache).
+   * between reads of the same state: a simulation with state overrides, or whose calls changed code
+   * at some address (engine/observers/codeChanges.ts: creations at any depth, self-destructs,
+   * EIP-7702 authorities), may see other code there than the block does, and must not share.
    */
   scope: string
   ttlSeconds?: number
