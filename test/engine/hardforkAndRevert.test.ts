@@ -1,0 +1,71 @@
+/**
+ * Hardfork selection (public chains by their schedule, others the default or the operator's
+ * fork, the Osaka per-tx gas cap lifted like geth's RPC paths) and revert reason decoding
+ * (geth's Panic texts, Error(string), custom errors by ABI, else the selector).
+ */
+import { createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { describe, expect, it } from 'vitest'
+import { encodeAbiParameters, encodeErrorResult, parseAbi, toFunctionSelector, type Hex } from 'viem'
+import { createCommonFactory, DEFAULT_HARDFORK, networkName } from '../../engine/hardfork.js'
+import { panicReason, registerErrorAbi, revertReason } from '../../engine/simulation/revertReason.js'
+
+describe('hardfork', () => {
+  it('follows mainnet’s schedule by block and time', () => {
+    const at = createCommonFactory(1)
+    expect(at({ number: 12_000_000n, timestamp: 1_615_000_000n }).hardfork()).toBe('muirGlacier')
+    expect(at({ number: 15_537_394n, timestamp: 1_663_224_179n }).hardfork()).toBe('paris')
+    expect(at({ number: 19_426_587n, timestamp: 1_710_338_135n }).hardfork()).toBe('cancun')
+    expect(at({ number: 22_431_084n, timestamp: 1_746_612_311n }).hardfork()).toBe('prague')
+    expect(networkName(1)).toBe('mainnet')
+  })
+
+  it('uses the default (or the operator’s) fork for other chains', () => {
+    expect(DEFAULT_HARDFORK).toBe('osaka')
+    expect(createCommonFactory(31337)({ number: 1n, timestamp: 1n }).hardfork()).toBe('osaka')
+    expect(createCommonFactory(31337, 'cancun')({ number: 1n, timestamp: 1n }).hardfork()).toBe('cancun')
+    expect(createCommonFactory(1, 'shanghai')({ number: 22_431_084n, timestamp: 1_746_612_311n }).hardfork()).toBe('shanghai')
+    expect(networkName(8453)).toBe('chain-8453')
+  })
+
+  it('refuses an unknown fork name', () => {
+    expect(() => createCommonFactory(31337, 'atlantis')).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }))
+  })
+
+  it('gives fresh Commons (a VM may change one) without the Osaka per-tx gas cap', () => {
+    const make = createCommonFactory(31337)
+    const a = make({ number: 1n, timestamp: 1n })
+    expect(make({ number: 1n, timestamp: 1n })).not.toBe(a)
+    // geth's RPC paths skip EIP-7825: a 30M-gas call must be constructible under Osaka
+    const tx = createFeeMarket1559Tx({ gasLimit: 30_000_000n, maxFeePerGas: 1n }, { common: a })
+    expect(tx.gasLimit).toBe(30_000_000n)
+  })
+})
+
+describe('revertReason', () => {
+  const panic = (code: bigint): Hex => `0x4e487b71${encodeAbiParameters([{ type: 'uint256' }], [code]).slice(2)}`
+
+  it('decodes Error(string)', () => {
+    expect(revertReason(encodeErrorResult({ abi: parseAbi(['error Error(string)']), errorName: 'Error', args: ['nope'] }))).toBe('nope')
+  })
+
+  it('gives geth’s Panic texts', () => {
+    expect(revertReason(panic(0x11n))).toBe('arithmetic underflow or overflow')
+    expect(revertReason(panic(0x01n))).toBe('assert(false)')
+    expect(revertReason(panic(0x32n))).toBe('out-of-bounds access of an array or bytesN')
+    expect(panicReason(0x99n)).toBe('unknown panic code: 0x99')
+  })
+
+  it('names a custom error whose ABI is registered, else gives the selector', () => {
+    const abi = parseAbi(['error Unlisted(address who, uint256 amount)'])
+    const data = encodeErrorResult({ abi, errorName: 'Unlisted', args: ['0x00000000000000000000000000000000000000ab', 5n] })
+    expect(revertReason(data)).toBe(toFunctionSelector('Unlisted(address,uint256)'))
+    registerErrorAbi(abi)
+    expect(revertReason(data)).toBe('Unlisted(0x00000000000000000000000000000000000000ab, 5)')
+  })
+
+  it('nothing for an empty revert, the selector for malformed payloads', () => {
+    expect(revertReason('0x')).toBeUndefined()
+    expect(revertReason('0x08c379')).toBeUndefined()
+    expect(revertReason('0x08c379a0ffff')).toBe('0x08c379a0')
+  })
+})
