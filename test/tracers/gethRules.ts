@@ -127,7 +127,8 @@ export interface StructLog {
 
 /**
  * Anvil struct logs → geth: §5.8 `refund: 0` and `memory: []` are omitted by geth; §5.6 error texts
- * differ (compared by presence only, our text is checked against geth's table elsewhere); §5.7
+ * differ (compared by presence only, our text is checked against geth's table elsewhere), and so
+ * does the gasCost of a failing step (see below); §5.7
  * CREATE/CREATE2 gasCost includes the forwarded gas in Anvil (we drop it from both sides).
  */
 export function comparableStructLogs(logs: StructLog[]): StructLog[] {
@@ -135,7 +136,12 @@ export function comparableStructLogs(logs: StructLog[]): StructLog[] {
     const out: StructLog = { ...l }
     if (out.refund === 0) delete out.refund
     if (out.memory && out.memory.length === 0) delete out.memory
-    if (out.error !== undefined) out.error = '<error>'
+    if (out.error !== undefined) {
+      out.error = '<error>'
+      // Anvil reports gasCost 0 on a step that runs out of gas; geth reports the op's constant gas
+      // (interpreter.go sets `cost = operation.constantGas` before the gas check). Checked apart.
+      out.gasCost = -1
+    }
     if (out.op === 'CREATE' || out.op === 'CREATE2') out.gasCost = -1
     return out
   })
@@ -151,4 +157,19 @@ export function fourByteFromGeth(geth: Record<string, number>) {
     else identifiers[sel] = { count, dataSize: Number(size) }
   }
   return { totalIdentifiers: Object.keys(identifiers).length, identifiers }
+}
+
+/**
+ * The first step where two (comparable) struct logs differ, with its neighbours, so a failing
+ * comparison of thousands of steps points at the step instead of printing both arrays.
+ */
+export function firstStepDifference(ours: StructLog[], theirs: StructLog[]): { index: number; ours: StructLog[]; theirs: StructLog[] } | undefined {
+  const canon = (l: StructLog | undefined) => JSON.stringify(l, l ? Object.keys(l).sort() : undefined)
+  const n = Math.max(ours.length, theirs.length)
+  for (let i = 0; i < n; i++) {
+    if (canon(ours[i]) !== canon(theirs[i]) || JSON.stringify(ours[i]?.storage) !== JSON.stringify(theirs[i]?.storage)) {
+      return { index: i, ours: ours.slice(Math.max(0, i - 1), i + 1), theirs: theirs.slice(Math.max(0, i - 1), i + 1) }
+    }
+  }
+  return undefined
 }
