@@ -220,4 +220,28 @@ describe('engine over an Anvil fork equals Anvil', () => {
     expect(concurrent).toEqual(sequential)
     expect(new Set(sequential.map((r) => r.status))).toEqual(new Set(['success', 'reverted']))
   })
+
+  // last: it mines a block of its own on Anvil
+  it('traces a mined transaction of a multi-transaction block: replayed after the earlier ones, receipt gas', async () => {
+    await anvil!.rpc('evm_setAutomine', [false])
+    let hashes: Hex[]
+    try {
+      hashes = [
+        await anvil!.rpc<Hex>('eth_sendTransaction', [rpcTx(call('Token', token, 'transfer', [B, 100n]))]),
+        // B can only pay because the first transaction of the block funded it
+        await anvil!.rpc<Hex>('eth_sendTransaction', [rpcTx(call('Token', token, 'transfer', [C, 60n], { from: B }))]),
+      ]
+      await anvil!.rpc('evm_mine')
+    } finally {
+      await anvil!.rpc('evm_setAutomine', [true])
+    }
+    const [r1, r2] = await Promise.all(hashes.map(receiptOf))
+    expect((r1 as unknown as { blockNumber: Hex }).blockNumber).toBe((r2 as unknown as { blockNumber: Hex }).blockNumber)
+    const traced = (await engine!.traceTransaction(hashes[1]!, { callTracer: { withLog: true } })).callTracer as Record<string, unknown>
+    expect(traced.error).toBeUndefined()
+    expect(traced.gasUsed).toBe(r2!.gasUsed)
+    expect(traced.from).toBe(B)
+    expect((traced.logs as unknown[]).length).toBe(1)
+    await expect(engine!.traceTransaction(`0x${'ab'.repeat(32)}`, { callTracer: {} })).rejects.toMatchObject({ code: 'TRANSACTION_NOT_FOUND' })
+  })
 })
