@@ -190,10 +190,18 @@ describe('engine over an Anvil fork equals Anvil', () => {
   })
 
   it('access lists equal Anvil’s eth_createAccessList (sorted) and carry the gas used with the list', async () => {
-    for (const c of [call('Probe', probe, 'nested', [token, C, 5n]), call('Token', token, 'transfer', [B, 1n]), { from: A, to: B, data: '0x' as Hex }]) {
+    const deployChild: CallInput = { from: B, data: encodeDeployData({ abi: z.Child!.abi, bytecode: z.Child!.bytecode, args: [1n] }) }
+    const cases: CallInput[] = [
+      call('Probe', probe, 'nested', [token, C, 5n]),
+      call('Token', token, 'transfer', [B, 1n]),
+      { from: A, to: B, data: '0x' },
+      call('Probe', probe, 'make', [2n], { value: 5n }),
+      deployChild,
+    ]
+    for (const c of cases) {
       const ours = await engine!.accessList({ call: { ...c, gas: undefined }, block: { tag: 'latest' } })
       const theirs = await anvil!.rpc<{ accessList: { address: Address; storageKeys: Hex[] }[]; gasUsed: Hex }>('eth_createAccessList', [
-        { from: c.from, to: c.to, data: c.data },
+        { from: c.from, ...(c.to && { to: c.to }), data: c.data, ...(c.value !== undefined && { value: toHex(c.value) }) },
         'latest',
       ])
       // Anvil does not sort (geth-reference §5.12); geth and we do
