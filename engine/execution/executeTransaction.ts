@@ -28,6 +28,7 @@ import { EngineError, isEngineError } from '../errors.js'
 import { toGethError } from '../../tracers/gethErrors.js'
 import { blockHashSource, buildEvmBlock } from './evmBlock.js'
 import { createImpersonatedTx } from './impersonatedTx.js'
+import { preparedCommon } from './preparedCommon.js'
 import { senderAsEoa } from './senderAsEoa.js'
 import { TracingAdapter, attachAdapter } from './tracingAdapter.js'
 import { buildTxContext } from './txContext.js'
@@ -38,7 +39,7 @@ const DELEGATION_PREFIX = new Uint8Array([0xef, 0x01, 0x00])
 const lower = (a: EjsAddress): Address => a.toString().toLowerCase() as Address
 
 export const executeCall: ExecuteCall = async (ctx, call, opts = {}) => {
-  const common = ctx.common.copy()
+  const common = preparedCommon(ctx.common)
   let sender: EjsAddress
   try {
     sender = new EjsAddress(hexToBytes(call.from))
@@ -53,7 +54,7 @@ export const executeCall: ExecuteCall = async (ctx, call, opts = {}) => {
 }
 
 export const executeSignedTx: ExecuteSignedTx = async (ctx, tx, opts = {}) => {
-  const common = ctx.common.copy()
+  const common = preparedCommon(ctx.common)
   // intrinsic gas is priced by the tx's own Common: make it the block's fork
   if (tx.common.hardfork() !== common.hardfork()) tx.common.setHardfork(common.hardfork())
   let sender: EjsAddress

@@ -22,10 +22,14 @@ export interface ImpersonatedTxInput {
   gasLimit: bigint
 }
 
+/** EIP-7825 (Osaka) per-tx gas cap, checked by the tx constructor */
+const TX_GAS_CAP = 1n << 24n
+
 export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: ImpersonatedTxInput): TypedTransaction {
   const base = {
     nonce,
-    gasLimit,
+    // geth's calls skip the EIP-7825 cap (SkipTransactionChecks): build under it, set it after
+    gasLimit: gasLimit > TX_GAS_CAP ? TX_GAS_CAP : gasLimit,
     to: call.to ?? undefined,
     value: call.value ?? 0n,
     data: call.data,
@@ -54,6 +58,7 @@ export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: 
   const sender = new EjsAddress(hexToBytes(call.from))
   const fakeHash = keccak256(new Uint8Array([...tx.getHashedMessageToSign(), ...sender.bytes]), 'bytes')
   Object.assign(tx, {
+    gasLimit,
     getSenderAddress: () => sender,
     isSigned: () => true,
     hash: () => fakeHash,
