@@ -179,13 +179,29 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     pump()
   }
 
-  /** least-busy ready worker under its cap; ties rotate so idle workers share the load */
+  /** dispatch number of a worker's longest-running call (ids grow with time; Infinity when idle) */
+  const oldestStart = (s: Slot) => {
+    let oldest = Infinity
+    for (const id of s.inflight.keys()) if (id < oldest) oldest = id
+    return oldest
+  }
+
+  /**
+   * The least-busy ready worker under its cap. Between equally loaded workers, the one whose
+   * oldest call started last: a call that has run long is likely a CPU-bound trace holding its
+   * thread, and a new call behind it would wait. Idle ties rotate so workers share the load.
+   */
   function pick(): Slot | undefined {
     let best: Slot | undefined
     for (let k = 0; k < size; k++) {
       const s = slots[(rotate + k) % size]
       if (!s || !s.ready || s.retired || s.inflight.size >= maxPer) continue
-      if (!best || s.inflight.size < best.inflight.size) best = s
+      if (
+        !best ||
+        s.inflight.size < best.inflight.size ||
+        (s.inflight.size === best.inflight.size && s.inflight.size > 0 && oldestStart(s) > oldestStart(best))
+      )
+        best = s
     }
     if (best) rotate = (best.index + 1) % size
     return best

@@ -9,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hexToBigInt, type Address } from 'viem'
 import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { EngineError } from '../../engine/errors.js'
-import type { SimulateParams } from '../../engine/types.js'
+import type { SimulateParams, TraceCallParams } from '../../engine/types.js'
 import { createWorkerPoolEngine, startWorkerPool, type WorkerPoolEngine } from '../../engine/workers/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { deploy, engineOptions, requireEngineFacade, type Deployed } from './fixtures.js'
 
 const ready = requireAnvil() && requireEngineFacade()
 /** iterations of Loop.spin for the long trace: tens of thousands of struct-log steps */
-const LONG_SPIN = 4000n
+const LONG_SPIN = 2500n
 
 describe.runIf(ready)('worker pool engine', () => {
   let anvil: AnvilInstance
@@ -37,7 +37,7 @@ describe.runIf(ready)('worker pool engine', () => {
     anvil = await startAnvil()
     loop = await deploy(anvil, 'Loop')
     store = await deploy(anvil, 'Store')
-    pool = await startWorkerPool({ ...engineOptions(anvil.url, cache), workers: 2, cacheUrl: 'memory://' })
+    pool = await startWorkerPool({ ...engineOptions(anvil.url, cache), workers: 2, cacheUrl: 'memory://', healthTimeoutMs: 200 })
     // warm both workers (module JIT, first upstream reads) so the race below is about work only
     await Promise.all([pool.simulate(ping()), pool.simulate(ping())])
   })
@@ -46,15 +46,15 @@ describe.runIf(ready)('worker pool engine', () => {
     await anvil?.stop()
   })
 
+  const longTrace = (spin = LONG_SPIN): TraceCallParams => ({
+    call: { from: DEV_ACCOUNTS[1] as Address, to: loop.address, data: loop.call('spin', [spin]) },
+    block: { tag: 'latest' },
+    tracerConfig: { structLogger: { disableMemory: true, disableStorage: true } },
+  })
+
   it('a long trace on one worker does not delay a short simulation on the other', async () => {
     const order: string[] = []
-    const long = pool
-      .traceCall({
-        call: { from: DEV_ACCOUNTS[1] as Address, to: loop.address, data: loop.call('spin', [LONG_SPIN]) },
-        block: { tag: 'latest' },
-        tracerConfig: { structLogger: { disableMemory: true, disableStorage: true } },
-      })
-      .then((r) => (order.push('long'), r))
+    const long = pool.traceCall(longTrace()).then((r) => (order.push('long'), r))
     expect(pool.stats().workers.filter((w) => w.inflight === 1)).toHaveLength(1)
     const short = pool.simulate(ping()).then((r) => (order.push('short'), r))
     expect(pool.stats().workers.map((w) => w.inflight)).toEqual([1, 1])
@@ -65,6 +65,52 @@ describe.runIf(ready)('worker pool engine', () => {
     const structLogger = trace.structLogger as { failed: boolean; structLogs: unknown[] }
     expect(structLogger.failed).toBe(false)
     expect(structLogger.structLogs.length).toBeGreaterThan(Number(LONG_SPIN) * 10)
+  })
+
+  it('between two busy workers, a new call goes to the one whose call started last', async () => {
+    const order: string[] = []
+    const long = pool.traceCall(longTrace()).then(() => order.push('long'))
+    const medium = pool.simulate(ping()).then(() => order.push('medium'))
+    const short = pool.simulate(ping()).then(() => order.push('short'))
+    // not behind the long trace (rotation alone would have put it there)
+    expect(pool.stats().workers.map((w) => w.inflight).sort()).toEqual([1, 2])
+    await Promise.all([long, medium, short])
+    expect(order.indexOf('short')).toBeLessThan(order.indexOf('long'))
+  })
+
+  it('answers health from the last check while every worker is busy computing', async () => {
+    const first = await pool.health()
+    const order: string[] = []
+    const traces = [pool.traceCall(longTrace()), pool.traceCall(longTrace())].map((t) => t.then(() => order.push('trace')))
+    expect(pool.stats().workers.map((w) => w.inflight)).toEqual([1, 1])
+    const h = await pool.health()
+    order.push('health')
+    await Promise.all(traces)
+    expect(order).toEqual(['health', 'trace', 'trace'])
+    expect(h).toEqual(first)
+  })
+
+  it('stops a call past callTimeoutMs with EXECUTION_TIMEOUT, replaces its worker and keeps serving', async () => {
+    const timed = await startWorkerPool({
+      ...engineOptions(anvil.url, createMemoryCacheStore()),
+      workers: 2,
+      cacheUrl: 'memory://',
+      callTimeoutMs: 2500,
+    })
+    try {
+      await Promise.all([timed.simulate(ping()), timed.simulate(ping())])
+      // four times the long trace: far past the limit, however fast the machine
+      const err = await timed.traceCall(longTrace(LONG_SPIN * 4n)).catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(EngineError)
+      expect((err as EngineError).code).toBe('EXECUTION_TIMEOUT')
+      expect((err as EngineError).suggestion).toMatch(/cleanStructLogs|disableMemory/)
+      const after = await Promise.all([timed.simulate(ping()), timed.simulate(ping())])
+      expect(after.map((s) => s.status)).toEqual(['success', 'success'])
+      for (let i = 0; i < 400 && !timed.stats().workers.every((w) => w.ready); i++) await new Promise((r) => setTimeout(r, 25))
+      expect(timed.stats().workers.every((w) => w.ready)).toBe(true)
+    } finally {
+      await timed.close()
+    }
   })
 
   it('queues calls when every worker is at its cap and answers them all', async () => {
