@@ -5,11 +5,14 @@
  * transfers and contract creation. Where Anvil deviates from geth (spec/geth-reference.md §5) the
  * comparison goes through gethRules.ts, which applies geth's rule and names the deviation.
  */
-import { encodeDeployData, encodeFunctionData, toHex, type Address, type Hex } from 'viem'
+import { bytesToHex, encodeDeployData, encodeFunctionData, hexToBytes, pad, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChainSource } from '../../engine/chain/types.js'
 import type { CallInput } from '../../engine/execution/types.js'
+import { executeCall } from '../../engine/execution/executeTransaction.js'
+import { executionContext } from '../../engine/trace/blockEnvironment.js'
 import { createTraceService, type TraceService } from '../../engine/trace/traceService.js'
+import { createStepTracer, type StepTraceOutput } from '../../tracers/stepTrace.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { anvilChainSource } from './chainFor.js'
 import { contracts } from './contracts.js'
@@ -232,6 +235,99 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
       const sl = ours.structLogger as typeof structT
       expect({ gas: sl.gas, failed: sl.failed, returnValue: sl.returnValue }).toEqual({ gas: structT.gas, failed: structT.failed, returnValue: structT.returnValue })
       expect(firstStepDifference(comparableStructLogs(sl.structLogs), comparableStructLogs(structT.structLogs))).toBeUndefined()
+    })
+  })
+
+  describe('step trace (simulate shape B) on real execution', () => {
+    const runSteps = async (call: CallInput) => {
+      const header = await chain.resolveBlock({ tag: 'latest' })
+      const ctx = executionContext(chain, header, await chain.stateAfter(header.number))
+      const t = createStepTracer({ enableMemory: true, enableStorage: true, enableReturnData: true })
+      await executeCall(ctx, call, { tracers: [t] })
+      return t.result()
+    }
+    /** replaying the memory writes of the top frame must give the memory its last step shows */
+    const replayTopFrame = (r: StepTraceOutput) => {
+      const top = r.steps.map((s, i) => [s, i] as const).filter(([s]) => s.depth === 1)
+      const last = top[top.length - 1][0]
+      const mem = new Uint8Array((last.memory?.length ?? 0) * 32)
+      const topSteps = new Set(top.map(([, i]) => i))
+      for (const ch of r.memoryChanges.filter((c) => topSteps.has(c.step))) {
+        mem.set(hexToBytes(ch.data), Number(ch.offset))
+      }
+      return { replayed: (last.memory ?? []).length ? bytesToHex(mem) : '0x', shown: `0x${(last.memory ?? []).map((w) => w.slice(2)).join('')}` }
+    }
+
+    it('memory writes replay to the memory the steps show (MSTORE, MSTORE8 loop)', async () => {
+      const r = await runSteps(callCaller('memoryWork', [40n]))
+      expect(r.memoryChanges.length).toBeGreaterThan(40)
+      const { replayed, shown } = replayTopFrame(r)
+      expect(replayed).toBe(shown)
+      expect(r.storageChanges).toEqual({})
+    })
+
+    it('records the return data a CALL copies back, and storage changes by before/after', async () => {
+      const r = await runSteps(callCaller('nested', [target, 31n], 1n))
+      const callSteps = new Set(r.steps.map((s, i) => (s.op === 'CALL' || s.op === 'STATICCALL' ? i : -1)))
+      expect(r.memoryChanges.some((c) => callSteps.has(c.step))).toBe(true)
+      const { replayed, shown } = replayTopFrame(r)
+      expect(replayed).toBe(shown)
+      const before = await anvil.rpc<Hex>('eth_getStorageAt', [target, '0x0', 'latest'])
+      const slot0 = toHex(0n, { size: 32 })
+      expect(r.storageChanges[target][slot0]).toEqual({ before: pad(before, { size: 32 }), after: toHex(31n, { size: 32 }) })
+    })
+  })
+
+  it("traces on 'pending' as on 'latest' (no mempool of our own)", async () => {
+    const call = callTarget('read')
+    const a = await traces.traceCall({ call, block: { tag: 'pending' }, tracerConfig: { prestateTracer: {} } })
+    const b = await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { prestateTracer: {} } })
+    expect(a).toEqual(b)
+  })
+
+  it('refuses a struct log past maxStructLogSteps with PAYLOAD_TOO_LARGE and a way out', async () => {
+    const small = createTraceService(chain, { gasCap: GAS_CAP, maxStructLogSteps: 100 })
+    const err = await small
+      .traceCall({ call: callCaller('memoryWork', [50n]), block: { tag: 'latest' }, tracerConfig: { structLogger: {} } })
+      .catch((e: unknown) => e)
+    expect(err).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', suggestion: expect.stringContaining('cleanStructLogs') })
+    // the same call fits with callTracer alone
+    await expect(small.traceCall({ call: callCaller('memoryWork', [50n]), block: { tag: 'latest' }, tracerConfig: {} })).resolves.toHaveProperty('callTracer')
+  })
+
+  describe('traceTransaction inside a block with earlier transactions', () => {
+    it('replays the earlier transactions first (geth receipt gas, not Anvil cumulative gas, §5.2)', async () => {
+      await anvil.rpc('evm_setAutomine', [false])
+      let hashA: Hex, hashB: Hex
+      try {
+        hashA = await anvil.rpc<Hex>('eth_sendTransaction', [{ ...rpcCall(callTarget('store', [1000n])), from: DEV_ACCOUNTS[2] }])
+        hashB = await anvil.rpc<Hex>('eth_sendTransaction', [{ ...rpcCall(callCaller('nested', [target, 6n], 1n)), from: DEV_ACCOUNTS[3] }])
+        await anvil.rpc('evm_mine', [])
+      } finally {
+        await anvil.rpc('evm_setAutomine', [true])
+      }
+      const [ra, rb] = await Promise.all([hashA, hashB].map((h) => anvil.rpc<{ blockNumber: Hex; transactionIndex: Hex; gasUsed: Hex }>('eth_getTransactionReceipt', [h])))
+      expect([ra.blockNumber, ra.transactionIndex, rb.transactionIndex]).toEqual([rb.blockNumber, '0x0', '0x1'])
+
+      const ours = await traces.traceTransaction(hashB, { callTracer: { withLog: true }, prestateTracer: {}, structLogger: { disableMemory: true } })
+      const callT = await anvil.rpc<Frame>('debug_traceTransaction', [hashB, { tracer: 'callTracer', tracerConfig: { withLog: true } }])
+      const pre = await anvil.rpc<Prestate>('debug_traceTransaction', [hashB, { tracer: 'prestateTracer' }])
+      // §5.2: Anvil reports the block's cumulative gas as the top gasUsed; geth the receipt's
+      expect(ours.callTracer).toEqual(renumberLogs({ ...gethCallFrame(callT, GAS), gasUsed: rb.gasUsed }))
+      expect((ours.structLogger as { gas: number }).gas).toBe(Number(BigInt(rb.gasUsed)))
+      // the target's slot 0 is seen as tx A left it
+      expect((withoutCodeHash(ours.prestateTracer as Prestate)[target].storage ?? {})[toHex(0n, { size: 32 })]).toBe(toHex(1000n, { size: 32 }))
+      expect(withoutCodeHash(ours.prestateTracer as Prestate)).toEqual(gethPrestate(pre))
+    })
+
+    it('applies state overrides on top of the state the traced transaction starts from', async () => {
+      const { hash } = await send({ ...rpcCall(callTarget('read')), from: SENDER })
+      const slot0 = toHex(0n, { size: 32 })
+      const plain = (await traces.traceTransaction(hash, {})).callTracer as Frame
+      const over = (await traces.traceTransaction(hash, {}, { stateOverrides: { [target]: { stateDiff: { [slot0]: toHex(4242n, { size: 32 }) } } } }))
+        .callTracer as Frame
+      expect(plain.output).toBe(pad(await anvil.rpc<Hex>('eth_getStorageAt', [target, '0x0', 'latest']), { size: 32 }))
+      expect(over.output).toBe(toHex(4242n, { size: 32 }))
     })
   })
 })
