@@ -77,7 +77,7 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
       return c
     }
   }
-  const hardfork = fixedHardfork ?? DEFAULT_HARDFORK
+  const hardfork = fixedHardfork || DEFAULT_HARDFORK
   const base = withoutTxGasCap(
     known ? new Common({ chain: known.config, hardfork }) : createCustomCommon({ chainId, name: networkName(chainId) }, Mainnet, { hardfork }),
   )

@@ -28,9 +28,11 @@ import type { Engine, EngineOptions } from './types.js'
 export type { Engine, EngineOptions } from './types.js'
 
 export async function createEngine(opts: EngineOptions): Promise<Engine> {
+  // '' (an empty config value) means "not set", like undefined
+  const hardfork = opts.hardfork || undefined
   const chain: ChainSource = opts.rpcUrl
-    ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork: opts.hardfork })
-    : await createDevnet({ hardfork: opts.hardfork })
+    ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork })
+    : await createDevnet({ hardfork })
   if (!opts.rpcUrl) registerErrorAbi(demoTokenAbi)
   const deps = {
     chain,

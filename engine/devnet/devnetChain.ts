@@ -42,14 +42,20 @@ export interface Devnet extends ChainSource {
 }
 
 export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
-  const hardfork = opts.hardfork ?? DEFAULT_HARDFORK
+  const hardfork = opts.hardfork || DEFAULT_HARDFORK
   const commonFor = createCommonFactory(DEVNET_CHAIN_ID, hardfork)
   const common: Common = commonFor({ number: 0n, timestamp: GENESIS_TIMESTAMP })
   const alloc = Object.fromEntries(DEV_ACCOUNTS.map((a) => [a.address, { balance: DEV_BALANCE }]))
-  const blocks: DevnetBlock[] = [genesisBlock(common, MemoryStateSource.fromAlloc(alloc), GENESIS_TIMESTAMP)]
-  for (const txs of demoBlocks(common)) {
-    const parent = blocks[blocks.length - 1]!
-    blocks.push(await mineBlock(common, parent, txs, parent.header.timestamp + BLOCK_TIME))
+  const blocks: DevnetBlock[] = []
+  try {
+    blocks.push(genesisBlock(common, MemoryStateSource.fromAlloc(alloc), GENESIS_TIMESTAMP))
+    for (const txs of demoBlocks(common)) {
+      const parent = blocks[blocks.length - 1]!
+      blocks.push(await mineBlock(common, parent, txs, parent.header.timestamp + BLOCK_TIME))
+    }
+  } catch (e) {
+    // the demo history needs EIP-1559 transactions and post-merge headers (London and later)
+    throw new EngineError('VALIDATION_ERROR', `the embedded devnet cannot run on hardfork '${hardfork}': ${(e as Error).message}`, undefined, 'use london or a later fork')
   }
   const byHash = new Map<Hex, MinedTransaction>()
   const receiptByHash = new Map<Hex, DevnetReceipt>()

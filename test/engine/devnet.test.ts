@@ -71,6 +71,14 @@ describe('devnet', () => {
     expect(tx?.blockNumber).toBe(3n)
   })
 
+  it('runs on an operator’s fork (London on), the same history; refuses older forks clearly', async () => {
+    const cancun = await createDevnet({ hardfork: 'cancun' })
+    expect(cancun.hardfork).toBe('cancun')
+    expect(cancun.receipts().map((r) => r.gasUsed)).toEqual(devnet.receipts().map((r) => r.gasUsed))
+    expect((await createDevnet({ hardfork: '' })).hardfork).toBe('osaka')
+    await expect(createDevnet({ hardfork: 'berlin' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+  })
+
   it('answers BLOCK_NOT_FOUND beyond the head and resolves earliest to genesis', async () => {
     await expect(devnet.resolveBlock({ number: 7n })).rejects.toMatchObject({ code: 'BLOCK_NOT_FOUND' })
     expect((await devnet.resolveBlock({ tag: 'earliest' })).number).toBe(0n)
