@@ -146,10 +146,11 @@ async function run(
   const exec = result.execResult
   const ejsError = exec.exceptionError?.error
   if (adapter) await adapter.txEnd(result.totalGasSpent, exec.returnValue, ejsError)
-  return toExecutionResult(result, ejsError)
+  return toExecutionResult(result, ejsError, adapter?.topError)
 }
 
-function toExecutionResult(result: RunTxResult, ejsError: string | undefined): ExecutionResult {
+/** `tracedError`: the adapter's geth string, which knows the failing step (stack sizes, opcode) */
+function toExecutionResult(result: RunTxResult, ejsError: string | undefined, tracedError: string | undefined): ExecutionResult {
   const exec = result.execResult
   const logs: ExecutionLog[] = (exec.logs ?? []).map(([address, topics, data]) => ({
     address: bytesToHex(address).toLowerCase() as Address,
@@ -162,7 +163,7 @@ function toExecutionResult(result: RunTxResult, ejsError: string | undefined): E
     returnData: bytesToHex(exec.returnValue) as Hex,
     logs,
   }
-  if (ejsError !== undefined) out.error = toGethError(ejsError)
+  if (ejsError !== undefined) out.error = tracedError ?? toGethError(ejsError)
   if (ejsError === undefined && result.createdAddress) out.createdAddress = lower(result.createdAddress)
   return out
 }

@@ -132,6 +132,11 @@ export class TracingAdapter {
     for (const t of this.tracers) if (t.onTxStart) await t.onTxStart(this.tx)
   }
 
+  /** geth's error of the top frame (with step details), once the top message ended */
+  get topError(): string | undefined {
+    return this.topExit?.error
+  }
+
   /** after runTx: the held-back top exit with the receipt gas, then onTxEnd */
   async txEnd(receiptGas: bigint, output: Uint8Array, ejsError: string | undefined): Promise<void> {
     const error = ejsError === undefined ? undefined : (this.topExit?.error ?? toGethError(ejsError))

@@ -2,16 +2,18 @@
  * The conformance ratchet: every geth tracer fixture runs; a fixture listed in passing.json that
  * no longer matches fails the suite. The count is printed so progress shows in CI logs.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { listFixtures, runFixture, type FixtureOutcome } from './fixtures.js'
+import { CORPUS, listFixtures, runFixture, type FixtureOutcome } from './fixtures.js'
 
 const ratchet = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'passing.json'), 'utf8')) as string[]
 
 describe('geth tracer conformance', () => {
   it('keeps every fixture of passing.json matching geth', async () => {
+    // the corpus is a real part: CI clones the repo with shared/ beside it
+    expect(existsSync(CORPUS), `conformance corpus missing at ${CORPUS} (clone shared/ beside the repo)`).toBe(true)
     const fixtures = listFixtures()
     expect(fixtures.length).toBe(49)
     const outcomes: FixtureOutcome[] = []
