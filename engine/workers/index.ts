@@ -33,7 +33,7 @@ export async function createWorkerPoolEngine(opts: WorkerPoolOptions): Promise<E
     const specifier = opts.engineModule ?? new URL(`../index${ext}`, import.meta.url).href
     const { createEngine } = (await import(specifier)) as EngineModule
     const { workers: _w, cacheUrl: _u, cachePrefix: _p, maxConcurrentPerWorker: _m, workerCacheBytes: _b, callTimeoutMs: _t,
-      healthTimeoutMs: _h, engineModule: _e, ...engine } = opts
+      healthTimeoutMs: _h, engineModule: _e, workerMaxHeapMb: _x, ...engine } = opts
     return createEngine(engine)
   }
   return startWorkerPool(opts)

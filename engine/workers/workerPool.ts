@@ -44,6 +44,12 @@ export interface WorkerPoolOptions extends EngineOptions {
   healthTimeoutMs?: number
   /** module exporting createEngine for the workers (default: engine/index) */
   engineModule?: string
+  /**
+   * heap bound of each worker, MiB: a request that exhausts it (a huge trace) ends that worker
+   * only (its calls answer INTERNAL_ERROR, a new worker starts) instead of the whole process
+   * (default: V8's own limit)
+   */
+  workerMaxHeapMb?: number
 }
 
 export interface WorkerPoolStats {
@@ -79,7 +85,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   const maxPer = Math.max(1, opts.maxConcurrentPerWorker ?? 4)
   const entry = workerEntry()
   const { cache, logger, workers: _w, cacheUrl, cachePrefix, maxConcurrentPerWorker: _m, workerCacheBytes, callTimeoutMs,
-    healthTimeoutMs: _h, engineModule, ...engine } = opts
+    healthTimeoutMs: _h, engineModule, workerMaxHeapMb, ...engine } = opts
   const setup: WorkerSetup = {
     engine,
     cacheUrl,
@@ -98,7 +104,11 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   const closedError = () => new EngineError('INTERNAL_ERROR', 'the engine is shut down')
 
   function spawn(index: number): Promise<void> {
-    const worker = new Worker(entry.script, { workerData: setup, eval: entry.eval })
+    const worker = new Worker(entry.script, {
+      workerData: setup,
+      eval: entry.eval,
+      ...(workerMaxHeapMb && { resourceLimits: { maxOldGenerationSizeMb: workerMaxHeapMb } }),
+    })
     const slot: Slot = { index, worker, ready: false, retired: false, inflight: new Map(), served: 0 }
     slots[index] = slot
     return new Promise<void>((resolveReady, rejectReady) => {
@@ -126,9 +136,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
             return
         }
       })
-      worker.on('error', (err) => {
-        // an uncaught exception inside the worker; 'exit' follows
-        logger?.error({ worker: index, err: err.message }, 'simulation worker crashed')
+      worker.on('error', (err: Error & { code?: string }) => {
+        // an uncaught exception inside the worker or its heap bound reached; 'exit' follows
+        logger?.error({ worker: index, err: err.message, code: err.code }, 'simulation worker crashed')
         if (!slot.ready) rejectReady(err)
       })
       worker.on('exit', (code) => {
