@@ -82,6 +82,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const fork = new ForkCache({ rpc, chainId, cache: opts.cache })
   const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
   let head = 0n
+  const tagsInFlight = new Map<string, Promise<BlockHeaderInfo>>()
 
   async function fetchBlock(tagOrNumber: Hex | string, full: boolean): Promise<RpcBlock | null> {
     return rpc.request<RpcBlock | null>('eth_getBlockByNumber', [tagOrNumber, full])
@@ -125,12 +126,24 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     if ('number' in selector) return { ...(await headerAt(selector.number)) }
     // no mempool of our own: pending is the latest block's state
     const tag = selector.tag === 'pending' ? 'latest' : selector.tag
+    // concurrent requests for the same tag share one upstream call (never a stale answer)
+    let p = tagsInFlight.get(tag)
+    if (!p) {
+      p = fetchTag(tag, selector.tag)
+      tagsInFlight.set(tag, p)
+      const done = () => tagsInFlight.delete(tag)
+      p.then(done, done)
+    }
+    return { ...(await p) }
+  }
+
+  async function fetchTag(tag: string, asked: string): Promise<BlockHeaderInfo> {
     const b = await fetchBlock(tag, false)
-    if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${selector.tag}' block`)
+    if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${asked}' block`)
     const h = toHeader(b)
     if (tag === 'latest' && h.number > head) head = h.number
     headers.set(q(h.number), h, { ttl: NEAR_HEAD_HEADER_TTL_MS })
-    return { ...h }
+    return h
   }
 
   function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {

@@ -109,6 +109,19 @@ describe('fork upstream', () => {
     await chain.close()
   })
 
+  it('concurrent requests for latest share one upstream call; a later one asks again', async () => {
+    mode = 'pass'
+    const rpc = createRpcClient({ url: anvil!.url, timeoutMs: 5_000 })
+    const chain = await createRpcChain({ url: anvil!.url, timeoutMs: 5_000, cache: createMemoryCacheStore(), rpc })
+    const before = rpc.stats.calls
+    const heads = await Promise.all(Array.from({ length: 10 }, () => chain.resolveBlock({ tag: 'latest' })))
+    expect(rpc.stats.calls - before).toBe(1)
+    expect(new Set(heads.map((h) => h.hash)).size).toBe(1)
+    await chain.resolveBlock({ tag: 'pending' })
+    expect(rpc.stats.calls - before).toBe(2)
+    await chain.close()
+  })
+
   it('BLOCK_NOT_FOUND past the head', async () => {
     mode = 'pass'
     const engine = await createEngine({ rpcUrl: proxyUrl, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 2_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 })
