@@ -135,6 +135,14 @@ describe('engine over the devnet', () => {
     expect((await at(required - 1n)).status).toBe('failed')
   })
 
+  it('a gas limit below intrinsic gas is INSUFFICIENT_GAS naming the call and the gas it needs', async () => {
+    const err = await engine
+      .simulate(params([{ from: A, to: B, data: '0x', value: 1n }, { from: A, to: DEMO_TOKEN_ADDRESS, data: transfer(B, 1n), gas: 21_000n }]))
+      .catch((e: unknown) => e)
+    expect(err).toMatchObject({ code: 'INSUFFICIENT_GAS', details: { callIndex: 1 } })
+    expect(BigInt((err as EngineError).details!.gasRequired as string)).toBeGreaterThan(21_000n)
+  })
+
   it('validation=true rejects a wrong nonce and an unaffordable fee, naming the call', async () => {
     const good = { from: A, to: B, data: '0x' as Hex, value: 1n, nonce: 7n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 0n }
     const ok = await engine.simulate(params([good], { validation: true }))
