@@ -15,9 +15,12 @@
  * Memory: a frame's memory is copied and rendered to words only when it changed since that
  * frame's depth was last seen; unchanged steps share the previous words array.
  *
- * Size guard: past `maxSteps` steps the tracer refuses with EngineError('PAYLOAD_TOO_LARGE') —
- * the same code as an oversized request (HTTP 413): the answer would be too large to build, and
- * the message tells the caller how to shrink it (cleanStructLogs / disableMemory / disableStack).
+ * Size guards: past `maxSteps` steps, or once the JSON the logs serialize to would pass
+ * `maxBytes` (estimated as geth does with its `resultSize`: shared memory words count at every step
+ * that prints them), the tracer refuses with EngineError('PAYLOAD_TOO_LARGE') — the same code as
+ * an oversized request (HTTP 413): the answer would be too large to build or send, and the message
+ * tells the caller how to shrink it (cleanStructLogs / disableMemory / disableStack). The byte
+ * guard matters when memory is large: 10k steps over 1 MiB of memory print ~25 GB.
  *
  * @example
  * const t = createStructLogger({ cleanStructLogs: true }, { maxSteps: 100_000 })
@@ -38,6 +41,8 @@ export interface StructLoggerConfig {
 export interface StructLoggerOptions {
   /** refuse past this many steps; undefined or 0: unlimited */
   maxSteps?: number
+  /** refuse once the serialized logs would pass this many bytes (default 256 MiB, under V8's string limit) */
+  maxBytes?: number
 }
 
 export interface StructLog {
@@ -59,6 +64,21 @@ export interface StructLoggerResult {
   failed: boolean
   returnValue: Hex
   structLogs: StructLog[]
+}
+
+const DEFAULT_MAX_BYTES = 256 * 2 ** 20
+/** fixed keys and numbers of one log, a stack item, a memory word, a storage entry (JSON bytes) */
+const LOG_BYTES = 96
+const STACK_ITEM_BYTES = 24
+const WORD_BYTES = 69
+const SLOT_BYTES = 136
+
+function estimateSize(l: StructLog): number {
+  let n = LOG_BYTES + l.op.length + (l.error?.length ?? 0) + (l.returnData?.length ?? 0)
+  if (l.stack) n += l.stack.length * STACK_ITEM_BYTES
+  if (l.memory) n += l.memory.length * WORD_BYTES
+  if (l.storage) n += Object.keys(l.storage).length * SLOT_BYTES
+  return n
 }
 
 const SLOAD = 0x54
@@ -89,6 +109,9 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   const withStorage = config.disableStorage !== true
   const withReturnData = config.enableReturnData === true
   const maxSteps = opts.maxSteps && opts.maxSteps > 0 ? opts.maxSteps : Infinity
+  const maxBytes = opts.maxBytes && opts.maxBytes > 0 ? opts.maxBytes : DEFAULT_MAX_BYTES
+  /** estimated JSON size of the logs so far */
+  let bytes = 0
 
   const logs: StructLog[] = []
   /** cumulative storage seen per contract (geth l.storage) */
@@ -112,11 +135,13 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
     return entry.words
   }
 
-  function refuse(): never {
+  function refuse(why: 'steps' | 'bytes'): never {
     refused ??= new EngineError(
       'PAYLOAD_TOO_LARGE',
-      `struct log exceeds the limit of ${maxSteps} steps`,
-      { maxStructLogSteps: maxSteps },
+      why === 'steps'
+        ? `struct log exceeds the limit of ${maxSteps} steps`
+        : `struct log exceeds ${Math.round(maxBytes / 2 ** 20)} MiB of output (memory printed at every step)`,
+      why === 'steps' ? { maxStructLogSteps: maxSteps } : { maxStructLogBytes: maxBytes },
       'trace with structLogger {"cleanStructLogs": true, "disableMemory": true} (and disableStack), or use callTracer',
     )
     throw refused
@@ -129,7 +154,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
 
     async onOpcode(step: OpcodeStep) {
       if (refused) throw refused
-      if (logs.length >= maxSteps) refuse()
+      if (logs.length >= maxSteps) refuse('steps')
       const log: StructLog = {
         pc: step.pc,
         op: step.op,
@@ -173,6 +198,8 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
         }
       }
       if (step.refund !== 0n) log.refund = Number(step.refund)
+      bytes += estimateSize(log)
+      if (bytes > maxBytes) refuse('bytes')
       logs.push(log)
     },
 

@@ -142,3 +142,22 @@ describe('stepTrace (simulate shape B)', () => {
     ])
   })
 })
+
+describe('structLogger output budget', () => {
+  it('refuses once printed memory would pass maxBytes, even with few steps', async () => {
+    const t = createStructLogger({}, { maxSteps: 1000, maxBytes: 100_000 })
+    await t.onTxStart!(fakeTx(fakeState({})))
+    const big = new Uint8Array(32 * 1024) // 1024 words ≈ 70 kB per printed step
+    await t.onOpcode!(step({ op: 'PUSH1', opcode: 0x60, memory: big }))
+    await expect(t.onOpcode!(step({ op: 'PUSH1', opcode: 0x60, memory: big }))).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      details: { maxStructLogBytes: 100_000 },
+      suggestion: expect.stringContaining('disableMemory'),
+    })
+    // the same steps fit when memory is not printed
+    const lean = createStructLogger({ disableMemory: true }, { maxSteps: 1000, maxBytes: 100_000 })
+    await lean.onTxStart!(fakeTx(fakeState({})))
+    for (let i = 0; i < 10; i++) await lean.onOpcode!(step({ op: 'PUSH1', opcode: 0x60, memory: big }))
+    expect(lean.result().structLogs).toHaveLength(10)
+  })
+})
