@@ -8,7 +8,7 @@
  * - validation=false (default, geth eth_call): no nonce check; a call with no fee fields runs with
  *   base fee 0; no block gas limit check; value + gas × price must still be covered.
  * - validation=true: nonce must match, fees vs base fee, funds, block gas limit.
- * - gas defaults to the block gas limit, capped by `opts.gasCap`.
+ * - gas defaults to the block gas limit; it is capped by `opts.gasCap` (geth's RPC gas cap).
  * Invalid transactions throw EngineError VALIDATION_ERROR / INSUFFICIENT_GAS (validateTx.ts).
  *
  * No tracer → no event listener at all: ethereumjs builds a step object per opcode only when
@@ -47,8 +47,9 @@ export const executeCall: ExecuteCall = async (ctx, call, opts = {}) => {
     throw new EngineError('VALIDATION_ERROR', `invalid from address: ${call.from}`)
   }
   const nonce = call.nonce ?? (await ctx.state.getAccount(sender))?.nonce ?? 0n
+  // geth: absent gas is the cap; a gas above the cap is clamped to it ("capping")
   let gasLimit = call.gas ?? ctx.block.gasLimit
-  if (call.gas === undefined && opts.gasCap !== undefined && opts.gasCap < gasLimit) gasLimit = opts.gasCap
+  if (opts.gasCap !== undefined && opts.gasCap > 0n && opts.gasCap < gasLimit) gasLimit = opts.gasCap
   const tx = createImpersonatedTx(common, { call, nonce, gasLimit })
   return run(ctx, common, tx, sender, opts, true)
 }

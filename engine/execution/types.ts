@@ -63,7 +63,7 @@ export interface ExecuteOptions {
   validation?: boolean
   /** gas already used in the block before this tx (for block gas limit checks) */
   blockGasUsed?: bigint
-  /** cap of the default gas (absent `call.gas`): min(block gas limit, gasCap) — EngineOptions.gasCap */
+  /** geth's RPC gas cap (EngineOptions.gasCap): absent gas is min(block gas limit, gasCap), a larger gas is clamped */
   gasCap?: bigint
 }
 
