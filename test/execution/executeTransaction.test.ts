@@ -144,6 +144,21 @@ describe.runIf(hasAnvil)('executeTransaction vs Anvil receipts', () => {
     expect(ours.returnData).toBe(box.deployedBytecode.toLowerCase())
   })
 
+  it('calldata-heavy transfer: the EIP-7623 floor sets the receipt gas, as Anvil’s', async () => {
+    const calldata = `0x${'ab'.repeat(1000)}` as Hex
+    const { ours, receipt } = await both({ to: DEV_ACCOUNTS[6] as Address, data: calldata, gas: 100_000n })
+    // standard 21000 + 16/byte = 37000; floor 21000 + 10 × (4 tokens/byte) = 61000
+    expect(ours.gasUsed).toBe(61_000n)
+    expect(ours.gasUsed).toBe(BigInt(receipt.gasUsed))
+  })
+
+  it('gas between intrinsic gas and the calldata floor is INSUFFICIENT_GAS naming the floor', async () => {
+    const ctx = await contextAt(BigInt(await anvil.rpc<Hex>('eth_blockNumber')))
+    const err = await executeCall(ctx, { from: FROM, to: POOR, data: `0x${'ab'.repeat(1000)}`, gas: 50_000n }).catch((e: unknown) => e)
+    expect((err as EngineError).code).toBe('INSUFFICIENT_GAS')
+    expect((err as EngineError).message).toBe('insufficient gas for floor data gas cost: have 50000, want 61000')
+  })
+
   it('insufficient funds for value is a VALIDATION_ERROR with geth’s message', async () => {
     const ctx = await contextAt(BigInt(await anvil.rpc<Hex>('eth_blockNumber')))
     const err = await executeCall(ctx, { from: POOR, to: FROM, data: '0x', value: 1n, gas: 21_000n }).catch((e: unknown) => e)
