@@ -278,6 +278,34 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
     })
   })
 
+  it('cleanStructLogs drops only repetition: carrying memory forward and reading the touched slot give the full logs back', async () => {
+    const call = callCaller('nested', [target, 12n], 1n)
+    const full = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: {} } })).structLogger as { structLogs: StructLog[] }
+    const clean = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: { cleanStructLogs: true } } }))
+      .structLogger as { structLogs: StructLog[] }
+    expect(clean.structLogs.length).toBe(full.structLogs.length)
+    let memory: string[] = []
+    let printedMemory = 0
+    clean.structLogs.forEach((c, i) => {
+      const f = full.structLogs[i]
+      expect({ pc: c.pc, op: c.op, gas: c.gas, gasCost: c.gasCost, depth: c.depth, stack: c.stack, error: c.error, refund: c.refund })
+        .toEqual({ pc: f.pc, op: f.op, gas: f.gas, gasCost: f.gasCost, depth: f.depth, stack: f.stack, error: f.error, refund: f.refund })
+      if (c.memory) {
+        memory = c.memory
+        printedMemory++
+      }
+      expect(memory).toEqual(f.memory ?? [])
+      if (f.storage) {
+        const [slot, value] = Object.entries(c.storage ?? {})[0]
+        expect(Object.keys(c.storage!)).toHaveLength(1)
+        expect(f.storage[slot]).toBe(value)
+      } else {
+        expect(c.storage).toBeUndefined()
+      }
+    })
+    expect(printedMemory).toBeLessThan(full.structLogs.filter((l) => l.memory).length / 2)
+  })
+
   it("traces on 'pending' as on 'latest' (no mempool of our own)", async () => {
     const call = callTarget('read')
     const a = await traces.traceCall({ call, block: { tag: 'pending' }, tracerConfig: { prestateTracer: {} } })
