@@ -40,6 +40,9 @@ export function checkHardfork(name: string): string {
   return name
 }
 
+/** a block number past every number-scheduled fork */
+const FAR_BLOCK = 1n << 60n
+
 /** 2^64 - 1: geth's gas limits are uint64, so no call can exceed it */
 const NO_TX_GAS_CAP = '18446744073709551615'
 
@@ -73,7 +76,17 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
     const base = withoutTxGasCap(new Common({ chain: known.config }))
     return (at) => {
       const c = base.copy()
-      c.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp })
+      try {
+        c.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp })
+      } catch {
+        // a block override may pair a low number with a modern time (or the reverse): ethereumjs
+        // refuses the mix; then the time decides (post-merge forks are by time), else the number
+        try {
+          c.setHardforkBy({ blockNumber: FAR_BLOCK, timestamp: at.timestamp })
+        } catch {
+          c.setHardforkBy({ blockNumber: at.number })
+        }
+      }
       return c
     }
   }

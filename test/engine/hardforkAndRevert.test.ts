@@ -19,6 +19,12 @@ describe('hardfork', () => {
     expect(networkName(1)).toBe('mainnet')
   })
 
+  it('settles a block override that mixes a low number with a modern time (and the reverse)', () => {
+    const at = createCommonFactory(1)
+    expect(at({ number: 1n, timestamp: 1_746_612_311n }).hardfork()).toBe('prague')
+    expect(at({ number: 20_000_000n, timestamp: 1n }).hardfork()).toBe('paris')
+  })
+
   it('uses the default (or the operator’s) fork for other chains', () => {
     expect(DEFAULT_HARDFORK).toBe('osaka')
     expect(createCommonFactory(31337)({ number: 1n, timestamp: 1n }).hardfork()).toBe('osaka')
