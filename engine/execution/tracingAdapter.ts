@@ -105,6 +105,7 @@ export class TracingAdapter {
   private pendingLog: PendingLog | undefined
   private pendingSelfdestruct: PendingSelfdestruct | undefined
   private topExit: ExitEvent | undefined
+  private topEntered = false
   private logCount = 0
   private readonly wantsOpcode: Tracer[]
   private readonly tangerineWhistle: boolean
@@ -140,6 +141,13 @@ export class TracingAdapter {
   /** after runTx: the held-back top exit with the receipt gas, then onTxEnd */
   async txEnd(receiptGas: bigint, output: Uint8Array, ejsError: string | undefined): Promise<void> {
     const error = ejsError === undefined ? undefined : (this.topExit?.error ?? toGethError(ejsError))
+    if (!this.topEntered) {
+      // runTx failed before the top message (e.g. EIP-7702 authorizations out of gas): geth's
+      // tracers still see the top call, so show it, failed, with the whole gas used
+      const tx = this.tx
+      await this.enter({ depth: 0, type: tx.to ? 'CALL' : 'CREATE', from: tx.from, to: tx.to ?? tx.createdAddress ?? tx.from, input: tx.input, gas: tx.gasLimit, value: tx.value })
+      this.topExit = { depth: 0, output: '0x', gasUsed: receiptGas, reverted: error !== undefined, ...(error !== undefined ? { error } : {}) }
+    }
     if (this.topExit) await this.exit({ ...this.topExit, gasUsed: receiptGas })
     const end: TxEndEvent = { gasUsed: receiptGas, output: hex(output), error, reverted: error !== undefined }
     for (const t of this.tracers) if (t.onTxEnd) await t.onTxEnd(end)
@@ -305,6 +313,7 @@ export class TracingAdapter {
     let value: bigint | undefined = msg.value
     const pending = this.pendingCall
     if (depth === 0) {
+      this.topEntered = true
       type = msg.to ? 'CALL' : 'CREATE'
       to = msg.to ? addr(msg.to) : await this.createAddress(from, 0n)
       gas = this.tx.gasLimit
