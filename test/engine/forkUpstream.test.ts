@@ -22,7 +22,7 @@ const [A, B] = DEV_ACCOUNTS as unknown as [Address, Address]
 const z = engineContracts()
 const SECRET = 'sk_live_do_not_leak'
 
-type Mode = 'pass' | 'stall' | 'garbage' | 'down'
+type Mode = 'pass' | 'stall' | 'garbage' | 'down' | 'state-down'
 let anvil: AnvilInstance | undefined
 let proxy: Server | undefined
 let proxyUrl = ''
@@ -35,6 +35,8 @@ async function startProxy(upstream: string): Promise<void> {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     if (mode === 'stall') return // never answers
+    // blocks answer, state reads (and the prefetch's eth_createAccessList) do not
+    if (mode === 'state-down' && !/eth_getBlockByNumber|eth_chainId|eth_blockNumber/.test(Buffer.concat(chunks).toString())) return req.socket.destroy()
     if (mode === 'down') return req.socket.destroy()
     if (mode === 'garbage') {
       res.writeHead(200, { 'content-type': 'application/json' })
@@ -133,7 +135,7 @@ describe('fork upstream', () => {
     await engine.close()
   })
 
-  it.each(['stall', 'garbage', 'down'] as const)('an upstream that %s mid-request gives STATE_ACCESS_ERROR in bounded time, URL-free', async (trouble) => {
+  it.each(['stall', 'garbage', 'down', 'state-down'] as const)('an upstream that %s mid-request gives STATE_ACCESS_ERROR in bounded time, URL-free', async (trouble) => {
     mode = 'pass'
     const engine = await createEngine({ rpcUrl: proxyUrl, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 300, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 })
     mode = trouble
@@ -143,7 +145,8 @@ describe('fork upstream', () => {
     expect(err).toBeInstanceOf(EngineError)
     expect((err as EngineError).code).toBe('STATE_ACCESS_ERROR')
     expectNoSecret(err)
-    expect((await engine.health()).upstreamOk).toBe(false)
+    // health asks eth_blockNumber, which state-down still answers
+    expect((await engine.health()).upstreamOk).toBe(trouble === 'state-down')
     mode = 'pass'
     expect((await engine.health()).upstreamOk).toBe(true)
     await engine.close()
