@@ -175,7 +175,11 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     } catch (err) {
       reply = { type: 'cacheReply', id: msg.id, ok: false, message: (err as Error).message }
     }
-    if (!slot.retired) slot.worker.postMessage(reply)
+    try {
+      if (!slot.retired) slot.worker.postMessage(reply)
+    } catch {
+      // the worker is gone (crashed or replaced): nobody waits for this answer any more
+    }
   }
 
   function settle(slot: Slot, id: number, outcome: { value: unknown } | { error: SerializedError }) {
