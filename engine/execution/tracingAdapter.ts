@@ -25,13 +25,13 @@ import { Address as EjsAddress, bytesToHex, generateAddress, generateAddress2 } 
 import type { Address, Hex } from 'viem'
 import { GETH_ERRORS, toGethError, type FailingStep } from '../../tracers/gethErrors.js'
 import type { CallType, EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext, TxEndEvent } from '../../tracers/types.js'
+import { bigTo32, bigToBytes, hexBytes, readMemory, wordToAddress } from './evmWords.js'
 import { OP, gethOpName, stackBounds } from './opcodes.js'
 
 const EMPTY = new Uint8Array(0)
 const MAX_CALL_DEPTH = 1024
 const hex = (b: Uint8Array): Hex => bytesToHex(b) as Hex
 const addr = (a: EjsAddress): Address => a.toString().toLowerCase() as Address
-const wordToAddress = (w: bigint): Address => `0x${(w & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}` as Address
 
 interface StepFacts {
   opcode: number
@@ -89,14 +89,6 @@ const CALL_TYPES: Record<number, CallType> = {
   [OP.STATICCALL]: 'STATICCALL',
   [OP.CREATE]: 'CREATE',
   [OP.CREATE2]: 'CREATE2',
-}
-
-function readMemory(memory: Uint8Array, offset: bigint, size: bigint): Uint8Array {
-  if (size === 0n) return EMPTY
-  const out = new Uint8Array(Number(size))
-  const start = Number(offset)
-  if (start < memory.length) out.set(memory.subarray(start, Math.min(memory.length, start + out.length)))
-  return out
 }
 
 export class TracingAdapter {
@@ -398,22 +390,6 @@ export class TracingAdapter {
       sstoreSentry: s.opcode === OP.SSTORE && this.eip2200 && s.gasLeft <= 2300n,
     }
   }
-}
-
-function bigToBytes(n: bigint): Uint8Array {
-  if (n === 0n) return new Uint8Array(0)
-  let h = n.toString(16)
-  if (h.length % 2) h = `0${h}`
-  return hexBytes(`0x${h}`)
-}
-function bigTo32(n: bigint): Uint8Array {
-  return hexBytes(`0x${n.toString(16).padStart(64, '0')}`)
-}
-function hexBytes(h: string): Uint8Array {
-  const s = h.startsWith('0x') ? h.slice(2) : h
-  const out = new Uint8Array(s.length / 2)
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(i * 2, i * 2 + 2), 16)
-  return out
 }
 
 /**
