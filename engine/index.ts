@@ -68,11 +68,28 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     try {
       return await run()
     } catch (e) {
-      if (isEngineError(e)) throw e
+      if (isEngineError(e)) throw prunedAsBlockNotFound(e)
       const redact = (text: string | undefined) => (text && opts.rpcUrl ? text.split(opts.rpcUrl).join('[rpc url]') : text)
       const err = e instanceof Error ? { name: e.name, message: redact(e.message), stack: redact(e.stack) } : redact(String(e))
       opts.logger?.error({ err }, 'engine: unexpected error')
       throw new EngineError('INTERNAL_ERROR', 'internal error while executing the request')
     }
   }
+}
+
+/** how nodes say "I no longer hold that block's state" (geth, Erigon, Reth, Nethermind, Anvil) */
+const PRUNED_STATE = /missing trie node|historical state|state (is )?not available|pruned|BlockOutOfRange|proof window|header not found/i
+
+/**
+ * decisions §2: a block whose state the upstream pruned is BLOCK_NOT_FOUND, not an upstream
+ * failure. The node's verdict arrives as a STATE_ACCESS_ERROR carrying its JSON-RPC error code.
+ */
+function prunedAsBlockNotFound(e: EngineError): EngineError {
+  if (e.code !== 'STATE_ACCESS_ERROR' || e.details?.rpcCode === undefined || !PRUNED_STATE.test(e.message)) return e
+  return new EngineError(
+    'BLOCK_NOT_FOUND',
+    'the state of the selected block is not available upstream (pruned by the node)',
+    { method: e.details.method },
+    'select a more recent block, or configure an archive node as rpc_url',
+  )
 }
