@@ -1,8 +1,9 @@
 /**
  * The trace service behind /trace/tx, /trace/call and /trace/call-many (decisions.md §8). It works
  * over any ChainSource (embedded devnet or JSON-RPC fork) and needs no debug_* method upstream:
- * a mined transaction is replayed on the state after its parent block with every earlier
- * transaction of its block applied first, which equals debug_traceTransaction on an archive geth.
+ * a mined transaction is replayed on the state after its parent block, with the block's start
+ * system calls (EIP-4788, EIP-2935) and every earlier transaction of its block applied first,
+ * which equals debug_traceTransaction on an archive geth.
  *
  * Call semantics follow geth's debug_traceCall:
  * - block selector default `latest`. geth rejects `pending` ("tracing on top of pending is not
@@ -26,6 +27,7 @@ import type { BlockOverrides, BlockSelector, StateOverrides, TraceCallManyParams
 import { createTracers } from '../../tracers/createTracers.js'
 import { executionContext } from './blockEnvironment.js'
 import { applyStateOverrides } from './stateOverrides.js'
+import { applyBlockSystemCalls } from './systemCalls.js'
 
 export interface TraceServiceOptions {
   /** default and maximum gas of a traced call (EngineOptions.gasCap) */
@@ -113,6 +115,7 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
         value: t.tx.value,
       })))
       const replayCtx = executionContext(chain, header, state)
+      await applyBlockSystemCalls(state, replayCtx.common, header)
       let blockGasUsed = 0n
       for (const prior of earlier) {
         try {

@@ -89,6 +89,13 @@ contract Caller {
         ITarget(target).store(5);
         require(stored == 99, "outer failed");
     }
+    /** reads the parent hash from the EIP-2935 history contract: needs the block-start system call */
+    function recordParentHash() external returns (bytes32 h) {
+        (bool ok, bytes memory out) = address(0x0000F90827F1C53a10cb7A02335B175320002935).staticcall(abi.encode(block.number - 1));
+        require(ok && out.length == 32, "history");
+        h = abi.decode(out, (bytes32));
+        stored = uint256(h);
+    }
     function memoryWork(uint256 n) external pure returns (bytes memory out) {
         out = new bytes(n);
         for (uint256 i = 0; i < n; i++) out[i] = bytes1(uint8(i));

@@ -348,6 +348,21 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
       expect(withoutCodeHash(ours.prestateTracer as Prestate)).toEqual(gethPrestate(pre))
     })
 
+    it('applies the block-start system calls first (EIP-2935 parent hash, as geth stateAtTransaction)', async () => {
+      const { hash } = await send({ ...rpcCall(callCaller('recordParentHash')), from: SENDER })
+      const receipt = await anvil.rpc<{ blockNumber: Hex; status: Hex }>('eth_getTransactionReceipt', [hash])
+      expect(receipt.status).toBe('0x1')
+      const block = await anvil.rpc<{ parentHash: Hex }>('eth_getBlockByNumber', [receipt.blockNumber, false])
+      const ours = await traces.traceTransaction(hash, { callTracer: {}, prestateTracer: { diffMode: true } })
+      expect((ours.callTracer as Frame).output).toBe(block.parentHash)
+      expect((ours.callTracer as Frame).error).toBeUndefined()
+      const slot0 = toHex(0n, { size: 32 })
+      const post = (ours.prestateTracer as { post: Prestate }).post
+      expect(post[caller].storage?.[slot0]).toBe(await anvil.rpc<Hex>('eth_getStorageAt', [caller, '0x0', receipt.blockNumber]))
+      const theirs = await anvil.rpc<Frame>('debug_traceTransaction', [hash, { tracer: 'callTracer' }])
+      expect(ours.callTracer).toEqual(gethCallFrame(theirs, GAS))
+    })
+
     it('applies state overrides on top of the state the traced transaction starts from', async () => {
       const { hash } = await send({ ...rpcCall(callTarget('read')), from: SENDER })
       const slot0 = toHex(0n, { size: 32 })
