@@ -46,6 +46,7 @@ contract Probe {
     function env() external view returns (uint256, uint256, uint256, address) {
         return (block.number, block.timestamp, block.basefee, block.coinbase);
     }
+    function prevHash(uint256 back) external view returns (bytes32) { return blockhash(block.number - back); }
     function tryMove(address token) external returns (bool ok) {
         (ok, ) = token.call(abi.encodeWithSignature("transfer(address,uint256)", address(1), 1e30));
         counter += 1;

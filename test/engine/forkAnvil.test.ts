@@ -179,6 +179,16 @@ describe('engine over an Anvil fork equals Anvil', () => {
     expect(BigInt(`0x${theirs.slice(2, 66)}`)).toBe(4242n)
   })
 
+  it('BLOCKHASH of earlier blocks equals Anvil’s', async () => {
+    for (const back of [1n, 2n]) {
+      const c = call('Probe', probe, 'prevHash', [back])
+      const ours = await engine!.simulate(params([c]))
+      const theirs = await anvil!.rpc<Hex>('eth_call', [rpcTx(c), 'latest'])
+      expect(ours.calls[0]!.returnData).toBe(theirs)
+      expect(BigInt(theirs)).not.toBe(0n)
+    }
+  })
+
   it('out of gas: status failed, the exact gasRequired', async () => {
     const c = call('Probe', probe, 'burn', [50n], { gas: 40_000n })
     const ours = await compare([c])
