@@ -101,19 +101,35 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
   const toBytes = (v: unknown): Uint8Array | undefined =>
     v instanceof Uint8Array ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : undefined
 
-  /** runs op when Redis is ready, within opTimeoutMs; otherwise (or on any failure) `otherwise` */
-  async function guarded<T>(op: () => Promise<T>, otherwise: () => T | Promise<T>): Promise<T> {
-    if (closed || !client.isReady) return otherwise()
+  // A stalled Redis (socket open, no answers) would cost every request opTimeoutMs: after a few
+  // failures in a row it is skipped for a moment, then one operation tries it again.
+  const BREAK_AFTER_FAILURES = 3
+  const BREAK_MS = 1000
+  let failures = 0
+  let skipUntil = 0
+
+  /**
+   * runs op when Redis is ready, within opTimeoutMs; otherwise (or on any failure) `otherwise`.
+   * `probe` (ping) ignores the pause: health must say what Redis does now.
+   */
+  async function guarded<T>(op: () => Promise<T>, otherwise: () => T | Promise<T>, probe = false): Promise<T> {
+    if (closed || !client.isReady || (!probe && Date.now() < skipUntil)) return otherwise()
     let timer: NodeJS.Timeout | undefined
     try {
-      return await Promise.race([
+      const value = await Promise.race([
         op(),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new RedisTimeoutError()), opTimeoutMs + 50)
         }),
       ])
+      failures = 0
+      skipUntil = 0
+      return value
     } catch (err) {
-      if (!down && !closed) {
+      failures++
+      if (failures >= BREAK_AFTER_FAILURES) skipUntil = Date.now() + BREAK_MS
+      // one line per streak, not one per request
+      if (failures === 1 && !down && !closed) {
         const reason = err instanceof RedisTimeoutError ? 'timeout' : (err as Error).message
         opts.logger?.warn({ cache: where, err: reason }, 'redis operation failed; treated as a miss')
       }
@@ -174,7 +190,7 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
       )
     },
     async ping() {
-      return guarded(async () => String(await client.sendCommand(['PING'])) === 'PONG', () => false)
+      return guarded(async () => String(await client.sendCommand(['PING'])) === 'PONG', () => false, true)
     },
     async close() {
       if (closed) return
