@@ -70,7 +70,9 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   let gasUsed = 0n
   let logIndex = 0
   for (const [index, input] of params.calls.entries()) {
-    const call: CallInput = { ...input, gas: callGas(input, ctx.block.gasLimit, deps.gasCap) }
+    // eth_simulateV1: with validation the block's gas is shared, so a call without gas gets what is left
+    const available = params.validation && gasUsed < ctx.block.gasLimit ? ctx.block.gasLimit - gasUsed : ctx.block.gasLimit
+    const call: CallInput = { ...input, gas: callGas(input, available, deps.gasCap) }
     // the state this call starts from, for the out-of-gas search (cheap: the overlay's net writes)
     const startState = await state.shallowCopy()
     const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
