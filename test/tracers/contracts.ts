@@ -96,6 +96,11 @@ contract Caller {
         h = abi.decode(out, (bytes32));
         stored = uint256(h);
     }
+    /** reads this block's beacon root from the EIP-4788 contract: needs the block-start system call */
+    function recordBeaconRoot() external returns (bool ok) {
+        (ok, ) = address(0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02).staticcall(abi.encode(block.timestamp));
+        stored = ok ? 3 : 4;
+    }
     function memoryWork(uint256 n) external pure returns (bytes memory out) {
         out = new bytes(n);
         for (uint256 i = 0; i < n; i++) out[i] = bytes1(uint8(i));

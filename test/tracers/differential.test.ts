@@ -33,6 +33,9 @@ const hasAnvil = requireAnvil()
 const GAS = 1_000_000n
 const GAS_CAP = 50_000_000n
 const SENDER = DEV_ACCOUNTS[1] as Address
+/** EIP-4788 beacon roots contract runtime code (from the EIP) */
+const BEACON_ROOTS_CODE =
+  '0x3373fffffffffffffffffffffffffffffffffffffffe14604d57602036146024575f5ffd5b5f35801560495762001fff810690815414603c575f5ffd5b62001fff01545f5260205ff35b5f5ffd5b62001fff42064281555f359062001fff015500'
 const BENEFICIARY = '0x00000000000000000000000000000000000be4ef' as Address
 
 describe.runIf(hasAnvil)('trace service vs Anvil', () => {
@@ -361,6 +364,20 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
       expect(post[caller].storage?.[slot0]).toBe(await anvil.rpc<Hex>('eth_getStorageAt', [caller, '0x0', receipt.blockNumber]))
       const theirs = await anvil.rpc<Frame>('debug_traceTransaction', [hash, { tracer: 'callTracer' }])
       expect(ours.callTracer).toEqual(gethCallFrame(theirs, GAS))
+    })
+
+    it('applies the EIP-4788 beacon-root system call first (geth rule; Anvil skips it)', async () => {
+      // the EIP-4788 contract's runtime code; Anvil's genesis lacks it, so deploy it at its address
+      const beacon = '0x000f3df6d732807ef1319fb7b8bb8522d0beac02'
+      await anvil.rpc('anvil_setCode', [beacon, BEACON_ROOTS_CODE])
+      const { hash } = await send({ ...rpcCall(callCaller('recordBeaconRoot')), from: SENDER })
+      const ours = await traces.traceTransaction(hash, { prestateTracer: { diffMode: true } })
+      const post = (ours.prestateTracer as { post: Prestate }).post
+      // geth (stateAtTransaction → ProcessBeaconBlockRoot) stores the block's timestamp and root
+      // before the first tx, so get(block.timestamp) succeeds: stored = 3. Anvil 1.7 does not run
+      // the system call and its own state says 4; we follow geth.
+      expect(post[caller].storage?.[toHex(0n, { size: 32 })]).toBe(toHex(3n, { size: 32 }))
+      expect(await anvil.rpc<Hex>('eth_getStorageAt', [caller, '0x0', 'latest'])).toBe(toHex(4n, { size: 32 }))
     })
 
     it('applies state overrides on top of the state the traced transaction starts from', async () => {
