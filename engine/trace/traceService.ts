@@ -99,7 +99,7 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       createTracers(tracerConfig, tracerOpts)
       const mined = await chain.getTransaction(hash)
       if (!mined) {
-        throw new EngineError('TRANSACTION_NOT_FOUND', `transaction ${hash} was not found`, { transactionHash: hash },
+        throw new EngineError('TRANSACTION_NOT_FOUND', `transaction ${hash} was not found (unknown, or not mined yet)`, { transactionHash: hash },
           'check the hash and that the service is connected to the chain the transaction was mined on')
       }
       const header = await chain.resolveBlock({ number: mined.blockNumber })
