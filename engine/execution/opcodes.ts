@@ -117,6 +117,7 @@ export function stackBounds(code: number): { minStack: number; maxStack: number 
 }
 
 export const OP = {
+  RETURNDATACOPY: 0x3e,
   SSTORE: 0x55,
   LOG0: 0xa0,
   LOG4: 0xa4,

@@ -53,6 +53,8 @@ interface Frame {
   returnedCode?: Uint8Array
   /** CREATE frames: the init code (the running code) */
   initCode?: Uint8Array
+  /** the last step was a RETURNDATACOPY reading past the return data (ethereumjs: out of gas) */
+  returnDataOob?: boolean
 }
 
 /** a CALL/CREATE step whose message has not started yet */
@@ -168,6 +170,8 @@ export class TracingAdapter {
       const topics: Hex[] = []
       for (let i = 0; i < code - OP.LOG0; i++) topics.push(`0x${top(2 + i).toString(16).padStart(64, '0')}` as Hex)
       this.pendingLog = { depth: ev.depth, address: self, topics, data: hex(readMemory(ev.memory, top(0), top(1))) }
+    } else if (code === OP.RETURNDATACOPY && stackOk && frame) {
+      frame.returnDataOob = top(1) + top(2) > BigInt(frame.returnData.length)
     } else if (code === OP.RETURN && stackOk && frame && (frame.type === 'CREATE' || frame.type === 'CREATE2')) {
       frame.returnedCode = readMemory(ev.memory, top(0), top(1))
     } else if (code === OP.SELFDESTRUCT && stackOk) {
@@ -359,6 +363,8 @@ export class TracingAdapter {
       if (isCreate && error === GETH_ERRORS.outOfGas && s && s.opcode === OP.RETURN && s.cost <= s.gasLeft) {
         error = 'contract creation code storage out of gas'
       }
+      // ethereumjs traps an out-of-bounds RETURNDATACOPY as out of gas; geth's ErrReturnDataOutOfBounds
+      if (error === GETH_ERRORS.outOfGas && s?.opcode === OP.RETURNDATACOPY && frame.returnDataOob) error = 'return data out of bounds'
       // pre-Homestead a code-store OOG keeps the frame's state (geth captureEnd) and geth's
       // ret is the code that could not be stored
       if (ejsError === 'code store out of gas') {

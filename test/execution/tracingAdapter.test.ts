@@ -165,6 +165,10 @@ describe.runIf(hasAnvil)('tracing adapter', () => {
     const badJump = await run('0x600056')
     expect(badJump.frame.error).toBe('invalid jump destination')
 
+    // RETURNDATACOPY(0, 0, 1) with no return data
+    const oob = await run('0x6001600060003e00')
+    expect(oob.frame.error).toBe('return data out of bounds')
+
     const keccak = await run('0x60006000200000')
     expect(keccak.last.op).toBe('STOP')
     expect(keccak.r.status).toBe('success')
