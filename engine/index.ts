@@ -30,6 +30,10 @@ export type { Engine, EngineOptions } from './types.js'
 export async function createEngine(opts: EngineOptions): Promise<Engine> {
   // '' (an empty config value) means "not set", like undefined
   const hardfork = opts.hardfork || undefined
+  if (opts.rpcUrl && !isHttpUrl(opts.rpcUrl)) {
+    // never echo the value: it may hold an API key
+    throw new EngineError('VALIDATION_ERROR', 'rpc_url must be an http:// or https:// URL', undefined, 'set RPC_URL to the JSON-RPC endpoint, or leave it empty for the embedded devnet')
+  }
   const chain: ChainSource = opts.rpcUrl
     ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork })
     : await createDevnet({ hardfork })
@@ -92,4 +96,13 @@ function prunedAsBlockNotFound(e: EngineError): EngineError {
     { method: e.details.method },
     'select a more recent block, or configure an archive node as rpc_url',
   )
+}
+
+function isHttpUrl(url: string): boolean {
+  try {
+    const u = new URL(url)
+    return u.protocol === 'http:' || u.protocol === 'https:'
+  } catch {
+    return false
+  }
 }

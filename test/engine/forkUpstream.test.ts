@@ -161,4 +161,12 @@ describe('fork upstream', () => {
     expect((err as EngineError).code).toBe('STATE_ACCESS_ERROR')
     expectNoSecret(err)
   })
+
+  it('a malformed or non-HTTP rpc_url is a VALIDATION_ERROR that does not echo it', async () => {
+    for (const rpcUrl of [`not a url ${SECRET}`, `ws://127.0.0.1:1/${SECRET}`]) {
+      const err = await createEngine({ rpcUrl, cache: createMemoryCacheStore(), gasCap: 1n, rpcTimeoutMs: 300, maxStructLogSteps: 1, simulationTtlSeconds: 1 }).catch((e: unknown) => e)
+      expect(err).toMatchObject({ code: 'VALIDATION_ERROR' })
+      expectNoSecret(err)
+    }
+  })
 })
