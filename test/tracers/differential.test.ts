@@ -309,6 +309,22 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
     expect(printedMemory).toBeLessThan(full.structLogs.filter((l) => l.memory).length / 2)
   })
 
+  it('structLogger with enableReturnData and disableStorage/disableStack matches geth', async () => {
+    const call = callCaller('nested', [target, 13n], 1n)
+    const ours = (await traces.traceCall({
+      call, block: { tag: 'latest' }, tracerConfig: { structLogger: { enableReturnData: true, disableStorage: true, disableMemory: true } },
+    })).structLogger as { structLogs: StructLog[] }
+    const theirs = await anvil.rpc<{ structLogs: StructLog[] }>('debug_traceCall', [
+      rpcCall(call), 'latest', { enableReturnData: true, disableStorage: true, enableMemory: false },
+    ])
+    expect(ours.structLogs.some((l) => l.returnData)).toBe(true)
+    expect(ours.structLogs.some((l) => l.storage || l.memory)).toBe(false)
+    expect(firstStepDifference(comparableStructLogs(ours.structLogs), comparableStructLogs(theirs.structLogs))).toBeUndefined()
+    const noStack = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: { disableStack: true } } }))
+      .structLogger as { structLogs: StructLog[] }
+    expect(noStack.structLogs.some((l) => 'stack' in l)).toBe(false)
+  })
+
   it("traces on 'pending' as on 'latest' (no mempool of our own)", async () => {
     const call = callTarget('read')
     const a = await traces.traceCall({ call, block: { tag: 'pending' }, tracerConfig: { prestateTracer: {} } })

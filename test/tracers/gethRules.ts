@@ -136,6 +136,8 @@ export function comparableStructLogs(logs: StructLog[]): StructLog[] {
     const out: StructLog = { ...l }
     if (out.refund === 0) delete out.refund
     if (out.memory && out.memory.length === 0) delete out.memory
+    // like §5.8: Anvil prints `"returnData": "0x"`; geth sets it only when non-empty (logger.go)
+    if (out.returnData === '0x') delete out.returnData
     if (out.error !== undefined) {
       out.error = '<error>'
       // Anvil reports gasCost 0 on a step that runs out of gas; geth reports the op's constant gas
