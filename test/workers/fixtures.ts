@@ -29,6 +29,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   return mod.createEngine(opts)
 }
 
+/** what reading account state upstream costs; block headers may be re-read, state must not */
+export const STATE_METHODS = ['eth_getBalance', 'eth_getCode', 'eth_getStorageAt', 'eth_getTransactionCount', 'eth_getProof']
+
 export const engineOptions = (rpcUrl: string, cache: CacheStore): EngineOptions => ({
   rpcUrl,
   cache,

@@ -13,11 +13,9 @@ import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../s
 import { requireRedisServer, startRedisServer, type RedisServer } from '../cache/redisServer.js'
 import { startCountingProxy, type CountingProxy } from './countingProxy.js'
 import { startWorkerPool } from '../../engine/workers/index.js'
-import { createEngine, deploy, engineOptions, requireEngineFacade, type Deployed } from './fixtures.js'
+import { createEngine, deploy, engineOptions, requireEngineFacade, STATE_METHODS, type Deployed } from './fixtures.js'
 
 const ready = requireAnvil() && requireRedisServer() && requireEngineFacade()
-/** what reading account state upstream costs; block headers may be re-read, state must not */
-const STATE_METHODS = ['eth_getBalance', 'eth_getCode', 'eth_getStorageAt', 'eth_getTransactionCount', 'eth_getProof']
 
 describe.runIf(ready)('two engines on one Redis', () => {
   let anvil: AnvilInstance

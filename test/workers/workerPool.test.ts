@@ -12,7 +12,8 @@ import { EngineError } from '../../engine/errors.js'
 import type { SimulateParams, TraceCallParams } from '../../engine/types.js'
 import { createWorkerPoolEngine, startWorkerPool, type WorkerPoolEngine } from '../../engine/workers/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
-import { deploy, engineOptions, requireEngineFacade, type Deployed } from './fixtures.js'
+import { startCountingProxy, type CountingProxy } from './countingProxy.js'
+import { deploy, engineOptions, requireEngineFacade, STATE_METHODS, type Deployed } from './fixtures.js'
 
 const ready = requireAnvil() && requireEngineFacade()
 /** iterations of Loop.spin for the long trace: tens of thousands of struct-log steps */
@@ -23,6 +24,7 @@ describe.runIf(ready)('worker pool engine', () => {
   let loop: Deployed
   let store: Deployed
   let pool: WorkerPoolEngine
+  let proxy: CountingProxy
   const cache = createMemoryCacheStore()
 
   const ping = (): SimulateParams => ({
@@ -37,12 +39,15 @@ describe.runIf(ready)('worker pool engine', () => {
     anvil = await startAnvil()
     loop = await deploy(anvil, 'Loop')
     store = await deploy(anvil, 'Store')
-    pool = await startWorkerPool({ ...engineOptions(anvil.url, cache), workers: 2, cacheUrl: 'memory://', healthTimeoutMs: 200 })
+    // upstream requests counted, to see what the workers share through the pool's memory store
+    proxy = await startCountingProxy(anvil.url)
+    pool = await startWorkerPool({ ...engineOptions(proxy.url, cache), workers: 2, cacheUrl: 'memory://', healthTimeoutMs: 200 })
     // warm both workers (module JIT, first upstream reads) so the race below is about work only
     await Promise.all([pool.simulate(ping()), pool.simulate(ping())])
   })
   afterAll(async () => {
     await pool?.close()
+    await proxy?.close()
     await anvil?.stop()
   })
 
@@ -158,6 +163,33 @@ describe.runIf(ready)('worker pool engine', () => {
     // the two concurrent reads went to different workers, and both found it
     expect(after.map((n, i) => n - before[i]!)).toEqual([1, 1])
     for (const r of reads) expect(r).toEqual(sim)
+  })
+
+  it('state one worker fetched is not fetched upstream again by the other (memory:// via the pool)', async () => {
+    const blockNumber = hexToBigInt(await anvil.rpc('eth_blockNumber'))
+    const sum = (): SimulateParams => ({
+      calls: [{ from: DEV_ACCOUNTS[3] as Address, to: store.address, data: store.call('sum') }],
+      block: { number: blockNumber },
+      validation: false,
+      traceAssetChanges: false,
+      traceTransfers: false,
+    })
+    const served = () => pool.stats().workers.map((w) => w.served)
+    const s0 = served()
+    proxy.reset()
+    const first = await pool.simulate(sum())
+    const s1 = served()
+    expect(hexToBigInt(first.calls[0]!.returnData)).toBe(22n)
+    expect(proxy.total(STATE_METHODS)).toBeGreaterThan(0)
+    proxy.reset()
+    const second = await pool.simulate(sum())
+    const s2 = served()
+    // two different workers answered (idle workers take turns)
+    const firstWorker = s1.findIndex((n, i) => n > s0[i]!)
+    const secondWorker = s2.findIndex((n, i) => n > s1[i]!)
+    expect(firstWorker).not.toBe(secondWorker)
+    expect(second.calls[0]!.returnData).toBe(first.calls[0]!.returnData)
+    expect(proxy.total(STATE_METHODS), JSON.stringify(proxy.counts())).toBe(0)
   })
 
   it('answers health through a worker', async () => {
