@@ -9,6 +9,7 @@ import { encodeDeployData, encodeFunctionData, toHex, type Address, type Hex } f
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { createRpcChain, type RpcChain } from '../../engine/chain/rpcChain.js'
+import { EngineError } from '../../engine/errors.js'
 import { executeCall } from '../../engine/execution/executeTransaction.js'
 import type { CallInput, ExecutionContext } from '../../engine/execution/types.js'
 import { executionContext } from '../../engine/trace/blockEnvironment.js'
@@ -172,6 +173,20 @@ describe.runIf(hasAnvil)('tracing adapter', () => {
     const keccak = await run('0x60006000200000')
     expect(keccak.last.op).toBe('STOP')
     expect(keccak.r.status).toBe('success')
+  })
+
+  it('a tracer that gives up (e.g. a step limit) aborts the run with its EngineError', async () => {
+    let n = 0
+    const limited: Tracer = {
+      onOpcode: () => {
+        if (++n > 3) throw new EngineError('PAYLOAD_TOO_LARGE', 'too many steps')
+      },
+      result: () => n,
+    }
+    const err = await executeCall(await context(), call('logs'), { tracers: [limited] }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(EngineError)
+    expect((err as EngineError).code).toBe('PAYLOAD_TOO_LARGE')
+    expect(n).toBe(4)
   })
 
   it('hooks come in geth order: txStart, enter(0), opcodes, exit(0) with receipt gas, txEnd', async () => {
