@@ -206,6 +206,22 @@ describe('engine over the devnet', () => {
     expect((t.logs as unknown[]).length).toBe(1)
   })
 
+  it('concurrent simulations on the shared block state answer what sequential ones do', async () => {
+    const requests = Array.from({ length: 20 }, (_, i) =>
+      params([
+        { from: B, to: DEMO_TOKEN_ADDRESS, data: transfer(C, BigInt(i) * 10n ** 20n) },
+        { from: C, to: A, data: '0x', value: BigInt(i) },
+      ]),
+    )
+    const strip = (r: Awaited<ReturnType<Engine['simulate']>>) => ({ ...r, simulationId: '' })
+    const sequential = []
+    for (const p of requests) sequential.push(strip(await engine.simulate(p)))
+    const concurrent = (await Promise.all(requests.map((p) => engine.simulate(p)))).map(strip)
+    expect(concurrent).toEqual(sequential)
+    // 750 DEMO left for B: transfers of 800+ revert, so both outcomes are exercised
+    expect(new Set(sequential.map((r) => r.status))).toEqual(new Set(['success', 'reverted']))
+  })
+
   it('rejects an empty call list', async () => {
     await expect(engine.simulate(params([]))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
   })
