@@ -100,7 +100,7 @@ describe.runIf(ready)('worker pool engine', () => {
       ...engineOptions(anvil.url, createMemoryCacheStore()),
       workers: 2,
       cacheUrl: 'memory://',
-      callTimeoutMs: 2500,
+      callTimeoutMs: 4000,
     })
     try {
       await Promise.all([timed.simulate(ping()), timed.simulate(ping())])
