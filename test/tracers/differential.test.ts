@@ -5,7 +5,7 @@
  * transfers and contract creation. Where Anvil deviates from geth (spec/geth-reference.md §5) the
  * comparison goes through gethRules.ts, which applies geth's rule and names the deviation.
  */
-import { bytesToHex, encodeDeployData, encodeFunctionData, hexToBytes, pad, toHex, type Address, type Hex } from 'viem'
+import { bytesToHex, encodeDeployData, encodeFunctionData, hexToBytes, keccak256, pad, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChainSource } from '../../engine/chain/types.js'
 import type { CallInput } from '../../engine/execution/types.js'
@@ -323,6 +323,28 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
     const noStack = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: { disableStack: true } } }))
       .structLogger as { structLogs: StructLog[] }
     expect(noStack.structLogs.some((l) => 'stack' in l)).toBe(false)
+  })
+
+  it('prestate disableCode/disableStorage and callTracer onlyTopCall match geth', async () => {
+    const call = callCaller('makeChildren', [5n], 2n)
+    for (const cfg of [{ disableCode: true }, { disableStorage: true }, { diffMode: true, disableCode: true, disableStorage: true }]) {
+      const ours = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { prestateTracer: cfg } })).prestateTracer as Prestate
+      const theirs = await anvil.rpc<Prestate>('debug_traceCall', [rpcCall(call), 'latest', { tracer: 'prestateTracer', tracerConfig: cfg }])
+      if (cfg.diffMode) {
+        const o = ours as unknown as { pre: Prestate; post: Prestate }
+        const t = theirs as unknown as { pre: Prestate; post: Prestate }
+        expect(withoutCodeHash(o.pre, false)).toEqual(gethPrestate(t.pre))
+        expect(withoutCodeHash(o.post, false)).toEqual(t.post)
+      } else {
+        // §5.5 / §5.13 as above; with disableCode the codeHash stays (geth), so it is checked apart
+        expect(withoutCodeHash(ours, false)).toEqual(gethPrestate(theirs))
+        if (cfg.disableCode) expect(ours[caller]).toHaveProperty('codeHash', keccak256((await anvil.rpc<Hex>('eth_getCode', [caller, 'latest']))))
+      }
+    }
+    const top = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: { onlyTopCall: true } } })).callTracer
+    const theirTop = await anvil.rpc<Frame>('debug_traceCall', [rpcCall(call), 'latest', { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }])
+    expect(top).toEqual(gethCallFrame(theirTop, call.gas!))
+    expect(top).not.toHaveProperty('calls')
   })
 
   it("traces on 'pending' as on 'latest' (no mempool of our own)", async () => {
