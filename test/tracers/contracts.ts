@@ -109,6 +109,10 @@ contract Caller {
 `,
 }
 
+/** EIP-4788 beacon roots contract runtime code (from the EIP) */
+export const BEACON_ROOTS_CODE =
+  '0x3373fffffffffffffffffffffffffffffffffffffffe14604d57602036146024575f5ffd5b5f35801560495762001fff810690815414603c575f5ffd5b62001fff01545f5260205ff35b5f5ffd5b62001fff42064281555f359062001fff015500'
+
 let cached: Record<string, CompiledContract> | undefined
 export function contracts(): Record<string, CompiledContract> {
   cached ??= compile(SOURCES, { evmVersion: 'cancun' })

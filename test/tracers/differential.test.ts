@@ -15,7 +15,7 @@ import { createTraceService, type TraceService } from '../../engine/trace/traceS
 import { createStepTracer, type StepTraceOutput } from '../../tracers/stepTrace.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { anvilChainSource } from './chainFor.js'
-import { contracts } from './contracts.js'
+import { BEACON_ROOTS_CODE, contracts } from './contracts.js'
 import {
   comparableStructLogs,
   firstStepDifference,
@@ -33,9 +33,6 @@ const hasAnvil = requireAnvil()
 const GAS = 1_000_000n
 const GAS_CAP = 50_000_000n
 const SENDER = DEV_ACCOUNTS[1] as Address
-/** EIP-4788 beacon roots contract runtime code (from the EIP) */
-const BEACON_ROOTS_CODE =
-  '0x3373fffffffffffffffffffffffffffffffffffffffe14604d57602036146024575f5ffd5b5f35801560495762001fff810690815414603c575f5ffd5b62001fff01545f5260205ff35b5f5ffd5b62001fff42064281555f359062001fff015500'
 const BENEFICIARY = '0x00000000000000000000000000000000000be4ef' as Address
 
 describe.runIf(hasAnvil)('trace service vs Anvil', () => {
