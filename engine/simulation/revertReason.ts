@@ -4,14 +4,15 @@
  * - `Error(string)` (0x08c379a0) → the string;
  * - `Panic(uint256)` (0x4e487b71) → geth's fixed text (accounts/abi UnpackRevert, geth-reference
  *   §1.3), e.g. `arithmetic underflow or overflow`, else `unknown panic code: 0x..`;
- * - a custom error → decoded with an ABI from `customErrorAbis` when one knows the selector
- *   (`InsufficientBalance(account=0x…, balance=1, needed=2)`), else the 4-byte selector;
+ * - a custom error → decoded when its ABI is known (the ERC-6093 / OpenZeppelin v5 standard errors
+ *   are bundled; more can be registered), e.g. `ERC20InsufficientBalance(0x…, 1, 2)`, else the
+ *   4-byte selector;
  * - empty or shorter than 4 bytes → undefined (a bare `revert()`).
  *
  * @example
  * revertReason('0x08c379a0…') // 'DEMO: allowance exceeded'
  */
-import { decodeAbiParameters, decodeErrorResult, hexToBigInt, size, slice, toHex, type Abi, type Hex } from 'viem'
+import { decodeAbiParameters, decodeErrorResult, hexToBigInt, parseAbi, size, slice, toHex, type Abi, type Hex } from 'viem'
 
 const ERROR_SELECTOR = '0x08c379a0'
 const PANIC_SELECTOR = '0x4e487b71'
@@ -31,10 +32,48 @@ const PANIC_REASONS: Record<number, string> = {
 }
 
 /**
- * ABIs whose custom errors we can name. None is bundled yet; a caller (or a future ABI registry)
- * registers them here. The devnet's demo token registers its own.
+ * Custom errors every decoder should know: the standard token errors of ERC-6093 and the
+ * OpenZeppelin v5 access/security errors most deployed contracts now revert with.
  */
-const customErrorAbis: Abi[] = []
+const STANDARD_ERRORS = parseAbi([
+  'error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)',
+  'error ERC20InvalidSender(address sender)',
+  'error ERC20InvalidReceiver(address receiver)',
+  'error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed)',
+  'error ERC20InvalidApprover(address approver)',
+  'error ERC20InvalidSpender(address spender)',
+  'error ERC721InvalidOwner(address owner)',
+  'error ERC721NonexistentToken(uint256 tokenId)',
+  'error ERC721IncorrectOwner(address sender, uint256 tokenId, address owner)',
+  'error ERC721InvalidSender(address sender)',
+  'error ERC721InvalidReceiver(address receiver)',
+  'error ERC721InsufficientApproval(address operator, uint256 tokenId)',
+  'error ERC721InvalidApprover(address approver)',
+  'error ERC721InvalidOperator(address operator)',
+  'error ERC1155InsufficientBalance(address sender, uint256 balance, uint256 needed, uint256 tokenId)',
+  'error ERC1155InvalidSender(address sender)',
+  'error ERC1155InvalidReceiver(address receiver)',
+  'error ERC1155MissingApprovalForAll(address operator, address owner)',
+  'error ERC1155InvalidApprover(address approver)',
+  'error ERC1155InvalidOperator(address operator)',
+  'error ERC1155InvalidArrayLength(uint256 idsLength, uint256 valuesLength)',
+  'error OwnableUnauthorizedAccount(address account)',
+  'error OwnableInvalidOwner(address owner)',
+  'error AccessControlUnauthorizedAccount(address account, bytes32 neededRole)',
+  'error AccessControlBadConfirmation()',
+  'error ReentrancyGuardReentrantCall()',
+  'error EnforcedPause()',
+  'error ExpectedPause()',
+  'error SafeERC20FailedOperation(address token)',
+  'error AddressEmptyCode(address target)',
+  'error FailedCall()',
+])
+
+/**
+ * ABIs whose custom errors we can name: the standard set above, plus what a caller (or a future
+ * ABI registry) registers. The devnet registers its demo token's.
+ */
+const customErrorAbis: Abi[] = [STANDARD_ERRORS]
 
 export function registerErrorAbi(abi: Abi): void {
   const errors = abi.filter((e) => e.type === 'error')

@@ -69,6 +69,13 @@ describe('revertReason', () => {
     expect(revertReason(data)).toBe('Unlisted(0x00000000000000000000000000000000000000ab, 5)')
   })
 
+  it('knows the standard ERC-6093 / OpenZeppelin errors out of the box', () => {
+    const abi = parseAbi(['error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)', 'error OwnableUnauthorizedAccount(address account)'])
+    const who = '0x00000000000000000000000000000000000000cd'
+    expect(revertReason(encodeErrorResult({ abi, errorName: 'ERC20InsufficientBalance', args: [who, 1n, 2n] }))).toBe(`ERC20InsufficientBalance(${who}, 1, 2)`)
+    expect(revertReason(encodeErrorResult({ abi, errorName: 'OwnableUnauthorizedAccount', args: [who] }))).toBe(`OwnableUnauthorizedAccount(${who})`)
+  })
+
   it('nothing for an empty revert, the selector for malformed payloads', () => {
     expect(revertReason('0x')).toBeUndefined()
     expect(revertReason('0x08c379')).toBeUndefined()
