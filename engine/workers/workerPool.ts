@@ -281,6 +281,26 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     })
   }
 
+  /** the same call on every ready worker at once, bypassing the queue */
+  function callEvery<T>(method: EngineMethod, args: unknown[]): Promise<T>[] {
+    return slots
+      .filter((s): s is Slot => !!s && s.ready && !s.retired)
+      .map((s) => new Promise<T>((resolve, reject) => dispatch(s, { method, args, resolve: resolve as (v: unknown) => void, reject })))
+  }
+
+  /**
+   * A stored simulation normally lives in the shared store. With Redis out of reach it lives only
+   * in the local level of the worker that ran it, so a miss is asked of every worker then (only
+   * then: a worker busy with a long trace would hold up every unknown id's 404).
+   */
+  async function getSimulation(id: string) {
+    const found = await call<Awaited<ReturnType<Engine['getSimulation']>>>('getSimulation', [id])
+    if (found !== undefined || size < 2 || !(cacheUrl && /^rediss?:/i.test(cacheUrl)) || (await cache.ping())) return found
+    const answers = await Promise.allSettled(callEvery<typeof found>('getSimulation', [id]))
+    for (const a of answers) if (a.status === 'fulfilled' && a.value !== undefined) return a.value
+    return undefined
+  }
+
   try {
     await Promise.all(Array.from({ length: size }, (_, i) => spawn(i)))
   } catch (err) {
@@ -293,7 +313,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     // every argument is forwarded as given, so an optional parameter added to Engine later crosses too
     simulate: (...args) => call('simulate', args),
     simulateSteps: (...args) => call('simulateSteps', args),
-    getSimulation: (...args) => call('getSimulation', args),
+    getSimulation: (id) => getSimulation(id),
     accessList: (...args) => call('accessList', args),
     traceTransaction: (...args) => call('traceTransaction', args),
     traceCall: (...args) => call('traceCall', args),

@@ -12,7 +12,7 @@ import type { Engine, SimulateParams } from '../../engine/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { requireRedisServer, startRedisServer, type RedisServer } from '../cache/redisServer.js'
 import { startCountingProxy, type CountingProxy } from './countingProxy.js'
-import { startWorkerPool } from '../../engine/workers/index.js'
+import { startWorkerPool, type WorkerPoolEngine } from '../../engine/workers/index.js'
 import { createEngine, deploy, engineOptions, requireEngineFacade, STATE_METHODS, type Deployed } from './fixtures.js'
 
 const ready = requireAnvil() && requireRedisServer() && requireEngineFacade()
@@ -107,5 +107,21 @@ describe.runIf(ready)('two engines on one Redis', () => {
     expect(b1).toEqual(sim)
     expect(b2).toEqual(sim)
     expect(await first.getSimulation(x.simulationId)).toEqual(x)
+  })
+
+  it('with Redis gone, a simulation is still read back by id through either worker of the pool', async () => {
+    const pool = engines.find((e): e is WorkerPoolEngine => 'stats' in e)
+    expect(pool).toBeDefined()
+    await redis.kill()
+    for (let i = 0; i < 400 && (await caches[0]!.ping()); i++) await new Promise((r) => setTimeout(r, 25))
+    // stored only in the local level of the worker that ran it
+    const sim = await pool!.simulate(params())
+    expect(sim.status).toBe('success')
+    const before = pool!.stats().workers.map((w) => w.served)
+    const reads = await Promise.all([pool!.getSimulation(sim.simulationId), pool!.getSimulation(sim.simulationId)])
+    const after = pool!.stats().workers.map((w) => w.served)
+    expect(after.every((n, i) => n > before[i]!)).toBe(true) // both workers were asked
+    for (const r of reads) expect(r).toEqual(sim)
+    expect(await pool!.getSimulation('sim_00000000-0000-4000-8000-0000000000ff')).toBeUndefined()
   })
 })
