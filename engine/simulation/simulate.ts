@@ -173,7 +173,8 @@ async function callError(
     const required = await findGasRequired(
       async (gas) => {
         const probe: ExecutionContext = { ...ctx, state: await startState.shallowCopy() }
-        return (await deps.execute(probe, { ...call, gas })).status === 'success'
+        const res = await deps.execute(probe, { ...call, gas })
+        return { ok: res.status === 'success', gasUsed: res.gasUsed }
       },
       call.gas ?? 0n,
       deps.gasCap,
