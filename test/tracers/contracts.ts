@@ -25,6 +25,9 @@ contract Target {
         return v * 2;
     }
     function read() external view returns (uint256) { return stored; }
+    function env() external view returns (uint256 n, uint256 t, bytes32 h, address cb, uint256 bf) {
+        return (block.number, block.timestamp, blockhash(block.number - 1), block.coinbase, block.basefee);
+    }
     function fail(string calldata why) external pure { revert(why); }
     function failCustom() external pure { revert Custom(7); }
     function overflow(uint256 a) external pure returns (uint256) { return a + type(uint256).max; }

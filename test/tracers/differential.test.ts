@@ -5,7 +5,7 @@
  * transfers and contract creation. Where Anvil deviates from geth (spec/geth-reference.md §5) the
  * comparison goes through gethRules.ts, which applies geth's rule and names the deviation.
  */
-import { bytesToHex, encodeDeployData, encodeFunctionData, hexToBytes, keccak256, pad, toHex, type Address, type Hex } from 'viem'
+import { bytesToHex, decodeFunctionResult, encodeDeployData, encodeFunctionData, hexToBytes, keccak256, pad, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChainSource } from '../../engine/chain/types.js'
 import type { CallInput } from '../../engine/execution/types.js'
@@ -197,6 +197,20 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
       stateOverrides: { [target]: { stateDiff: { [toHex(0n, { size: 32 })]: toHex(77n, { size: 32 }) } } },
     })
     expect((r.callTracer as Frame).output).toBe(toHex(77n, { size: 32 }))
+  })
+
+  it('block overrides replace the header fields; number = head+1 keeps BLOCKHASH(head) (geth #32175); zero gas price zeroes BASEFEE', async () => {
+    const head = await anvil.rpc<{ number: Hex; hash: Hex }>('eth_getBlockByNumber', ['latest', false])
+    const coinbase = '0x00000000000000000000000000000000c0ffee00' as Address
+    const blockOverrides = { number: BigInt(head.number) + 1n, time: 1_900_000_000n, coinbase, baseFee: 7n }
+    const envOf = async (gasPrice: bigint) => {
+      const r = await traces.traceCall({ call: { ...callTarget('env'), gasPrice }, block: { tag: 'latest' }, tracerConfig: {}, blockOverrides })
+      return decodeFunctionResult({ abi: c.Target.abi, functionName: 'env', data: (r.callTracer as Frame).output as Hex }) as readonly [bigint, bigint, Hex, Address, bigint]
+    }
+    const [n, t, h, cb, bf] = await envOf(10n)
+    expect([n, t, h, cb.toLowerCase(), bf]).toEqual([BigInt(head.number) + 1n, 1_900_000_000n, head.hash, coinbase, 7n])
+    // geth debug_traceCall: a zero gas price runs with the base fee lowered to 0
+    expect((await envOf(0n))[4]).toBe(0n)
   })
 
   it('rejects an unknown hash with TRANSACTION_NOT_FOUND (Anvil returns an empty trace, §5.11)', async () => {
