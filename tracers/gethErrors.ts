@@ -69,3 +69,18 @@ export function toGethError(rawError: string, step?: FailingStep): string {
   }
   return SIMPLE[ejsError] ?? ejsError
 }
+
+/**
+ * Failures inside a precompile, in geth's words (core/vm/contracts.go). ethereumjs reports some
+ * of them with generic strings, or as a revert where geth has a plain error (a precompile never
+ * reverts in geth). `id` is the precompile's address as a number (0x09 = blake2f).
+ */
+export function toGethPrecompileError(id: number, input: Uint8Array, ejsError: string): string {
+  const e = toGethError(ejsError)
+  if (id === 0x09 && ejsError === 'value out of range') return input.length !== 213 ? 'invalid input length' : 'invalid final flag'
+  if (id === 0x08 && ejsError === 'invalid input length') return 'bad elliptic curve pairing size'
+  if (id >= 0x06 && id <= 0x08 && ejsError === 'revert') return 'bn256: malformed point'
+  if (id === 0x0a && ejsError === 'kzg commitment does not match versioned hash') return 'mismatched versioned hash'
+  if (e === 'execution reverted') return 'precompile failed'
+  return e
+}

@@ -23,7 +23,7 @@ import type { Common } from '@ethereumjs/common'
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { Address as EjsAddress, bytesToHex, generateAddress, generateAddress2 } from '@ethereumjs/util'
 import type { Address, Hex } from 'viem'
-import { GETH_ERRORS, toGethError, type FailingStep } from '../../tracers/gethErrors.js'
+import { GETH_ERRORS, toGethError, toGethPrecompileError, type FailingStep } from '../../tracers/gethErrors.js'
 import type { CallType, EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext, TxEndEvent } from '../../tracers/types.js'
 import { bigTo32, bigToBytes, hexBytes, readMemory, wordToAddress } from './evmWords.js'
 import { OP, gethOpName, stackBounds } from './opcodes.js'
@@ -55,6 +55,8 @@ interface Frame {
   initCode?: Uint8Array
   /** the last step was a RETURNDATACOPY reading past the return data (ethereumjs: out of gas) */
   returnDataOob?: boolean
+  /** a precompile frame: its address as a number and its input, for geth's error strings */
+  precompile?: { id: number; input: Uint8Array }
 }
 
 /** a CALL/CREATE step whose message has not started yet */
@@ -112,7 +114,8 @@ export class TracingAdapter {
   ) {
     this.wantsOpcode = tracers.filter((t) => t.onOpcode)
     this.tangerineWhistle = common.gteHardfork('tangerineWhistle')
-    this.eip2200 = common.isActivatedEIP(2200)
+    // EIP-2200's SSTORE sentry: Istanbul on (ethereumjs gates it by fork, not by the EIP number)
+    this.eip2200 = common.gteHardfork('istanbul')
   }
 
   // ---- fan-out -------------------------------------------------------------------------------
@@ -327,6 +330,8 @@ export class TracingAdapter {
     }
     const frame: Frame = { depth, type, value, logCountAtStart: this.logCount, returnData: EMPTY }
     if (type === 'CREATE' || type === 'CREATE2') frame.initCode = input
+    // `to` is the code's address (for CALLCODE/DELEGATECALL the target, not msg.to)
+    if (type !== 'CREATE' && type !== 'CREATE2' && this.tx.isPrecompile(to)) frame.precompile = { id: Number(BigInt(to)), input }
     this.frames.push(frame)
     await this.enter({ depth, type, from, to, input: hex(input), gas, value: type === 'STATICCALL' ? undefined : value })
   }
@@ -355,7 +360,9 @@ export class TracingAdapter {
     let reverted = false
     let output = result.execResult.returnValue ?? EMPTY
     if (ejsError !== undefined) {
-      error = toGethError(ejsError, this.failingStep(frame))
+      error = frame.precompile
+        ? toGethPrecompileError(frame.precompile.id, frame.precompile.input, ejsError)
+        : toGethError(ejsError, this.failingStep(frame))
       const isCreate = frame.type === 'CREATE' || frame.type === 'CREATE2'
       const s = frame.lastStep
       // code deposit failed after a successful RETURN: ethereumjs says 'out of gas', geth

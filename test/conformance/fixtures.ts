@@ -143,6 +143,14 @@ export interface FixtureOutcome {
   detail?: string
 }
 
+/** runs a fixture file's transaction with `tracer` (for diagnostics over other folders) */
+export async function runWithTracer(file: string, tracer: Tracer): Promise<void> {
+  const fx = JSON.parse(readFileSync(file, 'utf8')) as FixtureJson
+  const common = commonFor(fx)
+  const tx: TypedTransaction = createTxFromRLP(hexToBytes(fx.input.startsWith('0x') ? fx.input : (`0x${fx.input}` as Hex)), { common })
+  await executeSignedTx({ common, state: stateFor(fx), block: blockEnvFor(fx, common) }, tx, { tracers: [tracer], validation: false })
+}
+
 export async function runFixture(fixture: Fixture): Promise<FixtureOutcome> {
   try {
     const fx = JSON.parse(readFileSync(fixture.file, 'utf8')) as FixtureJson

@@ -1,0 +1,77 @@
+/**
+ * Diagnostic (`npx tsx test/conformance/flatCheck.ts`): geth's flatCallTracer fixtures
+ * (call_tracer_flat, not part of our interface) run through our callTracer, flattened the way
+ * geth's flat.go does, comparing what both formats carry (frame kinds, addresses, values, inputs,
+ * child gas, errors, outputs). Extra coverage for the adapter's frame synthesis.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { CORPUS, firstDifference, runWithTracer } from './fixtures.js'
+import { createCallTracer, type CallFrameJson } from '../../tracers/callTracer.js'
+
+interface Flat {
+  type: string
+  action: Record<string, unknown>
+  result?: Record<string, unknown> | null
+  error?: string
+  traceAddress: number[]
+}
+
+const PRECOMPILES = new Set(Array.from({ length: 10 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`))
+
+function flatten(f: CallFrameJson, root: boolean, includePrecompiles: boolean, out: Record<string, unknown>[]): void {
+  // flat.go hides only CALL/STATICCALL frames to precompiles
+  if (!includePrecompiles && !root && (f.type === 'CALL' || f.type === 'STATICCALL') && f.to && PRECOMPILES.has(f.to.toLowerCase())) return
+  const kind = f.type === 'SELFDESTRUCT' ? 'suicide' : f.type.startsWith('CREATE') ? 'create' : 'call'
+  const e: Record<string, unknown> = { type: kind }
+  if (kind === 'suicide') Object.assign(e, { address: f.from, refundAddress: f.to, balance: f.value })
+  else if (kind === 'create') Object.assign(e, { from: f.from, init: f.input, value: f.value, gas: root ? undefined : f.gas, method: f.type.toLowerCase() })
+  else Object.assign(e, { from: f.from, to: f.to, input: f.input, value: f.value ?? '0x0', gas: root ? undefined : f.gas, callType: f.type.toLowerCase() })
+  if (f.error) e.error = f.error
+  else if (kind !== 'suicide') Object.assign(e, { gasUsed: root ? undefined : f.gasUsed, output: f.output ?? '0x', address: kind === 'create' ? f.to : undefined })
+  out.push(e)
+  for (const c of f.calls ?? []) flatten(c, false, includePrecompiles, out)
+}
+
+function fromFixture(r: Flat, root: boolean): Record<string, unknown> {
+  const a = r.action
+  const e: Record<string, unknown> = { type: r.type }
+  if (r.type === 'suicide') Object.assign(e, { address: a.address, refundAddress: a.refundAddress, balance: a.balance })
+  else if (r.type === 'create') Object.assign(e, { from: a.from, init: a.init, value: a.value, gas: root ? undefined : a.gas, method: a.creationMethod })
+  else Object.assign(e, { from: a.from, to: a.to, input: a.input, value: a.value ?? '0x0', gas: root ? undefined : a.gas, callType: a.callType })
+  if (r.error) e.error = r.error
+  else if (r.type !== 'suicide') {
+    const res = r.result ?? {}
+    Object.assign(e, { gasUsed: root ? undefined : res.gasUsed, output: r.type === 'create' ? (res.code ?? '0x') : (res.output ?? '0x'), address: r.type === 'create' ? res.address : undefined })
+  }
+  return e
+}
+
+let pass = 0
+const files = readdirSync(join(CORPUS, 'call_tracer_flat')).filter((f) => f.endsWith('.json')).sort()
+for (const f of files) {
+  const fx = JSON.parse(readFileSync(join(CORPUS, 'call_tracer_flat', f), 'utf8')) as { result: Flat[]; tracerConfig?: { includePrecompiles?: boolean; convertParityErrors?: boolean } }
+  const cfg = fx.tracerConfig ?? {}
+  try {
+    const tracer = createCallTracer()
+    await runWithTracer(join(CORPUS, 'call_tracer_flat', f), tracer)
+    const ours: Record<string, unknown>[] = []
+    flatten(tracer.result(), true, cfg.includePrecompiles === true, ours)
+    let theirs = fx.result.map((r, i) => fromFixture(r, i === 0))
+    // the flat format omits an empty input
+    for (const x of [...ours, ...theirs]) if (x.input === '0x') delete x.input
+    if (cfg.convertParityErrors) {
+      for (const x of [...ours, ...theirs]) delete x.error
+    }
+    theirs = JSON.parse(JSON.stringify(theirs)) as Record<string, unknown>[]
+    const d = firstDifference(theirs, JSON.parse(JSON.stringify(ours)), '$')
+    if (d) console.log(`FAIL ${f}: ${d}`)
+    else {
+      pass++
+      console.log(`PASS ${f}`)
+    }
+  } catch (e) {
+    console.log(`FAIL ${f}: threw ${(e as Error).message}`)
+  }
+}
+console.log(`flat: ${pass}/${files.length}`)
