@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CORPUS, listFixtures, runFixture, type FixtureOutcome } from './fixtures.js'
+import { runFlatChecks } from './flatCheck.js'
 
 const ratchet = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'passing.json'), 'utf8')) as string[]
 
@@ -24,5 +25,16 @@ describe('geth tracer conformance', () => {
     expect(regressed).toEqual([])
     // the ratchet only lists fixtures that really exist
     for (const name of ratchet) expect(fixtures.map((f) => f.name)).toContain(name)
+  }, 120_000)
+
+  // extra coverage of the adapter: geth's flatCallTracer fixtures, compared on what a callTracer
+  // frame also carries. big_slow's fork schedule (EIP-158 before EIP-155) cannot be expressed in
+  // an ethereumjs Common, so it is the one expected to fail.
+  it('agrees with geth’s call_tracer_flat fixtures on every frame', async () => {
+    const outcomes = await runFlatChecks()
+    expect(outcomes.length).toBe(32)
+    const failed = outcomes.filter((o) => !o.pass).map((o) => `${o.name}: ${o.detail}`)
+    expect(failed).toHaveLength(1)
+    expect(failed[0]).toMatch(/^call_tracer_flat\/big_slow: threw .*EIP155 block number must equal EIP 158/)
   }, 120_000)
 })

@@ -47,31 +47,42 @@ function fromFixture(r: Flat, root: boolean): Record<string, unknown> {
   return e
 }
 
-let pass = 0
-const files = readdirSync(join(CORPUS, 'call_tracer_flat')).filter((f) => f.endsWith('.json')).sort()
-for (const f of files) {
-  const fx = JSON.parse(readFileSync(join(CORPUS, 'call_tracer_flat', f), 'utf8')) as { result: Flat[]; tracerConfig?: { includePrecompiles?: boolean; convertParityErrors?: boolean } }
-  const cfg = fx.tracerConfig ?? {}
-  try {
-    const tracer = createCallTracer()
-    await runWithTracer(join(CORPUS, 'call_tracer_flat', f), tracer)
-    const ours: Record<string, unknown>[] = []
-    flatten(tracer.result(), true, cfg.includePrecompiles === true, ours)
-    let theirs = fx.result.map((r, i) => fromFixture(r, i === 0))
-    // the flat format omits an empty input
-    for (const x of [...ours, ...theirs]) if (x.input === '0x') delete x.input
-    if (cfg.convertParityErrors) {
-      for (const x of [...ours, ...theirs]) delete x.error
-    }
-    theirs = JSON.parse(JSON.stringify(theirs)) as Record<string, unknown>[]
-    const d = firstDifference(theirs, JSON.parse(JSON.stringify(ours)), '$')
-    if (d) console.log(`FAIL ${f}: ${d}`)
-    else {
-      pass++
-      console.log(`PASS ${f}`)
-    }
-  } catch (e) {
-    console.log(`FAIL ${f}: threw ${(e as Error).message}`)
-  }
+export interface FlatOutcome {
+  name: string
+  pass: boolean
+  detail?: string
 }
-console.log(`flat: ${pass}/${files.length}`)
+
+/** every call_tracer_flat fixture, compared on what both formats carry */
+export async function runFlatChecks(): Promise<FlatOutcome[]> {
+  const out: FlatOutcome[] = []
+  const files = readdirSync(join(CORPUS, 'call_tracer_flat')).filter((f) => f.endsWith('.json')).sort()
+  for (const f of files) {
+    const name = `call_tracer_flat/${f.replace(/\.json$/, '')}`
+    const fx = JSON.parse(readFileSync(join(CORPUS, 'call_tracer_flat', f), 'utf8')) as { result: Flat[]; tracerConfig?: { includePrecompiles?: boolean; convertParityErrors?: boolean } }
+    const cfg = fx.tracerConfig ?? {}
+    try {
+      const tracer = createCallTracer()
+      await runWithTracer(join(CORPUS, 'call_tracer_flat', f), tracer)
+      const ours: Record<string, unknown>[] = []
+      flatten(tracer.result(), true, cfg.includePrecompiles === true, ours)
+      const theirs = fx.result.map((r, i) => fromFixture(r, i === 0))
+      // the flat format omits an empty input; parity error names are a rename we do not port
+      for (const x of [...ours, ...theirs]) {
+        if (x.input === '0x') delete x.input
+        if (cfg.convertParityErrors) delete x.error
+      }
+      const d = firstDifference(JSON.parse(JSON.stringify(theirs)), JSON.parse(JSON.stringify(ours)), '$')
+      out.push(d ? { name, pass: false, detail: d } : { name, pass: true })
+    } catch (e) {
+      out.push({ name, pass: false, detail: `threw ${(e as Error).message}` })
+    }
+  }
+  return out
+}
+
+if (process.argv[1]?.endsWith('flatCheck.ts')) {
+  const outcomes = await runFlatChecks()
+  for (const o of outcomes) console.log(o.pass ? `PASS ${o.name}` : `FAIL ${o.name}: ${o.detail}`)
+  console.log(`flat: ${outcomes.filter((o) => o.pass).length}/${outcomes.length}`)
+}
