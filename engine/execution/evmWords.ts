@@ -8,9 +8,15 @@ const EMPTY = new Uint8Array(0)
 /** Bytes20() of a stack word, lowercase */
 export const wordToAddress = (w: bigint): Address => `0x${(w & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}` as Address
 
+/**
+ * No gas limit pays for more memory than this (expansion cost is quadratic: 64 MiB ≈ 2^43 gas),
+ * so a larger range means the op is about to fail for gas: read nothing rather than allocate it.
+ */
+const MAX_READ = 64n * 1024n * 1024n
+
 /** memory[offset:offset+size], zero-filled past the end (as the EVM reads it) */
 export function readMemory(memory: Uint8Array, offset: bigint, size: bigint): Uint8Array {
-  if (size === 0n) return EMPTY
+  if (size === 0n || size > MAX_READ || offset > MAX_READ) return EMPTY
   const out = new Uint8Array(Number(size))
   const start = Number(offset)
   if (start < memory.length) out.set(memory.subarray(start, Math.min(memory.length, start + out.length)))

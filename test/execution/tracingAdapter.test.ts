@@ -170,6 +170,10 @@ describe.runIf(hasAnvil)('tracing adapter', () => {
     const oob = await run('0x6001600060003e00')
     expect(oob.frame.error).toBe('return data out of bounds')
 
+    // CALL with an absurd argument size: out of gas, and the adapter must not try to read it
+    const huge = await run('0x6000600060ff60ff1b60006000600061fffff100')
+    expect(huge.frame.error).toBe('out of gas')
+
     const keccak = await run('0x60006000200000')
     expect(keccak.last.op).toBe('STOP')
     expect(keccak.r.status).toBe('success')
