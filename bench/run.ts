@@ -57,9 +57,10 @@ async function deploy(anvil: AnvilInstance, bytecode: Hex, abi: Abi, args: unkno
   const data = encodeDeployData({ abi, bytecode, args })
   const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: DEV_ACCOUNTS[0], data, gas: '0x1c9c380' }])
   // Anvil mines on send, but the receipt can take a moment to be queryable.
-  let receipt: { contractAddress: Hex; status: Hex } | null = null
+  type Receipt = { contractAddress: Hex; status: Hex }
+  let receipt: Receipt | null = null
   for (let i = 0; i < 100 && !receipt; i++) {
-    receipt = await anvil.rpc<typeof receipt>('eth_getTransactionReceipt', [hash])
+    receipt = await anvil.rpc<Receipt | null>('eth_getTransactionReceipt', [hash])
     if (!receipt) await new Promise((r) => setTimeout(r, 20))
   }
   if (receipt?.status !== '0x1') throw new Error('deploy failed')
