@@ -14,3 +14,4 @@ export {
   type ReadCall,
   type TokenInfoCacheOptions,
 } from './tokenInfo.js'
+export { nativeSymbol } from './nativeCurrency.js'

@@ -16,10 +16,10 @@ import type { StateManagerInterface } from '@ethereumjs/common'
 import { toHex, type Address } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
 import type { BlockHeaderInfo, ChainSource } from '../chain/types.js'
-import { decodeLogs, createTokenInfoReader, type RawLog } from '../decoding/index.js'
+import { decodeLogs, createTokenInfoReader, nativeSymbol, type RawLog } from '../decoding/index.js'
 import { EngineError, isEngineError } from '../errors.js'
 import type { CallInput, ExecuteCall, ExecutionContext, ExecutionResult } from '../execution/types.js'
-import { computeAssetChanges, createStateBalanceReader, createTransfersTracer } from '../observers/index.js'
+import { computeAssetChanges, createCodeChangesTracer, createStateBalanceReader, createTransfersTracer } from '../observers/index.js'
 import { applyStateOverrides, executionContext } from '../trace/index.js'
 import type { BlockSelector, CallError, CallResult, SimulateParams, SimulatedLog, SimulationResult, Transfer } from '../types.js'
 import type { Tracer } from '../../tracers/types.js'
@@ -69,6 +69,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   const successLogs: RawLog[] = []
   let gasUsed = 0n
   let logIndex = 0
+  // addresses whose code the simulation changed: their token metadata is not the block's
+  const codeChanged = new Set<Address>()
   for (const [index, input] of params.calls.entries()) {
     // eth_simulateV1: with validation the block's gas is shared, so a call without gas gets what is left
     const available = params.validation && gasUsed < ctx.block.gasLimit ? ctx.block.gasLimit - gasUsed : ctx.block.gasLimit
@@ -77,7 +79,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     const startState = await state.shallowCopy()
     const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
     const locator = createRevertLocator()
-    const tracers: Tracer[] = transfers ? [transfers, locator] : [locator]
+    const codeChanges = createCodeChangesTracer()
+    const tracers: Tracer[] = transfers ? [transfers, locator, codeChanges] : [locator, codeChanges]
     let res: ExecutionResult
     try {
       res = await deps.execute(ctx, call, {
@@ -90,6 +93,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
       throw e
     }
     gasUsed += res.gasUsed
+    for (const a of codeChanges.result()) codeChanged.add(a)
     const logs: SimulatedLog[] = res.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: toHex(logIndex++) }))
     const result: CallResult = {
       callIndex: index,
@@ -110,7 +114,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   }
 
   const readAfter = createStateBalanceReader(ctx, deps.execute)
-  const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params))
+  const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params, codeChanged.size > 0))
   await decorateLogs(calls, tokens)
 
   const result: SimulationResult = {
@@ -129,18 +133,21 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
       readBefore: createStateBalanceReader({ ...ctx, state: beforeState }, deps.execute),
       readAfter,
       tokens,
-      nativeSymbol: 'ETH',
+      nativeSymbol: nativeSymbol(deps.chain.chainId),
     })
   }
   await storeSimulation(deps.cache, result, deps.simulationTtlSeconds)
   return result
 }
 
-/** the token-metadata cache may be shared only between reads of the block's own state */
-function tokenCacheScope(deps: SimulationDeps, header: BlockHeaderInfo, params: SimulateParams) {
+/**
+ * The token-metadata cache may be shared only between reads of the block's own code: not with
+ * state overrides, and not when a call created, destroyed or delegated code at any depth (a token
+ * a factory deploys here may hold other code, or none, in the next simulation on this block).
+ */
+function tokenCacheScope(deps: SimulationDeps, header: BlockHeaderInfo, params: SimulateParams, codeChanged: boolean) {
   const pure = !params.stateOverrides || Object.keys(params.stateOverrides).length === 0
-  const creates = params.calls.some((c) => !c.to)
-  return pure && !creates ? { store: deps.cache, scope: `${deps.chain.chainId}:${header.number}` } : undefined
+  return pure && !codeChanged ? { store: deps.cache, scope: `${deps.chain.chainId}:${header.number}` } : undefined
 }
 
 async function decorateLogs(calls: CallResult[], tokens: ReturnType<typeof createTokenInfoReader>): Promise<void> {

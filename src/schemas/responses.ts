@@ -34,7 +34,7 @@ export const decodedEvent = z.object({
   name: z.string(),
   signature: z.string(),
   args: z.record(z.string(), z.unknown()),
-  summary: z.string().openapi({ example: 'Transfer 1 DEMO from 0xf3…2266 to 0x70…79c8' }),
+  summary: z.string().openapi({ example: 'Transfer 1 DEMO from 0xf39f…2266 to 0x7099…79c8' }),
 })
 
 export const simulatedLog = z.object({

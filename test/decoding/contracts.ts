@@ -131,6 +131,14 @@ contract Forwarder {
         revert("after paying");
     }
 }
+
+/// Creates a Token by CREATE: the first one of any simulation on a block lands at the same
+/// address whatever symbol it was given, so its metadata must not be cached across simulations.
+contract TokenFactory {
+    string public nextSymbol = "AAA";
+    function setSymbol(string memory s) external { nextSymbol = s; }
+    function deploy() external returns (Token t) { t = new Token(nextSymbol, 18, 1e18); }
+}
 `
 
 let compiled: Record<string, CompiledContract> | undefined

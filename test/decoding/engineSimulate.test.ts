@@ -30,6 +30,7 @@ beforeAll(async () => {
   addr.doomed = await c.deploy(A!, z.Doomed!, [], parseEther('2'))
   addr.sink = await c.deploy(A!, z.Sink!)
   addr.delegator = await c.deploy(A!, z.Delegator!)
+  addr.factory = await c.deploy(A!, z.TokenFactory!)
   await c.call(A!, addr.token, z.Token!.abi, 'transfer', [addr.fwd, parseEther('10')])
   engine = await createEngine({
     rpcUrl: anvil.url,
@@ -134,6 +135,22 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
       { account: A, type: 'native', token: null, symbol: 'ETH', decimals: 18, before: toHex(parseEther('5')), after: toHex(parseEther('4')), delta: (-parseEther('1')).toString() },
       { account: C, type: 'native', token: null, symbol: 'ETH', decimals: 18, before: toHex(cBefore), after: toHex(cBefore + parseEther('1')), delta: parseEther('1').toString() },
     ])
+  })
+
+  it('does not carry a factory-made token’s symbol into the next simulation on the same block', async () => {
+    const mint = (r: Awaited<ReturnType<Engine['simulate']>>) => r.calls.flatMap((c) => c.logs).find((l) => l.decoded?.name === 'Transfer')
+    const first = await engine!.simulate(params([{ from: A!, to: addr.factory, data: data('TokenFactory', 'deploy') }]))
+    const second = await engine!.simulate(
+      params([
+        { from: A!, to: addr.factory, data: data('TokenFactory', 'setSymbol', ['BBB']) },
+        { from: A!, to: addr.factory, data: data('TokenFactory', 'deploy') },
+      ]),
+    )
+    expect(second.blockNumber).toBe(first.blockNumber)
+    // the same address both times (the factory's nonce is the block's), two different tokens
+    expect(mint(second)?.address).toBe(mint(first)?.address)
+    expect(mint(first)?.decoded?.summary).toMatch(/^Transfer 1 AAA from /)
+    expect(mint(second)?.decoded?.summary).toMatch(/^Transfer 1 BBB from /)
   })
 
   it('reports the value a SELFDESTRUCT sends, and no transfer for DELEGATECALL value', async () => {
