@@ -3,11 +3,12 @@
  * Absolute times on shared 2-core machines are noise; the ratios (ours / Anvil) are the result.
  *
  * What runs: a real Anvil; an ERC-20 and a two-hop router compiled with solc and deployed on it;
- * the real service (`src/main.ts`, one worker) forking that Anvil through a request-counting proxy;
+ * the real service as `npm start` runs it (built by `npm run build`, `node dist/src/main.js`, one
+ * worker) forking that Anvil through a request-counting proxy;
  * and for the cold case, a fresh Anvil forking the first one through another proxy.
  * Each warm operation is timed over HTTP, sequentially, after a warm-up; medians are compared.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { encodeFunctionData, type Abi, type Hex } from 'viem'
 import { DEV_ACCOUNTS, freePort, startAnvil, type AnvilInstance } from '../test/support/anvil.js'
 import { compile } from '../test/support/solc.js'
@@ -69,7 +70,9 @@ async function deploy(anvil: AnvilInstance, bytecode: Hex, abi: Abi, args: unkno
 
 async function startService(rpcUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort()
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // BENCH_PROFILE_DIR=/tmp/prof: the service writes a V8 CPU profile there when it stops
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []
+  const child: ChildProcess = spawn(process.execPath, [...profile, 'dist/src/main.js'], {
     env: { ...process.env, APP_ENV: 'test', PORT: String(port), RPC_URL: rpcUrl, AUTH_TOKEN: TOKEN, WORKERS: '1', RATE_LIMIT_REQUESTS: '100000000', LOG_LEVEL: 'error' },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
@@ -97,6 +100,9 @@ async function post(url: string, path: string, body: unknown): Promise<unknown> 
 }
 
 async function main() {
+  // what `npm start` runs: the tsc build, not the TypeScript sources through tsx (whose esbuild
+  // transform wraps every closure in a naming helper and costs ~20% here)
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
   const c = compile({ 'Bench.sol': SOURCE })
   const anvil = await startAnvil()
   const stops: (() => Promise<void>)[] = [() => anvil.stop()]

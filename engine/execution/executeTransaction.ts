@@ -111,7 +111,7 @@ async function run(
   }
 
   const vm = await createVM({ common, stateManager: state, blockchain: blockHashSource(ctx.getBlockHash) })
-  const events = vm.evm.events as unknown as Parameters<typeof attachAdapter>[0]
+  const events = vm.evm.events as unknown as { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown }
   if (release) {
     const done = release
     events.on('beforeMessage', (m: Message, resolve) => {
@@ -127,7 +127,7 @@ async function run(
     adapter = new TracingAdapter(tracers, common, buildTxContext(ctx, common, tx, sender, price))
     adapter.bindState(state)
     await adapter.txStart()
-    attachAdapter(events, adapter)
+    attachAdapter(vm.evm, adapter)
   }
 
   let result: RunTxResult

@@ -26,12 +26,21 @@ import type { Address, Hex } from 'viem'
 import { GETH_ERRORS, toGethError, toGethPrecompileError, type FailingStep } from '../../tracers/gethErrors.js'
 import type { CallType, EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext, TxEndEvent } from '../../tracers/types.js'
 import { bigTo32, bigToBytes, hexBytes, readMemory, wordToAddress } from './evmWords.js'
+import { setDirectStepHandler } from './leanStepHook.js'
 import { OP, gethOpName, stackBounds } from './opcodes.js'
 
 const EMPTY = new Uint8Array(0)
 const MAX_CALL_DEPTH = 1024
 const hex = (b: Uint8Array): Hex => bytesToHex(b) as Hex
 const addr = (a: EjsAddress): Address => a.toString().toLowerCase() as Address
+
+/** a frame hands the same (immutable) Address object to every step: convert it to hex once */
+const stepAddresses = new WeakMap<EjsAddress, Address>()
+function stepAddress(a: EjsAddress): Address {
+  let hexAddress = stepAddresses.get(a)
+  if (hexAddress === undefined) stepAddresses.set(a, (hexAddress = addr(a)))
+  return hexAddress
+}
 
 interface StepFacts {
   opcode: number
@@ -151,16 +160,37 @@ export class TracingAdapter {
   }
 
   // ---- ethereumjs events ---------------------------------------------------------------------
-  async onStep(ev: InterpreterStep): Promise<void> {
+  /**
+   * One opcode. Synchronous in the common case (nothing left open by the previous step, a defined
+   * opcode, no state read, tracers that answer synchronously): a promise per opcode is most of
+   * what tracing would otherwise cost.
+   */
+  onStep(ev: InterpreterStep): void | Promise<void> {
+    const code = ev.opcode.code
+    const log = this.pendingLog
+    const call = this.pendingCall
+    const settles = (log !== undefined && log.depth === ev.depth) || (call !== undefined && call.stepDepth === ev.depth)
+    if (settles || code === 0xfe || code === OP.SELFDESTRUCT) return this.onStepAsync(ev)
+    return this.stepBody(ev, code, undefined)
+  }
+
+  private async onStepAsync(ev: InterpreterStep): Promise<void> {
     await this.flushPending(ev.depth)
     const frame = this.frames[this.frames.length - 1]
     // ethereumjs reports every undefined or not-yet-active byte as INVALID (0xfe); geth names the
     // real byte ('opcode 0xc not defined', or e.g. PUSH0 before Shanghai). Halting ops: rare.
     const code = ev.opcode.code === 0xfe ? await this.actualOpcode(ev, frame) : ev.opcode.code
+    const selfdestructBalance = code === OP.SELFDESTRUCT ? ((await ev.stateManager.getAccount(ev.address))?.balance ?? 0n) : undefined
+    await this.stepBody(ev, code, selfdestructBalance)
+  }
+
+  /** the step once what it depends on is known; a promise only if an opcode tracer returns one */
+  private stepBody(ev: InterpreterStep, code: number, selfdestructBalance: bigint | undefined): void | Promise<void> {
+    const frame = this.frames[this.frames.length - 1]
     const stack = ev.stack
     const cost = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee)
     if (frame) frame.lastStep = { opcode: code, stackLen: stack.length, gasLeft: ev.gasLeft, cost }
-    const self = addr(ev.address)
+    const self = stepAddress(ev.address)
     const top = (i: number): bigint => stack[stack.length - 1 - i] ?? 0n
     const { minStack } = stackBounds(code)
     const stackOk = stack.length >= minStack
@@ -168,7 +198,7 @@ export class TracingAdapter {
     let forwarded = 0n
     const callType = CALL_TYPES[code]
     if (callType && stackOk) {
-      forwarded = await this.noteCall(ev, callType, self, top, cost, frame)
+      forwarded = this.noteCall(ev, callType, self, top, cost, frame)
     } else if (code >= OP.LOG0 && code <= OP.LOG4 && stackOk) {
       const topics: Hex[] = []
       for (let i = 0; i < code - OP.LOG0; i++) topics.push(`0x${top(2 + i).toString(16).padStart(64, '0')}` as Hex)
@@ -178,28 +208,35 @@ export class TracingAdapter {
     } else if (code === OP.RETURN && stackOk && frame && (frame.type === 'CREATE' || frame.type === 'CREATE2')) {
       frame.returnedCode = readMemory(ev.memory, top(0), top(1))
     } else if (code === OP.SELFDESTRUCT && stackOk) {
-      const acc = await ev.stateManager.getAccount(ev.address)
-      this.pendingSelfdestruct = { depth: ev.depth, from: self, to: wordToAddress(top(0)), value: acc?.balance ?? 0n }
+      this.pendingSelfdestruct = { depth: ev.depth, from: self, to: wordToAddress(top(0)), value: selfdestructBalance ?? 0n }
     }
 
-    if (this.wantsOpcode.length > 0) {
-      const step: OpcodeStep = {
-        pc: ev.pc,
-        op: gethOpName(code),
-        opcode: code,
-        gas: ev.gasLeft,
-        cost: cost + forwarded,
-        depth: ev.depth + 1,
-        stack,
-        memory: ev.memory,
-        returnData: frame?.returnData ?? EMPTY,
-        refund: ev.gasRefund,
-        address: self,
-      }
-      const error = this.predictStepError(code, stack.length, ev.gasLeft, cost)
-      if (error) step.error = error
-      for (const t of this.wantsOpcode) await t.onOpcode!(step)
+    if (this.wantsOpcode.length === 0) return
+    const step: OpcodeStep = {
+      pc: ev.pc,
+      op: gethOpName(code),
+      opcode: code,
+      gas: ev.gasLeft,
+      cost: cost + forwarded,
+      depth: ev.depth + 1,
+      stack,
+      memory: ev.memory,
+      returnData: frame?.returnData ?? EMPTY,
+      refund: ev.gasRefund,
+      address: self,
     }
+    const error = this.predictStepError(code, stack.length, ev.gasLeft, cost)
+    if (error) step.error = error
+    // in order: once one tracer answers with a promise, the next ones wait for it
+    let chain: Promise<void> | undefined
+    for (const t of this.wantsOpcode) {
+      if (chain) chain = chain.then(() => t.onOpcode!(step))
+      else {
+        const answer = t.onOpcode!(step)
+        if (answer) chain = answer
+      }
+    }
+    return chain
   }
 
   private async actualOpcode(ev: InterpreterStep, frame: Frame | undefined): Promise<number> {
@@ -208,14 +245,14 @@ export class TracingAdapter {
   }
 
   /** records a CALL/CREATE step; returns geth's callGasTemp (the forwarded gas, no stipend) */
-  private async noteCall(
+  private noteCall(
     ev: InterpreterStep,
     type: CallType,
     self: Address,
     top: (i: number) => bigint,
     cost: bigint,
     frame: Frame | undefined,
-  ): Promise<bigint> {
+  ): bigint {
     const available = ev.gasLeft - cost
     if (type === 'CREATE' || type === 'CREATE2') {
       const value = top(0)
@@ -406,15 +443,23 @@ export class TracingAdapter {
 }
 
 /**
- * Attaches the adapter to an EVM's events. ethereumjs awaits a listener that takes two
- * arguments; resolving with the handler's promise makes a tracer's failure (e.g. the struct
- * logger's step limit) abort the run instead of being lost.
+ * Attaches the adapter to an EVM. ethereumjs awaits a listener that takes two arguments;
+ * resolving with the handler's promise makes a tracer's failure (e.g. the struct logger's step
+ * limit) abort the run instead of being lost. Steps take the direct path of leanStepHook.ts; the
+ * `step` listener stays registered (ethereumjs runs the hook only for an event with listeners) and
+ * is the path taken should the lean hook not be installed.
  */
-export function attachAdapter(
-  events: { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown },
-  adapter: TracingAdapter,
-): void {
-  events.on('step', (data: InterpreterStep, resolve) => resolve(adapter.onStep(data)))
+export function attachAdapter(evm: { events?: unknown }, adapter: TracingAdapter): void {
+  const events = evm.events as { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown }
+  const step = (data: InterpreterStep) => adapter.onStep(data)
+  setDirectStepHandler(evm, step)
+  events.on('step', (data: InterpreterStep, resolve) => {
+    try {
+      resolve(step(data))
+    } catch (e) {
+      resolve(Promise.reject(e))
+    }
+  })
   events.on('beforeMessage', (data: Message, resolve) => resolve(adapter.onBeforeMessage(data)))
   events.on('afterMessage', (data: EVMResult, resolve) => resolve(adapter.onAfterMessage(data)))
 }

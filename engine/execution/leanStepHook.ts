@@ -1,0 +1,93 @@
+/**
+ * A cheaper `step` event for traced runs. ethereumjs builds every step event with a copy of the
+ * frame's memory and hands it through an async event emitter (a promise chain per opcode): most
+ * of the cost of any traced execution, simulations included (every simulation is traced, for its
+ * transfers and its revert origin).
+ *
+ * `installLeanStepHook` replaces the `_runStepHook` of ethereumjs' Interpreter (not exported by the
+ * package: its module is reached by file URL next to the package entry, the very module the EVM
+ * imports). For an EVM that carries a direct step handler (`setDirectStepHandler`), the replacement
+ * builds the same event fields ethereumjs does, except that `memory` is a VIEW of the live memory
+ * (every consumer here copies what it keeps before the step ends), and calls the handler directly:
+ * no emitter, and no promise when the handler answers synchronously. Any other EVM, an EOF frame or
+ * the DEBUG mode keep ethereumjs' own hook. Omitted fields (nobody here reads them): `eofSection`,
+ * `immediate`, `error` (REVERT data), `eofFunctionDepth`.
+ *
+ * `test/execution/leanStepHook.test.ts` fails if an ethereumjs upgrade moves the Interpreter or
+ * changes the fields this relies on; the conformance corpus guards the traces themselves.
+ *
+ * @example
+ * setDirectStepHandler(vm.evm, (ev) => adapter.onStep(ev))
+ */
+import type { InterpreterStep } from '@ethereumjs/evm'
+import { createRequire } from 'node:module'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+export type DirectStepHandler = (ev: InterpreterStep) => void | Promise<void>
+
+const DIRECT_STEP = Symbol('directStepHandler')
+
+/** the parts of ethereumjs' Interpreter the hook reads (private API, pinned by the lockfile) */
+interface InterpreterInternals {
+  _evm: { DEBUG: boolean; [DIRECT_STEP]?: DirectStepHandler }
+  _env: { eof?: unknown; depth: number; address: unknown; contract: unknown; codeAddress: unknown }
+  _runState: {
+    opCode: number
+    programCounter: number
+    gasRefund: bigint
+    stack: { getStack(): bigint[] }
+    memory: { _store: Uint8Array }
+    stateManager: unknown
+  }
+  lookupOpInfo(op: number): { opcodeInfo: { fullName: string; fee: number; isAsync: boolean; code: number } }
+  _runStepHook(dynamicFee: bigint, gasLeft: bigint, memorySize: bigint): Promise<void>
+}
+
+/** whether ethereumjs' Interpreter was found and patched (asserted by a test) */
+export let leanStepHookInstalled = false
+
+async function installLeanStepHook(): Promise<void> {
+  const entry = createRequire(import.meta.url).resolve('@ethereumjs/evm') // …/dist/cjs/index.js
+  const file = join(dirname(entry), '..', 'esm', 'interpreter.js')
+  if (!existsSync(file)) return
+  const mod = (await import(pathToFileURL(file).href)) as { Interpreter?: { prototype: InterpreterInternals } }
+  const proto = mod.Interpreter?.prototype
+  if (!proto || typeof proto._runStepHook !== 'function' || typeof proto.lookupOpInfo !== 'function') return
+  const stock = proto._runStepHook
+  proto._runStepHook = async function (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint, memorySize: bigint): Promise<void> {
+    const direct = this._evm[DIRECT_STEP]
+    if (direct === undefined || this._env.eof !== undefined || this._evm.DEBUG) return stock.call(this, dynamicFee, gasLeft, memorySize)
+    const rs = this._runState
+    const info = this.lookupOpInfo(rs.opCode).opcodeInfo
+    const ev = {
+      pc: rs.programCounter,
+      gasLeft,
+      gasRefund: rs.gasRefund,
+      opcode: { name: info.fullName, fee: info.fee, dynamicFee, isAsync: info.isAsync, code: info.code },
+      stack: rs.stack.getStack(),
+      depth: this._env.depth,
+      address: this._env.address,
+      account: this._env.contract,
+      memory: rs.memory._store.subarray(0, Number(memorySize) * 32),
+      memoryWordCount: memorySize,
+      codeAddress: this._env.codeAddress,
+      stateManager: rs.stateManager,
+    } as unknown as InterpreterStep
+    const pending = direct(ev)
+    if (pending) await pending
+  }
+  leanStepHookInstalled = true
+}
+
+await installLeanStepHook()
+
+/**
+ * Routes this EVM's steps to `handler`. The handler must also be registered as a `step` listener
+ * (ethereumjs only runs the hook when the event has listeners); with the lean hook installed the
+ * listener is never called, without it the listener is the (slower) path that still works.
+ */
+export function setDirectStepHandler(evm: object, handler: DirectStepHandler): void {
+  ;(evm as { [DIRECT_STEP]?: DirectStepHandler })[DIRECT_STEP] = handler
+}
