@@ -9,13 +9,22 @@ export interface CountingProxy {
   /** calls per method since the start (or the last reset) */
   counts(): Record<string, number>
   total(methods?: string[]): number
+  /** HTTP requests (round trips) since the start (or the last reset); a batch is one */
+  requests(): number
   reset(): void
   close(): Promise<void>
 }
 
-export async function startCountingProxy(upstream: string): Promise<CountingProxy> {
+export interface CountingProxyOptions {
+  /** added to every round trip, ms: a stand-in for the distance to a hosted node */
+  delayMs?: number
+}
+
+export async function startCountingProxy(upstream: string, opts: CountingProxyOptions = {}): Promise<CountingProxy> {
   let counts: Record<string, number> = {}
+  let requests = 0
   const server: Server = createServer(async (req, res) => {
+    requests++
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     const body = Buffer.concat(chunks).toString('utf8')
@@ -27,6 +36,7 @@ export async function startCountingProxy(upstream: string): Promise<CountingProx
     } catch {
       counts['<unparsable>'] = (counts['<unparsable>'] ?? 0) + 1
     }
+    if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs))
     try {
       const up = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
       res.writeHead(up.status, { 'content-type': 'application/json' })
@@ -45,7 +55,11 @@ export async function startCountingProxy(upstream: string): Promise<CountingProx
       Object.entries(counts)
         .filter(([m]) => !methods || methods.includes(m))
         .reduce((n, [, c]) => n + c, 0),
-    reset: () => void (counts = {}),
+    requests: () => requests,
+    reset: () => {
+      counts = {}
+      requests = 0
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
