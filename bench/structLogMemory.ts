@@ -1,8 +1,12 @@
 /**
  * Peak memory of a one-million-step struct-log trace, end to end through the HTTP app (engine,
  * tracer, JSON response), on the embedded devnet. The loop contract is put in place with a state
- * override, so no deployment is needed. Run: `npx tsx bench/structLogMemory.ts [steps]`.
+ * override, so no deployment is needed. Anvil runs the same trace (debug_traceCall with the same
+ * override) in the same run, for its time and peak RSS. Run: `npx tsx bench/structLogMemory.ts [steps]`.
  */
+import { execSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { startAnvil } from '../test/support/anvil.js'
 import { loadConfig } from '../config/loadConfig.js'
 import { createMemoryCacheStore } from '../engine/cache/memoryCacheStore.js'
 import { createEngine } from '../engine/index.js'
@@ -38,6 +42,32 @@ async function main() {
   const peak = process.resourceUsage().maxRSS * 1024
   console.log(`peak RSS ${mb(peak)} MB (process start ${mb(before)} MB)`)
   await engine.close()
+  await anvilRun()
+}
+
+/** the same trace on Anvil, with its peak RSS from /proc (VmHWM) */
+async function anvilRun() {
+  const anvil = await startAnvil()
+  try {
+    const pid = execSync(`pgrep -f "anvil.*--port ${anvil.port}"`).toString().trim().split('\n')[0]
+    const peakKb = () => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)![1])
+    const t = performance.now()
+    const res = await fetch(anvil.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'debug_traceCall',
+        params: [{ from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: LOOP, data: '0x', gas: '0x2faf080' }, 'latest', { disableMemory: true, stateOverrides: { [LOOP]: { code } } }],
+      }),
+    })
+    const text = await res.text()
+    const ms = performance.now() - t
+    console.log(`Anvil debug_traceCall {"disableMemory":true}: ${(text.match(/"pc":/g) ?? []).length} steps, response ${mb(text.length)} MB, ${(ms / 1000).toFixed(1)} s, peak RSS ${mb(peakKb() * 1024)} MB`)
+  } finally {
+    await anvil.stop()
+  }
 }
 
 main().then(() => process.exit(0), (e: unknown) => { console.error(e); process.exit(1) })
