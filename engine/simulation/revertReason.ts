@@ -18,7 +18,7 @@ const ERROR_SELECTOR = '0x08c379a0'
 const PANIC_SELECTOR = '0x4e487b71'
 
 /** geth accounts/abi panicReasons */
-const PANIC_REASONS: Record<number, string> = {
+export const PANIC_REASONS: Record<number, string> = {
   0x00: 'generic panic',
   0x01: 'assert(false)',
   0x11: 'arithmetic underflow or overflow',

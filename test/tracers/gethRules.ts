@@ -4,6 +4,8 @@
  * Every rewrite names the deviation it undoes.
  */
 import { keccak256, type Hex } from 'viem'
+import { PANIC_REASONS } from '../../engine/simulation/revertReason.js'
+import type { StructLog } from '../../tracers/structLogger.js'
 
 export interface Frame {
   from: string
@@ -21,18 +23,7 @@ export interface Frame {
 }
 
 /** geth accounts/abi UnpackRevert texts for Panic(uint256) (§1.3; Anvil's texts differ, §5.14) */
-const PANIC: Record<number, string> = {
-  0x00: 'generic panic',
-  0x01: 'assert(false)',
-  0x11: 'arithmetic underflow or overflow',
-  0x12: 'division or modulo by zero',
-  0x21: 'enum overflow',
-  0x22: 'invalid encoded storage byte array accessed',
-  0x31: 'out-of-bounds array access; popping on an empty array',
-  0x32: 'out-of-bounds access of an array or bytesN',
-  0x41: 'out of memory',
-  0x51: 'uninitialized function',
-}
+const PANIC = PANIC_REASONS
 
 export function gethPanicReason(output: string): string | undefined {
   if (!output.startsWith('0x4e487b71') || output.length !== 2 + 8 + 64) return undefined
@@ -111,19 +102,8 @@ export function withoutCodeHash(ours: Prestate, expectCodeHash = true): Prestate
   return out
 }
 
-export interface StructLog {
-  pc: number
-  op: string
-  gas: number
-  gasCost: number
-  depth: number
-  error?: string
-  stack?: string[]
-  memory?: string[]
-  storage?: Record<string, string>
-  refund?: number
-  returnData?: string
-}
+/** a struct log as geth prints it (our tracer's type: geth's fields; Anvil's answers are read as it) */
+export type { StructLog }
 
 /**
  * Anvil struct logs → geth: §5.8 `refund: 0` and `memory: []` are omitted by geth; §5.6 error texts
