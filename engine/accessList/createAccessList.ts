@@ -13,15 +13,15 @@ import { applyStateOverrides, executionContext } from '../trace/index.js'
 import type { AccessListParams, AccessListResult } from '../types.js'
 import { fixedSelector, type SimulationDeps } from '../simulation/simulate.js'
 import { createAccessListTracer, sameAccessList, type AccessListEntries } from './accessListTracer.js'
+import { resolveAndPrefetch } from '../chain/resolveAndPrefetch.js'
 
 /** geth loops until stable; a list that keeps changing past this is a pathological contract */
 const MAX_ROUNDS = 10
 
 export async function createAccessList(deps: SimulationDeps, params: AccessListParams): Promise<AccessListResult> {
-  const header = await deps.chain.resolveBlock(fixedSelector(params.block))
+  const header = await resolveAndPrefetch(deps.chain, fixedSelector(params.block), [params.call])
   const base = await deps.chain.stateAfter(header.number)
   await applyStateOverrides(base, params.stateOverrides)
-  await deps.chain.prefetch?.(header.number, [params.call])
   // geth CallDefaults: an access-list call without gas gets the RPC gas cap
   const gas = params.call.gas === undefined || params.call.gas > deps.gasCap ? deps.gasCap : params.call.gas
 

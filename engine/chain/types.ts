@@ -22,6 +22,9 @@ export interface MinedTransaction {
   index: number
 }
 
+/** the calls a prefetch warms the state for */
+export type PrefetchCalls = { from: Address; to?: Address | null; data: Hex; value?: bigint }[]
+
 export interface ChainSource {
   readonly chainId: number
   /** human name for health, e.g. 'devnet', 'mainnet', 'chain-8453' */
@@ -38,7 +41,12 @@ export interface ChainSource {
   /** every transaction of the block, in order */
   getBlockTransactions(number: bigint): Promise<MinedTransaction[]>
   /** prefetch hint before a cold run (fork: upstream eth_createAccessList); no-op on the devnet */
-  prefetch?(number: bigint, calls: { from: Address; to?: Address | null; data: Hex; value?: bigint }[]): Promise<void>
+  prefetch?(number: bigint, calls: PrefetchCalls): Promise<void>
+  /**
+   * resolveBlock, then prefetch — in fewer round trips where the source can (fork: the block and
+   * the calls' access-list hints leave in one batch when the calls are cold). See resolveAndPrefetch.
+   */
+  resolveForCalls?(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo>
   ping(): Promise<boolean>
   close(): Promise<void>
 }

@@ -27,6 +27,7 @@ import { findGasRequired } from './gasSearch.js'
 import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
 import { newSimulationId, storeSimulation } from './simulationStore.js'
+import { resolveAndPrefetch } from '../chain/resolveAndPrefetch.js'
 
 export interface SimulationDeps {
   chain: ChainSource
@@ -57,11 +58,10 @@ function rejectionOf(e: EngineError, index: number): EngineError {
 
 export async function simulate(deps: SimulationDeps, params: SimulateParams): Promise<SimulationResult> {
   if (params.calls.length === 0) throw new EngineError('VALIDATION_ERROR', 'params.calls must hold at least one call')
-  const header = await deps.chain.resolveBlock(fixedSelector(params.block))
+  const header = await resolveAndPrefetch(deps.chain, fixedSelector(params.block), params.calls)
   const state = await deps.chain.stateAfter(header.number)
   await applyStateOverrides(state, params.stateOverrides)
   const ctx = executionContext(deps.chain, header, state, params.blockOverrides)
-  await deps.chain.prefetch?.(header.number, params.calls)
   const beforeState = params.traceAssetChanges ? await state.shallowCopy() : undefined
 
   const calls: CallResult[] = []

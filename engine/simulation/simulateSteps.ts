@@ -13,16 +13,16 @@ import { createStepTracer } from '../../tracers/stepTrace.js'
 import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
 import { callGas, fixedSelector, type SimulationDeps } from './simulate.js'
+import { resolveAndPrefetch } from '../chain/resolveAndPrefetch.js'
 
 export async function simulateSteps(
   deps: SimulationDeps & { maxStructLogSteps: number },
   params: StepTraceParams,
 ): Promise<StepTraceResult> {
-  const header = await deps.chain.resolveBlock(fixedSelector(params.block))
+  const header = await resolveAndPrefetch(deps.chain, fixedSelector(params.block), [params.call])
   const state = await deps.chain.stateAfter(header.number)
   await applyStateOverrides(state, params.stateOverrides)
   const ctx = executionContext(deps.chain, header, state, params.blockOverrides)
-  await deps.chain.prefetch?.(header.number, [params.call])
   const call = { ...params.call, gas: callGas(params.call, ctx.block.gasLimit, deps.gasCap) }
   const steps = createStepTracer(params.traceConfig, { maxSteps: deps.maxStructLogSteps })
   const locator = createRevertLocator()

@@ -102,11 +102,8 @@ export class ForkCache {
 
   /** access lists of the calls (cached like state); [] where the upstream cannot answer */
   async accessLists(block: bigint, calls: PrefetchCall[], ttl?: number): Promise<{ address: Hex; storageKeys: Hex[] }[][]> {
-    const keys = calls.map((c) => forkKeys.accessList(this.chainId, block, accessListDigest(c)))
-    const out: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[] = keys.map((k) => {
-      const h = this.hot.get(k)
-      return h instanceof Uint8Array ? decodeList(h) : undefined
-    })
+    const keys = calls.map((c) => this.accessListKey(block, c))
+    const out: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[] = keys.map((k) => this.hotAccessList(k))
     const missing = keys.map((_, i) => i).filter((i) => out[i] === undefined)
     if (!missing.length) return out as { address: Hex; storageKeys: Hex[] }[][]
     const stored = await this.store.getMany(missing.map((i) => keys[i]!)).catch(() => [] as (Uint8Array | undefined)[])
@@ -119,32 +116,61 @@ export class ForkCache {
         this.hot.set(keys[i]!, raw, ttl ? { ttl: ttl * 1000 } : undefined)
       } else ask.push(i)
     })
-    if (ask.length && !this.accessListUnsupported) {
-      const tag = `0x${block.toString(16)}`
-      const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
-      // issued in one loop: one JSON-RPC batch
-      await Promise.all(
-        ask.map(async (i) => {
-          const c = calls[i]!
-          const params: Record<string, string> = { from: c.from, data: c.data }
-          if (c.to) params.to = c.to
-          if (c.value) params.value = `0x${c.value.toString(16)}`
-          try {
-            const list = parseAccessList(await this.rpc.request('eth_createAccessList', [params, tag]))
-            out[i] = list
-            const value = new TextEncoder().encode(JSON.stringify(list))
-            this.hot.set(keys[i]!, value, ttl ? { ttl: ttl * 1000 } : undefined)
-            writes.push({ key: keys[i]!, value, ttlSeconds: ttl })
-          } catch (e) {
-            // a hint only: a node without the method, or a call it cannot run, still works
-            if ((e as { details?: { rpcCode?: number } }).details?.rpcCode === -32601) this.accessListUnsupported = true
-            out[i] = []
-          }
-        }),
-      )
-      if (writes.length) this.store.setMany(writes).catch(() => undefined)
+    if (ask.length) {
+      const lists = await this.requestAccessLists(`0x${block.toString(16)}`, ask.map((i) => calls[i]!))
+      ask.forEach((i, j) => (out[i] = lists[j]))
+      this.rememberAccessLists(block, ask.map((i) => calls[i]!), lists, ttl)
     }
     return out.map((l) => l ?? [])
+  }
+
+  /** whether every call's access list at `block` is in the hot layer (a warm run ahead) */
+  hasAccessLists(block: bigint, calls: PrefetchCall[]): boolean {
+    return calls.every((c) => this.hotAccessList(this.accessListKey(block, c)) !== undefined)
+  }
+
+  /**
+   * Asks the upstream for the calls' access lists at `tag` (a number or a tag such as 'latest'),
+   * every request issued before the first await: they leave in the caller's JSON-RPC batch. Not
+   * cached (see rememberAccessLists); [] for a call the upstream cannot answer or run.
+   */
+  requestAccessLists(tag: string, calls: PrefetchCall[]): Promise<{ address: Hex; storageKeys: Hex[] }[][]> {
+    if (this.accessListUnsupported) return Promise.resolve(calls.map(() => []))
+    return Promise.all(
+      calls.map(async (c) => {
+        const params: Record<string, string> = { from: c.from, data: c.data }
+        if (c.to) params.to = c.to
+        if (c.value) params.value = `0x${c.value.toString(16)}`
+        try {
+          return parseAccessList(await this.rpc.request('eth_createAccessList', [params, tag]))
+        } catch (e) {
+          // a hint only: a node without the method, or a call it cannot run, still works
+          if ((e as { details?: { rpcCode?: number } }).details?.rpcCode === -32601) this.accessListUnsupported = true
+          return []
+        }
+      }),
+    )
+  }
+
+  /** keeps access lists as the hint for `block` (hot layer and store) */
+  rememberAccessLists(block: bigint, calls: PrefetchCall[], lists: { address: Hex; storageKeys: Hex[] }[][], ttl?: number): void {
+    const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
+    calls.forEach((c, i) => {
+      const key = this.accessListKey(block, c)
+      const value = new TextEncoder().encode(JSON.stringify(lists[i] ?? []))
+      this.hot.set(key, value, ttl ? { ttl: ttl * 1000 } : undefined)
+      writes.push({ key, value, ttlSeconds: ttl })
+    })
+    if (writes.length) this.store.setMany(writes).catch(() => undefined)
+  }
+
+  private accessListKey(block: bigint, c: PrefetchCall): string {
+    return forkKeys.accessList(this.chainId, block, accessListDigest(c))
+  }
+
+  private hotAccessList(key: string): { address: Hex; storageKeys: Hex[] }[] | undefined {
+    const h = this.hot.get(key)
+    return h instanceof Uint8Array ? decodeList(h) : undefined
   }
 
   private read(read: Read, key: string, ttl: number | undefined): Promise<HotValue> {

@@ -19,7 +19,8 @@
  * await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })
  */
 import type { Hex } from 'viem'
-import type { BlockHeaderInfo, ChainSource } from '../chain/types.js'
+import { resolveAndPrefetch } from '../chain/resolveAndPrefetch.js'
+import type { BlockHeaderInfo, ChainSource, PrefetchCalls } from '../chain/types.js'
 import { EngineError, isEngineError } from '../errors.js'
 import { executeCall, executeSignedTx } from '../execution/executeTransaction.js'
 import type { CallInput, ExecuteCall, ExecuteSignedTx } from '../execution/types.js'
@@ -55,9 +56,9 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
   const tracerOpts = { maxStructLogSteps: opts.maxStructLogSteps }
 
   /** a trace runs on a fixed block: `pending` has no state of its own here, see the header */
-  function resolve(block: BlockSelector | undefined): Promise<BlockHeaderInfo> {
+  function resolve(block: BlockSelector | undefined, calls: PrefetchCalls): Promise<BlockHeaderInfo> {
     const selector: BlockSelector = !block ? { tag: 'latest' } : 'tag' in block && block.tag === 'pending' ? { tag: 'latest' } : block
-    return chain.resolveBlock(selector)
+    return resolveAndPrefetch(chain, selector, calls)
   }
 
   /** geth CallDefaults: gas defaults to the cap and is clamped to it */
@@ -75,11 +76,10 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
   ): Promise<TraceResult[][]> {
     // build the tracers' configs first: a bad tracer option fails before any state is read
     createTracers(tracerConfig, tracerOpts)
-    const header = await resolve(block)
+    const header = await resolve(block, bundles.flat())
     const state = await chain.stateAfter(header.number)
     await applyStateOverrides(state, stateOverrides)
     const ctx = executionContext(chain, header, state, blockOverrides)
-    await chain.prefetch?.(header.number, bundles.flat())
     const out: TraceResult[][] = []
     for (const calls of bundles) {
       const results: TraceResult[] = []

@@ -28,6 +28,7 @@ let proxy: Server | undefined
 let proxyUrl = ''
 let mode: Mode = 'pass'
 let token: Address
+let probe: Address
 
 /** a switchable JSON-RPC proxy in front of Anvil: its URL carries a "key" like a provider's */
 async function startProxy(upstream: string): Promise<void> {
@@ -61,6 +62,14 @@ beforeAll(async () => {
     if (r) token = r.contractAddress.toLowerCase() as Address
     else await new Promise((res) => setTimeout(res, 10))
   }
+  // a second contract that moves tokens it holds: a cold run that reads two contracts
+  const deployed = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: A, data: z.Probe!.bytecode, gas: '0x2dc6c0' }])
+  for (let i = 0; i < 200 && !probe; i++) {
+    const r = await anvil.rpc<{ contractAddress: Address } | null>('eth_getTransactionReceipt', [deployed])
+    if (r) probe = r.contractAddress.toLowerCase() as Address
+    else await new Promise((res) => setTimeout(res, 10))
+  }
+  await anvil.rpc('eth_sendTransaction', [{ from: A, to: token, data: encodeFunctionData({ abi: z.Token!.abi, functionName: 'transfer', args: [probe, 10n ** 20n] }) }])
   await startProxy(anvil.url)
 }, 60_000)
 afterAll(async () => {
@@ -108,6 +117,28 @@ describe('fork upstream', () => {
     const warm = await simulate(deps, params({ number: head.number }))
     expect(rpc.stats.httpRequests - warmStart).toBe(0)
     expect({ ...warm, simulationId: '' }).toEqual({ ...cold, simulationId: '' })
+    await chain.close()
+  })
+
+  it('at latest on a fresh fork, the block and the access-list hints share one batch: 2 round trips cold, 1 again (the tag)', async () => {
+    mode = 'pass'
+    const rpc = createRpcClient({ url: anvil!.url, timeoutMs: 5_000 })
+    const chain: RpcChain = await createRpcChain({ url: anvil!.url, timeoutMs: 5_000, cache: createMemoryCacheStore(), rpc })
+    const deps: SimulationDeps = { chain, cache: createMemoryCacheStore(), gasCap: 30_000_000n, simulationTtlSeconds: 60, execute: executeCall }
+    const twoContracts: SimulateParams = {
+      ...params({ tag: 'latest' }),
+      calls: [{ from: A, to: probe, data: encodeFunctionData({ abi: z.Probe!.abi, functionName: 'nested', args: [token, B, 5n] }) }],
+    }
+    for (const p of [params({ tag: 'latest' }), twoContracts]) {
+      const before = rpc.stats.httpRequests
+      const cold = await simulate(deps, p)
+      expect(cold.status).toBe('success')
+      expect(rpc.stats.httpRequests - before).toBe(2)
+      const again = rpc.stats.httpRequests
+      const warm = await simulate(deps, p)
+      expect(rpc.stats.httpRequests - again).toBe(1)
+      expect({ ...warm, simulationId: '' }).toEqual({ ...cold, simulationId: '' })
+    }
     await chain.close()
   })
 

@@ -1,0 +1,17 @@
+/**
+ * The first step of every run on a chain: the block fixed, and the state the calls will read
+ * warmed. A source that can do both in fewer round trips (the fork: block and access-list hints
+ * in one batch) does; any other resolves, then prefetches.
+ *
+ * @example
+ * const header = await resolveAndPrefetch(chain, { tag: 'latest' }, params.calls)
+ */
+import type { BlockSelector } from '../types.js'
+import type { BlockHeaderInfo, ChainSource, PrefetchCalls } from './types.js'
+
+export async function resolveAndPrefetch(chain: ChainSource, selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo> {
+  if (chain.resolveForCalls) return chain.resolveForCalls(selector, calls)
+  const header = await chain.resolveBlock(selector)
+  await chain.prefetch?.(header.number, calls)
+  return header
+}
