@@ -132,7 +132,9 @@ async function main() {
     const cold: string[] = []
     const coldMethods = { ours: '', anvil: '' }
     const simulateSwap = (svc: { url: string }, call: typeof swap) => post(svc.url, '/simulate', { params: { calls: [call], blockTag: 'latest' } })
-    for (const delayMs of [0, 20]) {
+    // BENCH_ONLY=<text>: only the warm operations whose name contains it, no cold case (profiling)
+    const only = process.env.BENCH_ONLY
+    for (const delayMs of only ? [] : [0, 20]) {
       const proxy = await startCountingProxy(anvil.url, { delayMs })
       const svc = await startService(proxy.url)
       if (delayMs === 0) {
@@ -188,7 +190,7 @@ async function main() {
       { name: 'access list, two-hop swap', ours: () => post(svc.url, '/simulate/access-list', { params: swap, block: 'latest' }), anvil: () => anvil.rpc('eth_createAccessList', [swap, 'latest']) },
     ]
     const samples: Sample[] = []
-    for (const op of ops) {
+    for (const op of ops.filter((o) => !only || o.name.includes(only))) {
       for (let i = 0; i < WARMUP; i++) { await op.ours(); await op.anvil() }
       const s: Sample = { name: op.name, ours: [], anvil: [] }
       // interleaved so both see the same machine load
