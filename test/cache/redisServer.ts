@@ -52,14 +52,25 @@ const waitForPort = async (port: number, deadlineMs: number) => {
   }
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+export interface RedisServerOptions {
+  /** requirepass: clients must AUTH with it */
+  password?: string
+  /** serve TLS only (no plain port), with this certificate and key; clients are not asked for one */
+  tls?: { certFile: string; keyFile: string }
+}
+
+export async function startRedisServer(opts: RedisServerOptions = {}): Promise<RedisServer> {
   const bin = redisServerBinary()
   if (!bin) throw new Error('redis-server not found')
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'redis-test-'))
   let child: ChildProcess | undefined
+  const listen = opts.tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', opts.tls.certFile, '--tls-key-file', opts.tls.keyFile, '--tls-auth-clients', 'no']
+    : ['--port', String(port)]
+  const auth = opts.password ? ['--requirepass', opts.password] : []
   const launch = async () => {
-    child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    child = spawn(bin, [...listen, ...auth, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
       stdio: 'ignore',
     })
     await waitForPort(port, 10_000)
@@ -73,7 +84,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     })
   await launch()
   return {
-    url: `redis://127.0.0.1:${port}/0`,
+    url: `${opts.tls ? 'rediss' : 'redis'}://${opts.password ? `:${encodeURIComponent(opts.password)}@` : ''}127.0.0.1:${port}/0`,
     port,
     kill,
     restart: launch,

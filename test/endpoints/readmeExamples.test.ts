@@ -91,6 +91,11 @@ describe('README curl examples over HTTP on the devnet', () => {
     expect(log.address).toBe(DEMO_TOKEN_ADDRESS)
     expect(log.decoded.summary).toBe('Transfer 1 DEMO from 0xf39f…2266 to 0x7099…79c8')
     expect(json.data.calls[0].transfers[0]).toMatchObject({ type: 'erc20', token: DEMO_TOKEN_ADDRESS })
+    // the sender's asset changes, read from balances before and after: 1 DEMO out
+    const sender = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+    const demo = json.data.assetChanges.find((a: { account: string; token: string | null }) => a.account === sender && a.token === DEMO_TOKEN_ADDRESS)
+    expect(demo).toMatchObject({ type: 'erc20', symbol: 'DEMO', decimals: 18 })
+    expect(BigInt(demo.before) - BigInt(demo.after)).toBe(10n ** 18n)
     const stored = await run(`/simulations/${json.data.simulationId}`)
     expect(stored.status).toBe(200)
     expect(stored.json.data).toEqual(json.data)
