@@ -155,10 +155,10 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     return h
   }
 
-  async function prefetch(n: bigint, calls: PrefetchCalls): Promise<void> {
+  async function prefetch(n: bigint, calls: PrefetchCalls, accessLists?: Parameters<ForkCache['rememberAccessLists']>[2]): Promise<void> {
     const header = await headerAt(n).catch(() => undefined)
     const extra = header ? [header.coinbase, ZERO_ADDRESS] : [ZERO_ADDRESS]
-    await fork.prefetch(n, calls, { extraAddresses: extra, ttlSeconds: ttlFor(n) })
+    await fork.prefetch(n, calls, { extraAddresses: extra, ttlSeconds: ttlFor(n), accessLists })
   }
 
   /**
@@ -180,7 +180,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     const [header, lists] = await Promise.all([resolveBlock(selector), fork.requestAccessLists(tag, calls)])
     // at a tag the head may have moved between the two answers: the lists are hints, never state
     fork.rememberAccessLists(header.number, calls, lists, ttlFor(header.number))
-    await prefetch(header.number, calls)
+    await prefetch(header.number, calls, lists)
     return header
   }
 

@@ -80,8 +80,12 @@ export class ForkCache {
   }
 
   /** see ForkStateSource.prefetch */
-  prefetch(block: bigint, calls: PrefetchCall[], opts: { extraAddresses?: Hex[]; ttlSeconds?: number } = {}): Promise<void> {
-    return this.at(block, opts).prefetch(calls, opts.extraAddresses)
+  prefetch(
+    block: bigint,
+    calls: PrefetchCall[],
+    opts: { extraAddresses?: Hex[]; ttlSeconds?: number; accessLists?: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[] } = {},
+  ): Promise<void> {
+    return this.at(block, opts).prefetch(calls, opts.extraAddresses, opts.accessLists)
   }
 
   // ---- reads (used by ForkStateSource) ------------------------------------------------------
@@ -132,10 +136,10 @@ export class ForkCache {
   /**
    * Asks the upstream for the calls' access lists at `tag` (a number or a tag such as 'latest'),
    * every request issued before the first await: they leave in the caller's JSON-RPC batch. Not
-   * cached (see rememberAccessLists); [] for a call the upstream cannot answer or run.
+   * cached (see rememberAccessLists); undefined for a call the upstream cannot answer or run.
    */
-  requestAccessLists(tag: string, calls: PrefetchCall[]): Promise<{ address: Hex; storageKeys: Hex[] }[][]> {
-    if (this.accessListUnsupported) return Promise.resolve(calls.map(() => []))
+  requestAccessLists(tag: string, calls: PrefetchCall[]): Promise<({ address: Hex; storageKeys: Hex[] }[] | undefined)[]> {
+    if (this.accessListUnsupported) return Promise.resolve(calls.map(() => undefined))
     return Promise.all(
       calls.map(async (c) => {
         const params: Record<string, string> = { from: c.from, data: c.data }
@@ -146,18 +150,21 @@ export class ForkCache {
         } catch (e) {
           // a hint only: a node without the method, or a call it cannot run, still works
           if ((e as { details?: { rpcCode?: number } }).details?.rpcCode === -32601) this.accessListUnsupported = true
-          return []
+          return undefined
         }
       }),
     )
   }
 
-  /** keeps access lists as the hint for `block` (hot layer and store) */
-  rememberAccessLists(block: bigint, calls: PrefetchCall[], lists: { address: Hex; storageKeys: Hex[] }[][], ttl?: number): void {
+  /** keeps the access lists the upstream gave as the hint for `block` (hot layer and store) */
+  rememberAccessLists(block: bigint, calls: PrefetchCall[], lists: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[], ttl?: number): void {
     const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
     calls.forEach((c, i) => {
+      const list = lists[i]
+      // no answer is not an empty list: ask again next time
+      if (!list) return
       const key = this.accessListKey(block, c)
-      const value = new TextEncoder().encode(JSON.stringify(lists[i] ?? []))
+      const value = new TextEncoder().encode(JSON.stringify(list))
       this.hot.set(key, value, ttl ? { ttl: ttl * 1000 } : undefined)
       writes.push({ key, value, ttlSeconds: ttl })
     })
@@ -308,8 +315,9 @@ export class ForkStateSource implements StateSource {
    * batch; skipped where the node lacks it), then reads every account (balance, nonce, code) and
    * every slot it names, plus from/to and `extraAddresses` (coinbase), in ONE more batch.
    */
-  async prefetch(calls: PrefetchCall[], extraAddresses: Hex[] = []): Promise<void> {
-    const lists = await this.fork.accessLists(this.blockNumber, calls, this.ttlSeconds)
+  async prefetch(calls: PrefetchCall[], extraAddresses: Hex[] = [], knownLists?: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[]): Promise<void> {
+    // hints the caller already asked for (even unanswered ones) are not asked again
+    const lists = knownLists ? knownLists.map((l) => l ?? []) : await this.fork.accessLists(this.blockNumber, calls, this.ttlSeconds)
     const want = new Map<Hex, Set<Hex>>()
     const add = (a: string | null | undefined, slots: string[] = []) => {
       if (!a) return
