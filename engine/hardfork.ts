@@ -16,6 +16,7 @@
 import { Common, Hardfork, Holesky, Hoodi, Mainnet, Sepolia, createCustomCommon, type ChainConfig } from '@ethereumjs/common'
 import { EVM } from '@ethereumjs/evm'
 import { EngineError } from './errors.js'
+import { kzgBackend } from './kzg.js'
 
 export const DEFAULT_HARDFORK: string = Hardfork.Osaka
 
@@ -73,7 +74,7 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
   if (fixedHardfork) checkHardfork(fixedHardfork)
   const known = KNOWN_CHAINS[chainId]
   if (known && !fixedHardfork) {
-    const base = withoutTxGasCap(new Common({ chain: known.config }))
+    const base = withoutTxGasCap(new Common({ chain: known.config, customCrypto: { kzg: kzgBackend() } }))
     return (at) => {
       const c = base.copy()
       try {
@@ -92,7 +93,9 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
   }
   const hardfork = fixedHardfork || DEFAULT_HARDFORK
   const base = withoutTxGasCap(
-    known ? new Common({ chain: known.config, hardfork }) : createCustomCommon({ chainId, name: networkName(chainId) }, Mainnet, { hardfork }),
+    known
+      ? new Common({ chain: known.config, hardfork, customCrypto: { kzg: kzgBackend() } })
+      : createCustomCommon({ chainId, name: networkName(chainId) }, Mainnet, { hardfork, customCrypto: { kzg: kzgBackend() } }),
   )
   return () => base.copy()
 }

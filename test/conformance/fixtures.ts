@@ -16,6 +16,7 @@ import type { BlockEnv, ExecutionContext } from '../../engine/execution/types.js
 import { MemoryStateSource, OverlayStateManager, type GenesisAccount } from '../../engine/state/index.js'
 import { createCallTracer } from '../../tracers/callTracer.js'
 import type { Tracer } from '../../tracers/types.js'
+import { kzgBackend } from '../../engine/kzg.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 /** CI clones the repo with shared/ beside it: ../shared relative to the repo root */
@@ -67,8 +68,6 @@ function gethConfig(config: Record<string, unknown>): Record<string, unknown> {
   return out
 }
 
-/** decoding a blob tx wants a KZG backend; fixtures carry no blobs, so it is never called */
-const noKzg = new Proxy({}, { get: () => () => { throw new Error('KZG is not available in the conformance runner') } })
 
 function commonFor(fx: FixtureJson): Common {
   const g = fx.genesis
@@ -84,7 +83,7 @@ function commonFor(fx: FixtureJson): Common {
     mixHash: g.mixHash ?? `0x${'0'.repeat(64)}`,
     coinbase: g.coinbase ?? `0x${'0'.repeat(40)}`,
   }
-  const common = createCommonFromGethGenesis(genesis as never, { chain: 'fixture', customCrypto: { kzg: noKzg as never } })
+  const common = createCommonFromGethGenesis(genesis as never, { chain: 'fixture', customCrypto: { kzg: kzgBackend() } })
   common.setHardforkBy({ blockNumber: big(fx.context.number), timestamp: big(fx.context.timestamp) })
   return common
 }
