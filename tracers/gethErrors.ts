@@ -81,6 +81,8 @@ export function toGethPrecompileError(id: number, input: Uint8Array, ejsError: s
   if (id === 0x08 && ejsError === 'invalid input length') return 'bad elliptic curve pairing size'
   if (id >= 0x06 && id <= 0x08 && ejsError === 'revert') return 'bn256: malformed point'
   if (id === 0x0a && ejsError === 'kzg commitment does not match versioned hash') return 'mismatched versioned hash'
+  // geth wraps go-kzg-4844's pairing-check failure: fmt.Errorf("%w: %v", errBlobVerifyKZGProof, err)
+  if (id === 0x0a && ejsError === 'kzg proof invalid') return "error verifying kzg proof: can't verify opening proof"
   if (e === 'execution reverted') return 'precompile failed'
   return e
 }
