@@ -8,8 +8,9 @@
  * deletions alike), `commit()` only drops the marker so an outer revert still undoes the inner
  * frame. Nothing is hashed and there is no trie: the hot path of a token transfer is map lookups.
  *
- * Why not ethereumjs's RPCStateManager: its commit() keeps the storage writes of reverted frames,
- * it re-fetches after every revert and sends one HTTP request per value, one at a time.
+ * Why not the RPC-backed state manager of @ethereumjs/statemanager: its commit() keeps the
+ * storage writes of reverted frames, it re-fetches after every revert and sends one HTTP request
+ * per value, one at a time.
  *
  * @example
  * const state = new OverlayStateManager(source)
