@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCacheStore } from '../../engine/cache/createCacheStore.js'
+import { createRedisCacheStore } from '../../engine/cache/redisCacheStore.js'
 import type { CacheStore } from '../../engine/cache/cacheStore.js'
 import type { Engine } from '../../engine/types.js'
 import { createEngine, requireEngineFacade } from '../workers/fixtures.js'
@@ -65,7 +66,7 @@ describe.runIf(ready)('rate limit shared by two instances through Redis', () => 
     }
   })
 
-  it('keeps answering with per-instance counting while Redis is down', async () => {
+  it('keeps answering with per-instance counting while Redis is down, and uses Redis again once it is back', async () => {
     const [a, b] = apps.length >= 2 ? apps : [await instance(), await instance()]
     await redis.kill()
     for (let i = 0; i < 200 && (await caches[0]!.ping()); i++) await new Promise((r) => setTimeout(r, 25))
@@ -78,5 +79,18 @@ describe.runIf(ready)('rate limit shared by two instances through Redis', () => 
     const health = await a!.fetch('/v1/health')
     expect(health.status).toBe(503)
     expect((await health.json()).status).toBe('degraded')
+
+    // Redis back: the client reconnects by itself, health is ok again and the store is used
+    await redis.restart()
+    for (let i = 0; i < 200 && !(await caches[0]!.ping()); i++) await new Promise((r) => setTimeout(r, 25))
+    const back = await a!.fetch('/v1/health')
+    expect(back.status).toBe(200)
+    expect((await back.json()).status).toBe('ok')
+    // a write through the instance's cache lands in Redis again (read back by another client)
+    await caches[0]!.set('back-again', new Uint8Array([9]), 60)
+    const direct = createRedisCacheStore({ url: redis.url, prefix: 'rl-apps:' })
+    for (let i = 0; i < 40 && !direct.ready; i++) await new Promise((r) => setTimeout(r, 25))
+    expect(await direct.get('back-again')).toEqual(new Uint8Array([9]))
+    await direct.close()
   })
 })
