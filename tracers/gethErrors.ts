@@ -9,6 +9,7 @@
  * toGethError('invalid JUMP') // 'invalid jump destination'
  * toGethError('stack underflow', { opcode: 0x01, opName: 'ADD', stackLen: 1 }) // 'stack underflow (1 <=> 2)'
  */
+import { gethBlsError } from './blsErrors.js'
 
 /** What the adapter knows about the step that failed, when the error came from a step. */
 export interface FailingStep {
@@ -77,6 +78,11 @@ export function toGethError(rawError: string, step?: FailingStep): string {
  */
 export function toGethPrecompileError(id: number, input: Uint8Array, ejsError: string): string {
   const e = toGethError(ejsError)
+  // geth charges the gas before it reads the input: out of gas stays out of gas
+  if (id >= 0x0b && id <= 0x11 && e !== GETH_ERRORS.outOfGas) {
+    const bls = gethBlsError(id, input)
+    if (bls) return bls
+  }
   if (id === 0x09 && ejsError === 'value out of range') return input.length !== 213 ? 'invalid input length' : 'invalid final flag'
   if (id === 0x08 && ejsError === 'invalid input length') return 'bad elliptic curve pairing size'
   if (id >= 0x06 && id <= 0x08 && ejsError === 'revert') return 'bn256: malformed point'
