@@ -2,13 +2,14 @@
 import { z } from '@hono/zod-openapi'
 import { address, hexData, hexQuantity } from './primitives.js'
 
-export const accessListEntry = z.object({
+export const accessListEntry = z.strictObject({
   address,
   storageKeys: z.array(hexQuantity),
 })
 
+/** strict: a misspelt field (`gasLimit`) is a VALIDATION_ERROR, never a call run without it */
 export const callObject = z
-  .object({
+  .strictObject({
     from: address.optional().openapi({ description: 'sender (impersonated; default the zero address)' }),
     to: address.nullable().optional().openapi({ description: 'target; absent or null: contract creation' }),
     data: hexData.optional().openapi({ description: 'call data (default 0x)' }),

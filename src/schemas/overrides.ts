@@ -16,17 +16,17 @@ const accountFields = {
 }
 
 /** trace requests: `{address: {...}}` */
-export const accountOverride = z.object(accountFields).openapi('AccountOverride')
+export const accountOverride = z.strictObject(accountFields).openapi('AccountOverride')
 export const stateOverrideMap = z
   .record(z.string(), accountOverride)
   .openapi('StateOverrideMap', { example: { '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266': { balance: '0x56bc75e2d63100000' } } })
 
 /** simulation requests: `[{address, ...}]` */
-export const stateOverrideEntry = z.object({ address, ...accountFields }).openapi('StateOverrideEntry')
+export const stateOverrideEntry = z.strictObject({ address, ...accountFields }).openapi('StateOverrideEntry')
 export const stateOverrideList = z.array(stateOverrideEntry)
 
 export const blockOverrides = z
-  .object({
+  .strictObject({
     number: quantityOrInteger.optional(),
     time: quantityOrInteger.optional(),
     baseFee: quantityOrInteger.optional(),

@@ -10,7 +10,7 @@ const exampleCall = {
   data: '0xa9059cbb00000000000000000000000070997970c51812dc3a010c7d01b50e0d17dc79c80000000000000000000000000000000000000000000000000de0b6b3a7640000',
 }
 
-export const simulationParams = z.object({
+export const simulationParams = z.strictObject({
   calls: z.array(callObject).min(1, 'at least one call is required'),
   blockTag: blockTag.optional(),
   blockNumber: hexQuantity.optional(),
@@ -20,7 +20,7 @@ export const simulationParams = z.object({
   traceTransfers: z.boolean().optional(),
 })
 
-export const simulationOptions = z.object({
+export const simulationOptions = z.strictObject({
   stateOverrides: stateOverrideList.optional(),
   blockOverrides: blockOverrides.optional(),
 })
@@ -38,7 +38,7 @@ export const stepSimulationRequest = z
     transaction: callObject,
     blockNumber: blockTagOrNumber.optional(),
     traceConfig: z
-      .object({ enableMemory: z.boolean().optional(), enableReturnData: z.boolean().optional(), enableStorage: z.boolean().optional() })
+      .strictObject({ enableMemory: z.boolean().optional(), enableReturnData: z.boolean().optional(), enableStorage: z.boolean().optional() })
       .optional(),
     stateOverrides: stateOverrideList.optional(),
     blockOverrides: blockOverrides.optional(),

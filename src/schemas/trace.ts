@@ -4,7 +4,7 @@ import { callObject } from './call.js'
 import { blockOverrides, stateOverrideMap } from './overrides.js'
 import { blockTag, hash, hexQuantity } from './primitives.js'
 
-const tracerOptions = <T extends z.ZodRawShape>(shape: T) => z.union([z.boolean(), z.object(shape)])
+const tracerOptions = <T extends z.ZodRawShape>(shape: T) => z.union([z.boolean(), z.strictObject(shape)])
 
 /** strict: an unknown tracer name is a VALIDATION_ERROR, not silently nothing */
 export const tracerConfig = z
@@ -65,7 +65,7 @@ export const traceCallRequest = z
 
 export const traceCallManyRequest = z
   .object({
-    bundles: z.array(z.object({ transactions: z.array(callObject).min(1) })).min(1),
+    bundles: z.array(z.strictObject({ transactions: z.array(callObject).min(1) })).min(1),
     tracerConfig: tracerConfig.optional(),
     ...blockSelector,
     ...overrides,

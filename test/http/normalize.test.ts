@@ -163,6 +163,29 @@ describe('request normalization (what reaches the engine)', () => {
     expect(twice.status).toBe(400)
   })
 
+  it('unknown keys: ignored at the top of a body (decisions §1), a VALIDATION_ERROR naming the key inside it', async () => {
+    const top = await simulate({ params: { calls: [{ from: checksummed, to }] }, comment: 'top-level: ignored' })
+    expect(top.res.status).toBe(200)
+    const cases: [string, unknown, string][] = [
+      ['/v1/simulate', { params: { calls: [{ from: checksummed, to, gasLimit: '0x5208' }] } }, 'params.calls[0].gasLimit'],
+      ['/v1/simulate', { params: { calls: [{ to }], traceTransfer: true } }, 'params.traceTransfer'],
+      ['/v1/simulate', { params: { calls: [{ to }] }, options: { stateOverrides: [{ address: to, balanse: '0x1' }] } }, 'options.stateOverrides[0].balanse'],
+      ['/v1/simulate', { params: { calls: [{ to }] }, options: { blockOverride: {} } }, 'options.blockOverride'],
+      ['/v1/simulate', { transaction: { to }, traceConfig: { disableStack: true } }, 'traceConfig.disableStack'],
+      ['/v1/trace/call', { call: { to }, tracerConfig: { callTracer: { onlyTopcall: true } } }, 'tracerConfig.callTracer.onlyTopcall'],
+      ['/v1/trace/call', { call: { to }, blockOverrides: { nmber: '0x1' } }, 'blockOverrides.nmber'],
+      ['/v1/trace/call', { call: { to }, stateOverrides: { [to]: { stateDiff: {} } } }, `stateOverrides.${to}.stateDiff`],
+      ['/v1/trace/call-many', { bundles: [{ transactions: [{ to }], blockOverride: {} }] }, 'bundles[0].blockOverride'],
+      ['/v1/simulate/access-list', { params: { to, accessList: [{ address: to, storageKeys: [], slots: [] }] } }, 'params.accessList[0].slots'],
+    ]
+    for (const [path, body, where] of cases) {
+      const res = await app.fetch(path, post(body))
+      const json = (await res.json()) as { error: { code: string; details: { issues: { path: string; message: string }[] } } }
+      expect({ path, status: res.status, code: json.error.code }).toEqual({ path, status: 400, code: 'VALIDATION_ERROR' })
+      expect(json.error.details.issues[0]).toEqual({ path: where, message: `unknown key "${where.split('.').at(-1)!.replace(/^.*\]/, '')}"` })
+    }
+  })
+
   it('too many calls in one simulation: 413 PAYLOAD_TOO_LARGE', async () => {
     const { res, json } = await simulate({ params: { calls: [{ to }, { to }, { to }, { to }] } })
     expect(res.status).toBe(413)
