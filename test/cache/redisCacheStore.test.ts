@@ -10,17 +10,9 @@ import { createRedisCacheStore, type RedisCacheStore } from '../../engine/cache/
 import { createCacheStore, redactUrl } from '../../engine/cache/createCacheStore.js'
 import { isEngineError } from '../../engine/errors.js'
 import { freePort } from '../support/anvil.js'
-import { requireRedisServer, startRedisServer, type RedisServer } from './redisServer.js'
+import { bytes, requireRedisServer, startRedisServer, waitFor, type RedisServer } from './redisServer.js'
 
 const hasRedis = requireRedisServer()
-const bytes = (...xs: number[]) => new Uint8Array(xs)
-const waitFor = async (cond: () => Promise<boolean>, what: string) => {
-  for (let i = 0; i < 400; i++) {
-    if (await cond()) return
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`gave up waiting for ${what}`)
-}
 
 describe.runIf(hasRedis)('redisCacheStore', () => {
   let server: RedisServer

@@ -96,3 +96,14 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
     },
   }
 }
+
+export const bytes = (...xs: number[]) => new Uint8Array(xs)
+
+/** polls `cond` every 25 ms for up to 10 s (a reconnect, an outage seen) */
+export async function waitFor(cond: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await cond()) return
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`gave up waiting for ${what}`)
+}

@@ -8,17 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
 import { createCacheStore } from '../../engine/cache/createCacheStore.js'
 import type { CacheStore } from '../../engine/cache/cacheStore.js'
-import { requireRedisServer, startRedisServer, type RedisServer } from './redisServer.js'
+import { bytes, requireRedisServer, startRedisServer, waitFor, type RedisServer } from './redisServer.js'
 
 const hasRedis = requireRedisServer()
-const bytes = (...xs: number[]) => new Uint8Array(xs)
-const waitFor = async (cond: () => Promise<boolean>, what: string) => {
-  for (let i = 0; i < 400; i++) {
-    if (await cond()) return
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`gave up waiting for ${what}`)
-}
 
 describe.runIf(hasRedis)('tieredCacheStore (LRU in front of Redis)', () => {
   let server: RedisServer

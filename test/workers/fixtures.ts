@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { encodeFunctionData, type Abi, type Address, type Hex } from 'viem'
 import type { CacheStore } from '../../engine/cache/cacheStore.js'
-import type { Engine, EngineOptions } from '../../engine/types.js'
+import type { Engine, EngineOptions, SimulateParams } from '../../engine/types.js'
 import { DEV_ACCOUNTS, type AnvilInstance } from '../support/anvil.js'
 import { compile } from '../support/solc.js'
 
@@ -86,3 +86,12 @@ export async function deploy(anvil: AnvilInstance, name: 'Store' | 'Loop'): Prom
     call: (fn, args = []) => encodeFunctionData({ abi, functionName: fn, args }),
   }
 }
+
+/** a cheap simulation: Loop.ping() from dev account 1 at latest */
+export const pingParams = (loop: Deployed): SimulateParams => ({
+  calls: [{ from: DEV_ACCOUNTS[1] as Address, to: loop.address, data: loop.call('ping') }],
+  block: { tag: 'latest' },
+  validation: false,
+  traceAssetChanges: false,
+  traceTransfers: false,
+})

@@ -9,7 +9,7 @@ import { EngineError } from '../../engine/errors.js'
 import type { SimulateParams } from '../../engine/types.js'
 import { startWorkerPool, type WorkerPoolEngine } from '../../engine/workers/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
-import { deploy, engineOptions, requireEngineFacade, type Deployed } from './fixtures.js'
+import { deploy, engineOptions, requireEngineFacade, pingParams, type Deployed } from './fixtures.js'
 
 const ready = requireAnvil() && requireEngineFacade()
 
@@ -20,13 +20,7 @@ describe.runIf(ready)('worker pool: a worker that dies', () => {
   const logs: { level: string; msg?: string }[] = []
   const record = (level: string) => (_o: object, msg?: string) => void logs.push({ level, msg })
 
-  const ping = (): SimulateParams => ({
-    calls: [{ from: DEV_ACCOUNTS[1] as Address, to: loop.address, data: loop.call('ping') }],
-    block: { tag: 'latest' },
-    validation: false,
-    traceAssetChanges: false,
-    traceTransfers: false,
-  })
+  const ping = (): SimulateParams => pingParams(loop)
 
   beforeAll(async () => {
     anvil = await startAnvil()

@@ -13,7 +13,7 @@ import type { SimulateParams, TraceCallParams } from '../../engine/types.js'
 import { createWorkerPoolEngine, startWorkerPool, type WorkerPoolEngine } from '../../engine/workers/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { startCountingProxy, type CountingProxy } from './countingProxy.js'
-import { deploy, engineOptions, requireEngineFacade, STATE_METHODS, type Deployed } from './fixtures.js'
+import { deploy, engineOptions, requireEngineFacade, STATE_METHODS, pingParams, type Deployed } from './fixtures.js'
 
 const ready = requireAnvil() && requireEngineFacade()
 /** iterations of Loop.spin for the long trace: tens of thousands of struct-log steps */
@@ -27,13 +27,7 @@ describe.runIf(ready)('worker pool engine', () => {
   let proxy: CountingProxy
   const cache = createMemoryCacheStore()
 
-  const ping = (): SimulateParams => ({
-    calls: [{ from: DEV_ACCOUNTS[1] as Address, to: loop.address, data: loop.call('ping') }],
-    block: { tag: 'latest' },
-    validation: false,
-    traceAssetChanges: false,
-    traceTransfers: false,
-  })
+  const ping = (): SimulateParams => pingParams(loop)
 
   beforeAll(async () => {
     anvil = await startAnvil()
