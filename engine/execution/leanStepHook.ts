@@ -13,7 +13,7 @@
  * the DEBUG mode keep ethereumjs' own hook. Omitted fields (nobody here reads them): `eofSection`,
  * `immediate`, `error` (REVERT data), `eofFunctionDepth`.
  *
- * `test/execution/leanStepHook.test.ts` fails if an ethereumjs upgrade moves the Interpreter or
+ * `test/engine/execution/leanStepHook.test.ts` fails if an ethereumjs upgrade moves the Interpreter or
  * changes the fields this relies on; the conformance corpus guards the traces themselves.
  *
  * @example
