@@ -25,7 +25,7 @@ interface Example {
 
 /** `curl -s $B/<path> [-H "$J"] [-d '<json>']` blocks of the README */
 function readmeExamples(): Example[] {
-  const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8')
   const out: Example[] = []
   for (const m of readme.matchAll(/curl -s \$B(\/[^\s'"|]+)((?:\s+-H "\$J")?(?:\s+-d '([\s\S]*?)')?)/g)) {
     out.push({ path: m[1]!, body: m[3] })
