@@ -20,6 +20,7 @@ import { EngineError, isEngineError, toEngineError } from './errors.js'
 import { registerErrorAbi } from './simulation/revertReason.js'
 import { simulate } from './simulation/simulate.js'
 import { simulateSteps } from './simulation/simulateSteps.js'
+import { simulateV1 } from './simulateV1/simulateV1.js'
 import { loadSimulation } from './simulation/simulationStore.js'
 import { createTraceService } from './trace/index.js'
 import type { RunDeps } from './run/index.js'
@@ -55,6 +56,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     traceTransaction: (hash, tracerConfig, overrides) => guard(() => traces.traceTransaction(hash, tracerConfig, overrides)),
     traceCall: (params) => guard(() => traces.traceCall(params)),
     traceCallMany: (params) => guard(() => traces.traceCallMany(params)),
+    simulateV1: (params) => guard(() => simulateV1(deps, params)),
     async health() {
       const [upstreamOk, cacheOk] = await Promise.all([chain.ping().catch(() => false), opts.cache.ping().catch(() => false)])
       return { network: chain.network, chainId: chain.chainId, upstreamOk, cacheOk }

@@ -169,6 +169,51 @@ export interface TraceCallManyParams {
   blockOverrides?: BlockOverrides
 }
 
+/** eth_simulateV1 (execution-apis): a block of calls with its own overrides */
+export interface SimulateV1Block {
+  /** number/time must increase from block to block; a skipped number is filled with empty blocks */
+  blockOverrides?: BlockOverrides
+  /** applied before the block's calls; `movePrecompileToAddress` moves a precompile */
+  stateOverrides?: Record<Address, AccountOverride & { movePrecompileToAddress?: Address }>
+  /** `from` defaults to the zero address (the handler fills it); `chainId`, when given, must be the chain's */
+  calls: (CallInput & { chainId?: bigint })[]
+}
+
+export interface SimulateV1Params {
+  blockStateCalls: SimulateV1Block[]
+  /** the block the simulated chain starts after */
+  block: BlockSelector
+  traceTransfers: boolean
+  validation: boolean
+  returnFullTransactions: boolean
+}
+
+/** one simulated call, as eth_simulateV1 prints it */
+export interface SimulateV1CallResult {
+  returnData: Hex
+  logs: SimulateV1Log[]
+  gasUsed: Hex
+  maxUsedGas: Hex
+  status: '0x1' | '0x0'
+  error?: { message: string; code: number; data?: Hex }
+}
+
+export interface SimulateV1Log {
+  address: Address
+  topics: Hex[]
+  data: Hex
+  blockNumber: Hex
+  transactionHash: Hex
+  transactionIndex: Hex
+  blockHash: Hex
+  blockTimestamp: Hex
+  logIndex: Hex
+  removed: false
+}
+
+/** a simulated block: geth's RPC block fields plus `calls` */
+export type SimulateV1BlockResult = Record<string, unknown> & { calls: SimulateV1CallResult[] }
+
 export interface EngineHealth {
   network: string
   chainId: number
@@ -191,6 +236,11 @@ export interface Engine {
   ): Promise<TraceResult>
   traceCall(params: TraceCallParams): Promise<TraceResult>
   traceCallMany(params: TraceCallManyParams): Promise<TraceResult[][]>
+  /**
+   * eth_simulateV1. A rejected request throws EngineError whose `details.simulateError` names the
+   * spec's error (see engine/simulateV1/simulateErrors.ts) so the JSON-RPC layer can give its code.
+   */
+  simulateV1(params: SimulateV1Params): Promise<SimulateV1BlockResult[]>
   health(): Promise<EngineHealth>
   close(): Promise<void>
 }

@@ -64,6 +64,8 @@ interface RpcBlock {
   difficulty?: Hex
   mixHash?: Hex
   excessBlobGas?: Hex
+  blobGasUsed?: Hex
+  gasUsed?: Hex
   parentBeaconBlockRoot?: Hex
   transactions: (Hex | RpcTx)[]
 }
@@ -109,6 +111,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
         parentBeaconBlockRoot: b.parentBeaconBlockRoot?.toLowerCase() as Hex | undefined,
         hash: b.hash.toLowerCase() as Hex,
         parentHash: b.parentHash.toLowerCase() as Hex,
+        ...(b.gasUsed !== undefined && { gasUsed: BigInt(b.gasUsed) }),
+        ...(b.blobGasUsed !== undefined && { blobGasUsed: BigInt(b.blobGasUsed) }),
       }
     } catch {
       throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered a malformed block')

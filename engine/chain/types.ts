@@ -12,6 +12,10 @@ import type { OverlayStateManager } from '../state/index.js'
 export interface BlockHeaderInfo extends BlockEnv {
   hash: Hex
   parentHash: Hex
+  /** the block's own gas (eth_simulateV1 derives the next base fee from it) */
+  gasUsed?: bigint
+  /** Cancun on: blob gas the block used (the next excess blob gas follows from it) */
+  blobGasUsed?: bigint
 }
 
 export interface MinedTransaction {

@@ -69,6 +69,8 @@ function headerInfo(h: BlockHeader): BlockHeaderInfo {
     parentBeaconBlockRoot: h.parentBeaconBlockRoot ? (bytesToHex(h.parentBeaconBlockRoot) as Hex) : undefined,
     hash: bytesToHex(h.hash()) as Hex,
     parentHash: bytesToHex(h.parentHash) as Hex,
+    gasUsed: h.gasUsed,
+    ...(h.blobGasUsed !== undefined && { blobGasUsed: h.blobGasUsed }),
   }
 }
 

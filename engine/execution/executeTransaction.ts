@@ -20,8 +20,8 @@
  * r.status // 'success'
  */
 import type { Common } from '@ethereumjs/common'
-import type { Message } from '@ethereumjs/evm'
-import { Capability, type TypedTransaction } from '@ethereumjs/tx'
+import { getActivePrecompiles, type EVMOpts, type Message } from '@ethereumjs/evm'
+import { Capability, getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx'
 import { Address as EjsAddress, KECCAK256_NULL, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import { createVM, runTx, type RunTxResult } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
@@ -109,7 +109,12 @@ async function run(
     }
   }
 
-  const vm = await createVM({ common, stateManager: state, blockchain: blockHashSource(ctx.getBlockHash) })
+  const vm = await createVM({
+    common,
+    stateManager: state,
+    blockchain: blockHashSource(ctx.getBlockHash),
+    ...(opts.precompiles && { evmOpts: { customPrecompiles: customPrecompiles(common, opts.precompiles) } }),
+  })
   const events = vm.evm.events as unknown as { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown }
   if (release) {
     const done = release
@@ -146,7 +151,24 @@ async function run(
   const exec = result.execResult
   const ejsError = exec.exceptionError?.error
   if (adapter) await adapter.txEnd(result.totalGasSpent, exec.returnValue, ejsError)
-  return toExecutionResult(result, ejsError, adapter?.topError)
+  const out = toExecutionResult(result, ejsError, adapter?.topError)
+  const beforeRefund = exec.executionGasUsed + tx.getIntrinsicGas()
+  const floor = common.isActivatedEIP(7623) ? getCalldataFloorGas(tx, sender) : 0n
+  out.peakGasUsed = max(max(beforeRefund, floor), out.gasUsed)
+  return out
+}
+
+/** ethereumjs's custom precompiles for a changed table: an entry without a function deletes one */
+function customPrecompiles(common: Common, change: NonNullable<ExecuteOptions['precompiles']>): NonNullable<EVMOpts['customPrecompiles']> {
+  const active = getActivePrecompiles(common)
+  const out: NonNullable<EVMOpts['customPrecompiles']> = []
+  const moved = new Set(change.moved.map((m) => m.to))
+  for (const a of change.removed) if (!moved.has(a)) out.push({ address: new EjsAddress(hexToBytes(a)) })
+  for (const m of change.moved) {
+    const fn = active.get(m.from.slice(2))
+    out.push(fn ? { address: new EjsAddress(hexToBytes(m.to)), function: fn } : { address: new EjsAddress(hexToBytes(m.to)) })
+  }
+  return out
 }
 
 /** `tracedError`: the adapter's geth string, which knows the failing step (stack sizes, opcode) */
@@ -162,6 +184,7 @@ function toExecutionResult(result: RunTxResult, ejsError: string | undefined, tr
     gasUsed: result.totalGasSpent,
     returnData: bytesToHex(exec.returnValue) as Hex,
     logs,
+    peakGasUsed: result.totalGasSpent,
   }
   if (ejsError !== undefined) out.error = tracedError ?? toGethError(ejsError)
   if (ejsError === undefined && result.createdAddress) out.createdAddress = lower(result.createdAddress)
@@ -179,5 +202,6 @@ function asEngineError(e: unknown): EngineError {
 }
 
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b)
+const max = (a: bigint, b: bigint): bigint => (a > b ? a : b)
 
 

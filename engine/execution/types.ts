@@ -63,6 +63,12 @@ export interface ExecuteOptions {
   validation?: boolean
   /** gas already used in the block before this tx (for block gas limit checks) */
   blockGasUsed?: bigint
+  /**
+   * eth_simulateV1's precompile table changes (geth `StateOverride.Apply` with precompiles):
+   * `removed` addresses stop being precompiles (an override wrote them), `moved` puts the
+   * precompile of `from` at `to`. Addresses lowercase.
+   */
+  precompiles?: { removed: Address[]; moved: { from: Address; to: Address }[] }
 }
 
 export type ExecutionStatus = 'success' | 'reverted' | 'failed'
@@ -84,6 +90,11 @@ export interface ExecutionResult {
   error?: string
   /** the deployed address of a successful creation */
   createdAddress?: Address
+  /**
+   * geth's MaxUsedGas: the most gas the transaction held at once — used before refunds, at least
+   * the EIP-7623 floor (what a caller must give for it to succeed when refunds help)
+   */
+  peakGasUsed: bigint
 }
 
 /**

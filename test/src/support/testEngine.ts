@@ -65,6 +65,7 @@ export function createTestEngine(): TestEngine {
     traceCallMany: record('traceCallMany', async (p: { bundles: { transactions: unknown[] }[] }) =>
       p.bundles.map((b) => b.transactions.map(() => ({ callTracer: { type: 'CALL' } }))),
     ) as Engine['traceCallMany'],
+    simulateV1: record('simulateV1', async () => []) as Engine['simulateV1'],
     health: record('health', async () => engine.healthState) as Engine['health'],
     close: record('close', async () => {
       engine.closed = true
