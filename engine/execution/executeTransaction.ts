@@ -115,6 +115,7 @@ async function run(
     blockchain: blockHashSource(ctx.getBlockHash),
     ...(opts.precompiles && { evmOpts: { customPrecompiles: customPrecompiles(common, opts.precompiles) } }),
   })
+  if (opts.precompiles) coldMovedPrecompiles(vm.evm.journal, opts.precompiles, tx, sender, ctx.block.coinbase)
   const events = vm.evm.events as unknown as { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown }
   if (release) {
     const done = release
@@ -156,6 +157,28 @@ async function run(
   const floor = common.isActivatedEIP(7623) ? getCalldataFloorGas(tx, sender) : 0n
   out.peakGasUsed = max(max(beforeRefund, floor), out.gasUsed)
   return out
+}
+
+/**
+ * geth warms the fork's precompile addresses (vm.ActivePrecompiles(rules)), not a moved
+ * precompile's new address; runTx warms every key of the EVM's table. So the new addresses are
+ * kept out of the always-warm set, unless the tx warms them anyway (recipient, sender, coinbase).
+ */
+function coldMovedPrecompiles(
+  journal: { addAlwaysWarmAddress(address: string, addToAccessList?: boolean): void },
+  change: NonNullable<ExecuteOptions['precompiles']>,
+  tx: TypedTransaction,
+  sender: EjsAddress,
+  coinbase: Address,
+): void {
+  const keep = new Set([tx.to?.toString(), sender.toString(), coinbase].filter(Boolean).map((a) => a!.toLowerCase().replace(/^0x/, '')))
+  const cold = new Set(change.moved.map((m) => m.to.slice(2)).filter((a) => !keep.has(a)))
+  if (cold.size === 0) return
+  const warm = journal.addAlwaysWarmAddress.bind(journal)
+  journal.addAlwaysWarmAddress = (address, addToAccessList) => {
+    if (!addToAccessList && cold.has(address.toLowerCase().replace(/^0x/, ''))) return
+    warm(address, addToAccessList)
+  }
 }
 
 /** ethereumjs's custom precompiles for a changed table: an entry without a function deletes one */

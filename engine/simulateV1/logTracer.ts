@@ -3,8 +3,10 @@
  * (internal/ethapi/logtracer.go): the contracts' logs, and with `traceTransfers` every ETH
  * movement (transaction value, call value, selfdestruct; not DELEGATECALL/CALLCODE) as an
  * ERC-20 `Transfer` log from the ERC-7528 address 0xeeee…eeee, interleaved in execution order.
- * A reverted frame's logs are dropped and their indices given back; the index runs on across the
- * block's transactions (one tracer per block, `startTx` per call).
+ * A reverted frame's logs are dropped but their indices stay used, as in the geth that recorded
+ * the execution-apis vectors (ethSimulate-use-as-many-features-as-possible: a transfer after six
+ * failed calls is log 6); the index runs on across the block's transactions (one tracer per
+ * block, `startTx` per call).
  *
  * @example
  * const logs = createSimLogTracer(true)
@@ -51,16 +53,12 @@ export function createSimLogTracer(traceTransfers: boolean): SimLogTracer {
     },
     onExit(e: ExitEvent) {
       if (e.depth === 0) {
-        if (e.reverted && frames[0]) {
-          count -= frames[0].length
-          frames[0] = []
-        }
+        if (e.reverted && frames[0]) frames[0] = []
         return
       }
       if (frames.length <= 1) return
       const call = frames.pop()!
-      if (e.reverted) count -= call.length
-      else frames[frames.length - 1]!.push(...call)
+      if (!e.reverted) frames[frames.length - 1]!.push(...call)
     },
     onLog(log: LogEvent) {
       capture(log.address, log.topics, log.data)

@@ -101,7 +101,7 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
     const common = chain.commonAt(headerLike)
     if (common.isActivatedEIP(1559)) env.baseFeePerGas = o.baseFee ?? (params.validation ? nextBaseFee(parent) : 0n)
     if (common.isActivatedEIP(4844)) {
-      env.excessBlobGas = parent.excessBlobGas !== undefined ? nextExcessBlobGas(parent, common.param('targetBlobGasPerBlock')) : 0n
+      env.excessBlobGas = parent.excessBlobGas !== undefined ? nextExcessBlobGas(parent, targetBlobGas(common)) : 0n
       if (o.blobBaseFee !== undefined) env.blobBaseFee = o.blobBaseFee
     } else delete env.parentBeaconBlockRoot
     const ctx: ExecutionContext = { common, state, block: env, getBlockHash }
@@ -143,7 +143,8 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       receipts.push({ status: res.status === 'success' ? 1 : 0, cumulativeGasUsed: gasUsed, logs: res.logs, txType: tx.type })
       callLogs.push(logs.result())
       const result: SimulateV1CallResult = {
-        returnData: res.returnData,
+        // geth's ExecutionResult.Return(): nothing for a failed call (the revert bytes go to error.data)
+        returnData: res.status === 'success' ? res.returnData : '0x',
         logs: [],
         gasUsed: toHex(res.gasUsed),
         maxUsedGas: toHex(res.peakGasUsed),
@@ -240,7 +241,10 @@ function nextBaseFee(parent: ParentInfo): bigint {
   return parent.baseFeePerGas - delta > 0n ? parent.baseFeePerGas - delta : 0n
 }
 
-/** EIP-4844 calc_excess_blob_gas (the parent's target) */
+/** blob gas target per block: EIP-4844 3 blobs, EIP-7691 (Prague) 6 (a bare Common holds no block params) */
+const targetBlobGas = (common: { isActivatedEIP(eip: number): boolean }) => (common.isActivatedEIP(7691) ? 786432n : 393216n)
+
+/** EIP-4844 calc_excess_blob_gas */
 function nextExcessBlobGas(parent: ParentInfo, target: bigint): bigint {
   const sum = (parent.excessBlobGas ?? 0n) + (parent.blobGasUsed ?? 0n)
   return sum < target ? 0n : sum - target

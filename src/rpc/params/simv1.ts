@@ -75,6 +75,7 @@ export function blockParam(v: unknown, index: number): BlockSelector {
 
 const CALL_FIELDS = [
   'from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'nonce', 'data', 'input', 'accessList', 'chainId', 'type',
+  'maxFeePerBlobGas', 'blobVersionedHashes', 'authorizationList',
 ] as const
 
 /**
@@ -103,6 +104,14 @@ export function callParam(r: ParamReader, v: unknown, path: string): CallInput &
       const entry = r.object(e, p, ['address', 'storageKeys'])
       return { address: r.address(entry.address, `${p}.address`), storageKeys: r.array(entry.storageKeys ?? [], `${p}.storageKeys`).map((k, j) => r.hash(k, `${p}.storageKeys[${j}]`)) }
     })
+  }
+  // geth reads maxFeePerBlobGas only for a blob transaction: without blob hashes it has no effect
+  if (o.maxFeePerBlobGas !== undefined && o.maxFeePerBlobGas !== null) r.quantity(o.maxFeePerBlobGas, `${path}.maxFeePerBlobGas`)
+  for (const unsupported of ['blobVersionedHashes', 'authorizationList'] as const) {
+    const v = o[unsupported]
+    if (v !== undefined && v !== null && r.array(v, `${path}.${unsupported}`).length > 0) {
+      throw r.fail(`${path}.${unsupported}`, 'blob and EIP-7702 transactions are not simulated by this endpoint yet')
+    }
   }
   // the engine checks it against the chain's
   if (o.chainId !== undefined && o.chainId !== null) call.chainId = r.quantity(o.chainId, `${path}.chainId`)
