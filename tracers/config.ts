@@ -14,7 +14,9 @@ export interface TracerConfig {
     enableReturnData?: boolean
   }
   '4byteTracer'?: boolean
+  /** geth's flatCallTracer (Parity's flat frames; trace_* and debug_* with tracer flatCallTracer) */
+  flatCallTracer?: { convertParityErrors?: boolean; includePrecompiles?: boolean }
 }
 /** keyed by the tracer names requested */
-export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer', unknown>>
+export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'flatCallTracer', unknown>>
 

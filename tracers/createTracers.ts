@@ -13,14 +13,15 @@
 import type { TraceResult, TracerConfig } from './config.js'
 import { createCallTracer } from './callTracer.js'
 import { createFourByteTracer } from './fourByteTracer.js'
+import { createFlatCallTracer, type FlatCallContext } from './flatCallTracer.js'
 import { createPrestateTracer } from './prestateTracer.js'
 import { createStructLogger } from './structLogger.js'
 import type { Tracer } from './types.js'
 
-export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer'
+export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'flatCallTracer'
 
 export interface TracerSet {
-  /** in a fixed order: callTracer, prestateTracer, structLogger, 4byteTracer */
+  /** in a fixed order: callTracer, prestateTracer, structLogger, 4byteTracer, flatCallTracer */
   tracers: Tracer[]
   /** call after the execution finished; each tracer's result() is built once, here */
   result(): TraceResult
@@ -29,6 +30,8 @@ export interface TracerSet {
 export interface CreateTracersOptions {
   /** struct logger refuses past this many steps (EngineOptions.maxStructLogSteps) */
   maxStructLogSteps?: number
+  /** the block/tx fields the flatCallTracer prints (geth takes them from the traced tx's receipt) */
+  flatContext?: FlatCallContext
 }
 
 /** true when a config selects at least one tracer (an empty object selects the default). */
@@ -39,6 +42,7 @@ function selected(config: TracerConfig): TracerName[] {
   if (config.structLogger !== undefined && config.structLogger !== null) names.push('structLogger')
   // the spec's value is a boolean: `true` enables it, `false` is the same as leaving it out
   if (config['4byteTracer'] === true) names.push('4byteTracer')
+  if (config.flatCallTracer !== undefined && config.flatCallTracer !== null) names.push('flatCallTracer')
   return names
 }
 
@@ -57,6 +61,8 @@ export function createTracers(config: TracerConfig | undefined, opts: CreateTrac
         return [name, createStructLogger(cfg.structLogger ?? {}, { maxSteps: opts.maxStructLogSteps })]
       case '4byteTracer':
         return [name, createFourByteTracer()]
+      case 'flatCallTracer':
+        return [name, createFlatCallTracer(cfg.flatCallTracer ?? {}, opts.flatContext)]
     }
   })
 

@@ -57,7 +57,8 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       const results: TraceResult[] = []
       for (const call of calls) {
         // one tracer set per transaction; the state carries over to the next one
-        const set = createTracers(tracerConfig, tracerOpts)
+        // geth's debug_traceCall context: the block number; no block hash, the tx is not mined
+        const set = createTracers(tracerConfig, { ...tracerOpts, flatContext: { blockNumber: ctx.block.number } })
         await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false })
         results.push(set.result())
       }
@@ -72,7 +73,10 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       const replay = await openReplay(chain, hash)
       await applyStateOverrides(replay.state, extra.stateOverrides)
       const ctx = extra.blockOverrides ? executionContext(chain, replay.header, replay.state, extra.blockOverrides) : replay.ctx
-      const set = createTracers(tracerConfig, tracerOpts)
+      const set = createTracers(tracerConfig, {
+        ...tracerOpts,
+        flatContext: { blockHash: replay.header.hash, blockNumber: replay.header.number, transactionHash: replay.tx.hash, transactionPosition: replay.tx.index },
+      })
       await executeSignedTx(ctx, replay.tx.tx, {
         tracers: set.tracers,
         validation: !extra.stateOverrides && !extra.blockOverrides,

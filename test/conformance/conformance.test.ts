@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CORPUS, listFixtures, runFixture, type FixtureOutcome } from './fixtures.js'
-import { runFlatChecks } from './flatCheck.js'
+import { runFlatChecks, runFlatTracerChecks } from './flatCheck.js'
 
 const ratchet = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'passing.json'), 'utf8')) as string[]
 
@@ -34,6 +34,16 @@ describe('geth tracer conformance', () => {
     const outcomes = await runFlatChecks()
     expect(outcomes.length).toBe(32)
     const failed = outcomes.filter((o) => !o.pass).map((o) => `${o.name}: ${o.detail}`)
+    expect(failed).toHaveLength(1)
+    expect(failed[0]).toMatch(/^call_tracer_flat\/big_slow: threw .*EIP155 block number must equal EIP 158/)
+  }, 120_000)
+
+  // the flatCallTracer itself against the same fixtures, compared as geth's own test compares them
+  it('flatCallTracer prints geth’s call_tracer_flat fixtures', async () => {
+    const outcomes = await runFlatTracerChecks()
+    expect(outcomes.length).toBe(32)
+    const failed = outcomes.filter((o) => !o.pass).map((o) => `${o.name}: ${o.detail}`)
+    console.log(`flatCallTracer: ${outcomes.length - failed.length}/${outcomes.length} fixtures match`)
     expect(failed).toHaveLength(1)
     expect(failed[0]).toMatch(/^call_tracer_flat\/big_slow: threw .*EIP155 block number must equal EIP 158/)
   }, 120_000)

@@ -7,7 +7,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CORPUS, firstDifference, runWithTracer } from './fixtures.js'
+import { keccak256, type Hex } from 'viem'
 import { createCallTracer, type CallFrameJson } from '../../tracers/callTracer.js'
+import { createFlatCallTracer, type FlatCallTracerConfig } from '../../tracers/flatCallTracer.js'
 
 interface Flat {
   type: string
@@ -81,8 +83,73 @@ export async function runFlatChecks(): Promise<FlatOutcome[]> {
   return out
 }
 
-if (process.argv[1]?.endsWith('flatCheck.ts')) {
+if (process.argv[1]?.endsWith('flatCheck.ts') && !process.argv.includes('--tracer')) {
   const outcomes = await runFlatChecks()
   for (const o of outcomes) console.log(o.pass ? `PASS ${o.name}` : `FAIL ${o.name}: ${o.detail}`)
   console.log(`flat: ${outcomes.filter((o) => o.pass).length}/${outcomes.length}`)
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
+/**
+ * geth's own comparison of these fixtures (eth/tracers/internal/tracetest/flat_calltrace_test.go
+ * jsonEqualFlat): both sides decoded into value structs, so an absent field equals its zero value
+ * (`result: {}` = no result, `balance: "0x0"` = none, `author` of zero = none) and the block/tx
+ * fields are not compared (`json:"-"`)
+ */
+function asGethTest(r: Flat): Record<string, unknown> {
+  const a = r.action as Record<string, string | undefined>
+  const res = (r.result ?? {}) as Record<string, string | undefined>
+  const big = (v: string | undefined) => (v === undefined ? '0x0' : `0x${BigInt(v).toString(16)}`)
+  return {
+    action: {
+      author: a.author ?? ZERO_ADDRESS, rewardType: a.rewardType ?? '', address: a.address ?? ZERO_ADDRESS, balance: big(a.balance),
+      callType: a.callType ?? '', creationMethod: a.creationMethod ?? '', from: a.from ?? ZERO_ADDRESS, gas: big(a.gas), init: a.init ?? '0x',
+      input: a.input ?? '0x', refundAddress: a.refundAddress ?? ZERO_ADDRESS, to: a.to ?? ZERO_ADDRESS, value: big(a.value),
+    },
+    error: r.error ?? '',
+    result: { address: res.address ?? ZERO_ADDRESS, code: res.code ?? '0x', gasUsed: big(res.gasUsed), output: res.output ?? '0x' },
+    subtraces: (r as unknown as { subtraces: number }).subtraces,
+    traceAddress: r.traceAddress,
+    type: r.type,
+  }
+}
+
+/**
+ * every call_tracer_flat fixture through the flatCallTracer itself, compared whole; only the
+ * fields the fixture cannot give us are taken from it (its block hash and the tx's position in
+ * its block): the block number and tx hash are ours, from the fixture's context and input
+ */
+export async function runFlatTracerChecks(): Promise<FlatOutcome[]> {
+  const out: FlatOutcome[] = []
+  const files = readdirSync(join(CORPUS, 'call_tracer_flat')).filter((f) => f.endsWith('.json')).sort()
+  for (const f of files) {
+    const name = `call_tracer_flat/${f.replace(/\.json$/, '')}`
+    const fx = JSON.parse(readFileSync(join(CORPUS, 'call_tracer_flat', f), 'utf8')) as {
+      result: (Flat & { blockHash: Hex; transactionPosition: number })[]
+      input: Hex
+      context: { number: string }
+      tracerConfig?: FlatCallTracerConfig
+    }
+    try {
+      const first = fx.result[0]!
+      const tracer = createFlatCallTracer(fx.tracerConfig ?? {}, {
+        blockHash: first.blockHash,
+        blockNumber: BigInt(fx.context.number),
+        transactionHash: keccak256(fx.input.startsWith('0x') ? fx.input : `0x${fx.input}`),
+        transactionPosition: first.transactionPosition,
+      })
+      await runWithTracer(join(CORPUS, 'call_tracer_flat', f), tracer)
+      const d = firstDifference(fx.result.map(asGethTest), (JSON.parse(JSON.stringify(tracer.result())) as Flat[]).map(asGethTest), '$')
+      out.push(d ? { name, pass: false, detail: d } : { name, pass: true })
+    } catch (e) {
+      out.push({ name, pass: false, detail: `threw ${(e as Error).message}` })
+    }
+  }
+  return out
+}
+
+if (process.argv[1]?.endsWith('flatCheck.ts') && process.argv.includes('--tracer')) {
+  const outcomes = await runFlatTracerChecks()
+  for (const o of outcomes) console.log(o.pass ? `PASS ${o.name}` : `FAIL ${o.name}: ${o.detail}`)
+  console.log(`flatCallTracer: ${outcomes.filter((o) => o.pass).length}/${outcomes.length}`)
 }
