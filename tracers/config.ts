@@ -15,7 +15,7 @@ export interface TracerConfig {
   }
   '4byteTracer'?: boolean
   /** geth's flatCallTracer (Parity's flat frames; trace_* and debug_* with tracer flatCallTracer) */
-  flatCallTracer?: { convertParityErrors?: boolean; includePrecompiles?: boolean }
+  flatCallTracer?: { convertParityErrors?: boolean; includePrecompiles?: boolean; parity?: boolean }
 }
 /** keyed by the tracer names requested */
 export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'flatCallTracer', unknown>>

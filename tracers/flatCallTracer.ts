@@ -22,6 +22,13 @@ import type { EnterEvent, ExitEvent, LogEvent, Tracer, TxContext, TxEndEvent } f
 export interface FlatCallTracerConfig {
   convertParityErrors?: boolean
   includePrecompiles?: boolean
+  /**
+   * Parity's own shape (reth, Erigon, OpenEthereum), not geth's: the top frame's gas is what
+   * execution got (the tx gas limit less intrinsic gas) and its gasUsed what execution used
+   * (before refunds), and a frame without result (selfdestruct, an error other than a revert)
+   * prints `"result": null`. geth's flatCallTracer prints the tx gas limit and the receipt gas.
+   */
+  parity?: boolean
 }
 
 export interface FlatCallContext {
@@ -100,19 +107,33 @@ export function parityError(error: string): string {
 export function createFlatCallTracer(config: FlatCallTracerConfig = {}, context: FlatCallContext = {}): Tracer<FlatCallFrame[]> {
   const inner = createCallTracer({})
   let isPrecompile: (a: Address) => boolean = () => false
+  let rootGas: bigint | undefined
+  let rootGasUsed: bigint | undefined
 
   return {
     onTxStart(ctx: TxContext) {
       isPrecompile = (a) => ctx.isPrecompile(a)
       return inner.onTxStart?.(ctx)
     },
-    onEnter: (e: EnterEvent) => inner.onEnter?.(e),
-    onExit: (e: ExitEvent) => inner.onExit?.(e),
+    onEnter(e: EnterEvent) {
+      if (e.depth === 0) rootGas = e.executionGas
+      return inner.onEnter?.(e)
+    },
+    onExit(e: ExitEvent) {
+      if (e.depth === 0) rootGasUsed = e.executionGasUsed
+      return inner.onExit?.(e)
+    },
     onLog: (l: LogEvent) => inner.onLog?.(l),
     onTxEnd: (e: TxEndEvent) => inner.onTxEnd?.(e),
     result() {
       const out: FlatCallFrame[] = []
-      flatten(inner.result(), [], true, out)
+      const root = inner.result()
+      if (config.parity && rootGas !== undefined) {
+        root.gas = `0x${rootGas.toString(16)}`
+        if (rootGasUsed !== undefined) root.gasUsed = `0x${rootGasUsed.toString(16)}`
+      }
+      flatten(root, [], true, out)
+      if (config.parity) for (const f of out) if (f.result === undefined) (f as { result: unknown }).result = null
       return out
     },
   }

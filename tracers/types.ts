@@ -67,6 +67,11 @@ export interface EnterEvent {
   gas: bigint
   /** undefined for STATICCALL (geth passes nil); parent value for DELEGATECALL */
   value: bigint | undefined
+  /**
+   * top frame only: the gas execution starts with (tx gas limit less intrinsic gas). `gas` is the
+   * tx gas limit there, as geth's callTracer prints it; Parity's traces print this one.
+   */
+  executionGas?: bigint
 }
 
 export interface ExitEvent {
@@ -77,6 +82,8 @@ export interface ExitEvent {
   error?: string
   /** true when the frame's state changes were rolled back (revert or exceptional halt) */
   reverted: boolean
+  /** top frame only: the gas execution used, before refunds (`gasUsed` is the receipt gas there) */
+  executionGasUsed?: bigint
 }
 
 export interface OpcodeStep {

@@ -154,7 +154,7 @@ export class TracingAdapter {
       await this.enter({ depth: 0, type: tx.to ? 'CALL' : 'CREATE', from: tx.from, to: tx.to ?? tx.createdAddress ?? tx.from, input: tx.input, gas: tx.gasLimit, value: tx.value })
       this.topExit = { depth: 0, output: '0x', gasUsed: receiptGas, reverted: error !== undefined, ...(error !== undefined ? { error } : {}) }
     }
-    if (this.topExit) await this.exit({ ...this.topExit, gasUsed: receiptGas })
+    if (this.topExit) await this.exit({ ...this.topExit, gasUsed: receiptGas, executionGasUsed: this.topExit.gasUsed })
     const end: TxEndEvent = { gasUsed: receiptGas, output: hex(output), error, reverted: error !== undefined }
     for (const t of this.tracers) if (t.onTxEnd) await t.onTxEnd(end)
   }
@@ -370,7 +370,10 @@ export class TracingAdapter {
     // `to` is the code's address (for CALLCODE/DELEGATECALL the target, not msg.to)
     if (type !== 'CREATE' && type !== 'CREATE2' && this.tx.isPrecompile(to)) frame.precompile = { id: Number(BigInt(to)), input }
     this.frames.push(frame)
-    await this.enter({ depth, type, from, to, input: hex(input), gas, value: type === 'STATICCALL' ? undefined : value })
+    await this.enter({
+      depth, type, from, to, input: hex(input), gas, value: type === 'STATICCALL' ? undefined : value,
+      ...(depth === 0 && { executionGas: msg.gasLimit }),
+    })
   }
 
   async onAfterMessage(result: EVMResult): Promise<void> {

@@ -1,0 +1,109 @@
+/**
+ * The Parity `trace_*` family, in the shape reth and Erigon print: flat call frames from the
+ * engine's flatCallTracer in its `parity` form — Parity's error names, calls into precompiles
+ * included, the top frame's gas what execution got and used, `"result": null` where none. `trace_transaction` / `trace_get` print localized frames (with block
+ * and transaction fields); `trace_call` / `trace_callMany` / `trace_replayTransaction` print
+ * `{ output, stateDiff, trace, vmTrace }` with bare frames.
+ *
+ * Supported trace types: `trace`. `stateDiff` and `vmTrace` are refused by name (-32602), never
+ * silently answered with null.
+ */
+import type { Hex } from 'viem'
+import type { CallInput, TracerConfig } from '../../../engine/types.js'
+import type { FlatCallFrame } from '../../../tracers/flatCallTracer.js'
+import { invalidArgument, RpcError } from '../rpcError.js'
+import type { RpcMethodTable } from '../types.js'
+import { blockParam, callParam, paramReader } from '../params/simv1.js'
+
+/** reth's parity traces: Parity's error names, precompile calls included, Parity's top-frame gas */
+const PARITY: TracerConfig = { flatCallTracer: { convertParityErrors: true, includePrecompiles: true, parity: true } }
+
+type TraceType = 'trace' | 'stateDiff' | 'vmTrace'
+
+function traceTypes(v: unknown, index: number): TraceType[] {
+  const r = paramReader(index)
+  const types = r.array(v, '').map((t, i) => {
+    if (t !== 'trace' && t !== 'stateDiff' && t !== 'vmTrace') throw r.fail(`[${i}]`, `unknown trace type ${JSON.stringify(t)} (trace, stateDiff, vmTrace)`)
+    return t as TraceType
+  })
+  for (const t of types) if (t !== 'trace') throw r.fail('', `trace type ${t} is not supported by this endpoint yet (supported: trace)`)
+  return types
+}
+
+function txHash(v: unknown, index: number): Hex {
+  return paramReader(index).hash(v, '')
+}
+
+/** a frame without the block/transaction fields (trace_call, trace_replay*) */
+function bare(f: FlatCallFrame): Record<string, unknown> {
+  const { blockHash: _h, blockNumber: _n, transactionHash: _t, transactionPosition: _p, ...rest } = f
+  return rest
+}
+
+/** reth's TraceResults */
+function traceResults(frames: FlatCallFrame[], types: TraceType[]): Record<string, unknown> {
+  const top = frames[0]
+  return {
+    output: top?.result?.output ?? top?.result?.code ?? '0x',
+    stateDiff: null,
+    trace: types.includes('trace') ? frames.map(bare) : [],
+    vmTrace: null,
+  }
+}
+
+function arity(params: unknown[], min: number, max: number): void {
+  if (params.length < min) throw new RpcError(-32602, `missing value for required argument ${params.length}`)
+  if (params.length > max) throw new RpcError(-32602, `too many arguments, want at most ${max}`)
+}
+
+function call(v: unknown, index: number): CallInput {
+  const { chainId: _c, ...c } = callParam(paramReader(index), v, '')
+  return c
+}
+
+export const traceMethods: RpcMethodTable = {
+  async trace_transaction(params, ctx) {
+    arity(params, 1, 1)
+    const result = await ctx.engine.traceTransaction(txHash(params[0], 0), PARITY)
+    return result.flatCallTracer
+  },
+
+  async trace_get(params, ctx) {
+    arity(params, 2, 2)
+    const hash = txHash(params[0], 0)
+    const r = paramReader(1)
+    const indices = r.array(params[1], '').map((x, i) => Number(r.quantity(x, `[${i}]`, r.UINT64_MAX)))
+    // reth: exactly one index, the position in the transaction's flat trace list
+    if (indices.length !== 1) return null
+    const frames = (await ctx.engine.traceTransaction(hash, PARITY)).flatCallTracer as FlatCallFrame[]
+    return frames[indices[0]!] ?? null
+  },
+
+  async trace_call(params, ctx) {
+    arity(params, 2, 3)
+    const types = traceTypes(params[1], 1)
+    const result = await ctx.engine.traceCall({ call: call(params[0], 0), block: blockParam(params[2], 2), tracerConfig: PARITY })
+    return traceResults(result.flatCallTracer as FlatCallFrame[], types)
+  },
+
+  async trace_callMany(params, ctx) {
+    arity(params, 1, 2)
+    const r = paramReader(0)
+    const items = r.array(params[0], '').map((item, i) => {
+      const pair = r.array(item, `[${i}]`)
+      if (pair.length !== 2) throw invalidArgument(0, `[${i}]: expected [call, traceTypes]`)
+      return { call: callParam(r, pair[0], `[${i}][0]`), types: traceTypes(pair[1], 0) }
+    })
+    const calls = items.map(({ call: { chainId: _c, ...c } }) => c)
+    const [results] = await ctx.engine.traceCallMany({ bundles: [{ transactions: calls }], block: blockParam(params[1], 1), tracerConfig: PARITY })
+    return (results ?? []).map((res, i) => traceResults(res.flatCallTracer as FlatCallFrame[], items[i]!.types))
+  },
+
+  async trace_replayTransaction(params, ctx) {
+    arity(params, 2, 2)
+    const hash = txHash(params[0], 0)
+    const types = traceTypes(params[1], 1)
+    const result = await ctx.engine.traceTransaction(hash, PARITY)
+    return traceResults(result.flatCallTracer as FlatCallFrame[], types)
+  },
+}
