@@ -51,6 +51,24 @@ describe.runIf(ready)('worker pool engine', () => {
     tracerConfig: { structLogger: { disableMemory: true, disableStorage: true } },
   })
 
+  it('serves eth_simulateV1: bigint params in, blocks out, the spec error kind kept across the thread', async () => {
+    const from = DEV_ACCOUNTS[1] as Address
+    const blocks = await pool.simulateV1({
+      blockStateCalls: [{ stateOverrides: { [from]: { balance: 10n ** 18n } }, calls: [{ from, to: DEV_ACCOUNTS[2] as Address, data: '0x', value: 1n }] }],
+      block: { tag: 'latest' },
+      traceTransfers: true,
+      validation: false,
+      returnFullTransactions: false,
+    })
+    expect(blocks).toHaveLength(1)
+    expect(blocks[0]!.calls[0]!.logs[0]!.address).toBe('0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee')
+    const err = await pool
+      .simulateV1({ blockStateCalls: [{ blockOverrides: { number: 1n }, calls: [] }], block: { tag: 'latest' }, traceTransfers: false, validation: false, returnFullTransactions: false })
+      .then(() => undefined, (e: unknown) => e)
+    expect(err).toBeInstanceOf(EngineError)
+    expect((err as EngineError).details?.simulateError).toBe('blockNumberOrder')
+  })
+
   it('a long trace on one worker does not delay a short simulation on the other', async () => {
     const order: string[] = []
     const long = pool.traceCall(longTrace()).then((r) => (order.push('long'), r))
