@@ -326,7 +326,7 @@ async function toMined(t: RpcTx, common: Common): Promise<MinedTransaction> {
 /** headers in the cache store, shared by instances: under the fork's own key space */
 const headerKey = (chainId: number, n: bigint) => `fs:${chainId}:${n.toString(16)}:h`
 
-const HEADER_FIELDS = ['number', 'timestamp', 'gasLimit', 'baseFeePerGas', 'difficulty', 'excessBlobGas'] as const
+const HEADER_FIELDS = ['number', 'timestamp', 'gasLimit', 'baseFeePerGas', 'difficulty', 'excessBlobGas', 'gasUsed', 'blobGasUsed'] as const
 
 function encodeHeader(h: BlockHeaderInfo): Uint8Array {
   const json: Record<string, string> = { coinbase: h.coinbase, prevRandao: h.prevRandao, hash: h.hash, parentHash: h.parentHash }
@@ -353,6 +353,8 @@ function decodeHeader(raw: Uint8Array): BlockHeaderInfo | undefined {
       parentBeaconBlockRoot: j.parentBeaconBlockRoot as Hex | undefined,
       hash: j.hash as Hex,
       parentHash: j.parentHash as Hex,
+      ...(j.gasUsed !== undefined && { gasUsed: BigInt(j.gasUsed) }),
+      ...(j.blobGasUsed !== undefined && { blobGasUsed: BigInt(j.blobGasUsed) }),
     }
   } catch {
     return undefined

@@ -32,13 +32,15 @@ const EMIT_AND_FORWARD = `0x7f${'01'.repeat(32)}60006000a1600060006000600034${C2
 let anvil: AnvilInstance | undefined
 let engine: Engine | undefined
 let ctx: RpcContext
+const cache = createMemoryCacheStore()
+const toHexNumber = (n: bigint): Hex => `0x${n.toString(16)}`
 
 const run = requireAnvil()
 beforeAll(async () => {
   if (!run) return
   anvil = await startAnvil()
   await anvil.rpc('anvil_mine', ['0x3'])
-  engine = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+  engine = await createEngine({ rpcUrl: anvil.url, cache, gasCap: 30_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
   ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
 }, 60_000)
 afterAll(async () => {
@@ -77,6 +79,30 @@ const requests: [string, unknown][] = [
 ]
 
 describe.runIf(run)('eth_simulateV1 against Anvil', () => {
+  it('with validation the base fee follows the parent block: the one Anvil mined after it, also from a header another instance cached', async () => {
+    // a block with gas used, so the next base fee moves; Anvil's own eth_simulateV1 numbers its
+    // first block as the base block and reuses its base fee (a deviation), so the reference is the
+    // block Anvil really mined next
+    await anvil!.rpc('eth_sendTransaction', [{ from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', to: C1, value: '0x1' }])
+    await anvil!.rpc('anvil_mine', ['0x1'])
+    const head = BigInt(await anvil!.rpc<Hex>('eth_blockNumber'))
+    const parent = toHexNumber(head - 1n)
+    const mined = await anvil!.rpc<{ baseFeePerGas: Hex; gasUsed: Hex }>('eth_getBlockByNumber', [toHexNumber(head), false])
+    const before = await anvil!.rpc<{ baseFeePerGas: Hex; gasUsed: Hex }>('eth_getBlockByNumber', [parent, false])
+    expect(before.gasUsed).not.toBe('0x0')
+    const opts = { blockStateCalls: [{}], validation: true }
+    const ours = (await simulateV1Methods.eth_simulateV1!([opts, parent], ctx)) as { baseFeePerGas: Hex }[]
+    expect(ours[0]!.baseFeePerGas).toBe(mined.baseFeePerGas)
+    expect(ours[0]!.baseFeePerGas).not.toBe(before.baseFeePerGas)
+    const second = await createEngine({ rpcUrl: anvil!.url, cache, gasCap: 30_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+    try {
+      const again = (await simulateV1Methods.eth_simulateV1!([opts, parent], { ...ctx, engine: second })) as { baseFeePerGas: Hex }[]
+      expect(again[0]!.baseFeePerGas).toBe(mined.baseFeePerGas)
+    } finally {
+      await second.close()
+    }
+  })
+
   for (const [name, opts] of requests) {
     it(name, async () => {
       const theirs = await anvil!.rpc<{ calls: CallOut[] }[]>('eth_simulateV1', [opts, 'latest'])
