@@ -13,6 +13,7 @@
  */
 import { createAccessList } from './accessList/createAccessList.js'
 import { createRpcChain } from './chain/rpcChain.js'
+import { upstreamBudgetMs, withUpstreamBudget } from './chain/upstreamBudget.js'
 import type { ChainSource } from './chain/types.js'
 import { createDevnet } from './devnet/devnetChain.js'
 import { demoTokenAbi } from './devnet/demoTransactions.js'
@@ -47,6 +48,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     execute: executeCall,
   }
   const traces = createTraceService(chain, { gasCap: opts.gasCap, maxStructLogSteps: opts.maxStructLogSteps })
+  // one budget per engine call for all its upstream waiting, retries and phases included
+  const budgetMs = opts.upstreamBudgetMs ?? upstreamBudgetMs(opts.rpcTimeoutMs)
+  // health answers within about a second: a probe the upstream leaves unanswered is a "no"
+  const probeMs = Math.min(HEALTH_PROBE_MS, budgetMs)
 
   return {
     simulate: (params) => guard(() => simulate(deps, params)),
@@ -57,7 +62,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     traceCall: (params) => guard(() => traces.traceCall(params)),
     traceCallMany: (params) => guard(() => traces.traceCallMany(params)),
     async health() {
-      const [upstreamOk, cacheOk] = await Promise.all([chain.ping().catch(() => false), opts.cache.ping().catch(() => false)])
+      const [upstreamOk, cacheOk] = await Promise.all([
+        withUpstreamBudget(probeMs, () => chain.ping()).catch(() => false),
+        opts.cache.ping().catch(() => false),
+      ])
       return { network: chain.network, chainId: chain.chainId, upstreamOk, cacheOk }
     },
     close: () => chain.close(),
@@ -70,7 +78,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
    */
   async function guard<T>(run: () => Promise<T>): Promise<T> {
     try {
-      return await run()
+      return await withUpstreamBudget(budgetMs, run)
     } catch (e) {
       if (isEngineError(e)) throw prunedAsBlockNotFound(e)
       const redact = (text: string | undefined) => (text && opts.rpcUrl ? text.split(opts.rpcUrl).join('[rpc url]') : text)
@@ -80,6 +88,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
   }
 }
+
+/** how long a health probe waits for the upstream, ms */
+const HEALTH_PROBE_MS = 800
 
 /** how nodes say "I no longer hold that block's state" (geth, Erigon, Reth, Nethermind, Anvil) */
 const PRUNED_STATE = /missing trie node|historical state|state (is )?not available|pruned|BlockOutOfRange|proof window|header not found/i

@@ -216,8 +216,13 @@ export interface EngineOptions {
   cache: import('./cache/cacheStore.js').CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint
-  /** upstream request timeout, ms */
+  /** upstream request timeout, ms (per HTTP attempt) */
   rpcTimeoutMs: number
+  /**
+   * all upstream waiting of one engine call, retries and sequential phases included, ms
+   * (default 1.5 × rpcTimeoutMs; see engine/chain/upstreamBudget.ts)
+   */
+  upstreamBudgetMs?: number
   maxStructLogSteps: number
   simulationTtlSeconds: number
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }

@@ -20,6 +20,7 @@ import { LRUCache } from 'lru-cache'
 import type { Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
 import type { RpcClient } from '../chain/rpcClient.js'
+import { currentUpstreamBudget, inUpstreamBudget, type UpstreamBudget } from '../chain/upstreamBudget.js'
 import { decodeAccount, decodeSlot, encodeAccount, encodeSlot, forkKeys } from './forkCacheCodec.js'
 import { accessListDigest, parseAccessList, type PrefetchCall } from './forkPrefetch.js'
 import { parseCode, parseQuantity, parseSlotValue } from './rpcValues.js'
@@ -49,6 +50,8 @@ interface Queued {
   read: Read
   key: string
   ttl: number | undefined
+  /** the upstream time budget of the request that asked (the batch leaves in a later tick) */
+  budget: UpstreamBudget | undefined
   resolve(v: HotValue): void
   reject(e: unknown): void
 }
@@ -186,7 +189,7 @@ export class ForkCache {
     const f = this.inflight.get(key)
     if (f) return f
     const p = new Promise<HotValue>((resolve, reject) => {
-      this.queue.push({ read, key, ttl, resolve, reject })
+      this.queue.push({ read, key, ttl, budget: currentUpstreamBudget(), resolve, reject })
       if (!this.scheduled) {
         this.scheduled = true
         setImmediate(() => void this.flush())
@@ -214,7 +217,7 @@ export class ForkCache {
     if (!misses.length) return
     const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
     // every upstream call below is issued synchronously in this loop: one JSON-RPC batch
-    await Promise.all(misses.map((q) => this.fetch(q, writes)))
+    await Promise.all(misses.map((q) => inUpstreamBudget(q.budget, () => this.fetch(q, writes))))
     if (writes.length) this.store.setMany(writes).catch(() => undefined)
   }
 
