@@ -36,7 +36,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     throw new EngineError('VALIDATION_ERROR', 'rpc_url must be an http:// or https:// URL', undefined, 'set RPC_URL to the JSON-RPC endpoint, or leave it empty for the embedded devnet')
   }
   const chain: ChainSource = opts.rpcUrl
-    ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork })
+    ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork, forkCacheBytes: opts.forkCacheBytes })
     : await createDevnet({ hardfork })
   if (!opts.rpcUrl) registerErrorAbi(demoTokenAbi)
   const deps = {

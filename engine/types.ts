@@ -225,5 +225,7 @@ export interface EngineOptions {
   upstreamBudgetMs?: number
   maxStructLogSteps: number
   simulationTtlSeconds: number
+  /** bound of the fork-state hot layer, bytes (part of cache.max_memory_mb: engine/cache/memoryBudget.ts) */
+  forkCacheBytes?: number
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }
 }

@@ -42,6 +42,8 @@ export interface RpcChainOptions {
   url: string
   timeoutMs: number
   cache: CacheStore
+  /** bound of the fork-state hot layer, bytes (ForkCache default when undefined) */
+  forkCacheBytes?: number
   /** fixed ethereumjs hardfork; undefined: follow the chain (known schedule or the default) */
   hardfork?: string
   /** for tests: a ready client (its request counter is what they assert on) */
@@ -66,7 +68,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const chainId = Number(BigInt(chainIdHex))
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered an invalid chain id')
   const commonFor = createCommonFactory(chainId, opts.hardfork)
-  const fork = new ForkCache({ rpc, chainId, cache: opts.cache })
+  const fork = new ForkCache({ rpc, chainId, cache: opts.cache, hotMaxBytes: opts.forkCacheBytes })
   const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
   let head = 0n
   let headSeenAt = 0

@@ -22,7 +22,9 @@ const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte addr
 /** DATA: whole bytes */
 const bytes = z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'expected hex bytes')
 
-const accessList = z.array(z.looseObject({ address, storageKeys: z.array(word).default([]) }))
+/** a storage key in an access list: up to 32 bytes (a few nodes give it minimal; it is padded after) */
+const storageKey = z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, 'expected a storage key of at most 32 bytes')
+const accessList = z.array(z.looseObject({ address, storageKeys: z.array(storageKey).default([]) }))
 
 /** a mined transaction as eth_getTransactionByHash and full blocks give it */
 export const upstreamTransaction = z.looseObject({

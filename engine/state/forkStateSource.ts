@@ -27,6 +27,7 @@ import { parseCode, parseQuantity, parseSlotValue } from './rpcValues.js'
 import { EMPTY_BYTES, codeHashOf, isEmptyCodeHash, slotKeyFromHex } from './stateKeys.js'
 import type { AccountRead, AccountReadResult, SourceAccount, StateSource } from './types.js'
 import { bytesToHex } from '@ethereumjs/util'
+import { ENTRY_OVERHEAD_BYTES, ownBytes } from '../cache/entrySize.js'
 
 export type { PrefetchCall } from './forkPrefetch.js'
 
@@ -73,7 +74,8 @@ export class ForkCache {
     this.store = opts.cache
     this.hot = new LRUCache<string, HotValue>({
       maxSize: opts.hotMaxBytes ?? 64 * 1024 * 1024,
-      sizeCalculation: (v, k) => k.length + 64 + (v instanceof Uint8Array ? v.byteLength : 96),
+      // real heap cost (entrySize.ts); a decoded account (bigints, code hash) about 256 bytes more
+      sizeCalculation: (v, k) => k.length + ENTRY_OVERHEAD_BYTES + (v instanceof Uint8Array ? v.byteLength : 256),
     })
   }
 
@@ -120,7 +122,7 @@ export class ForkCache {
       const list = raw && decodeList(raw)
       if (list) {
         out[i] = list
-        this.hot.set(keys[i]!, raw, ttl ? { ttl: ttl * 1000 } : undefined)
+        this.hot.set(keys[i]!, ownBytes(raw), ttl ? { ttl: ttl * 1000 } : undefined)
       } else ask.push(i)
     })
     if (ask.length) {
@@ -264,7 +266,8 @@ export class ForkCache {
   }
 
   private keep(key: string, v: HotValue, ttl: number | undefined): void {
-    this.hot.set(key, v, ttl ? { ttl: ttl * 1000 } : undefined)
+    // a value read from the store may be a view into a reply buffer: keep only its own bytes
+    this.hot.set(key, v instanceof Uint8Array ? ownBytes(v) : v, ttl ? { ttl: ttl * 1000 } : undefined)
   }
 }
 

@@ -71,7 +71,7 @@ describe.runIf(ready)('an upstream answering with the wrong types', () => {
     const engine = await createEngine({ rpcUrl: proxy.url, cache, gasCap: 50_000_000n, rpcTimeoutMs: 5000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
     const server = await listen(createApp({ config, engine, cache, logger: createLogger({ level: 'silent', secrets: [] }) }), { host: '127.0.0.1', port: 0 })
     return {
-      async post(path: string, body: unknown) {
+      async post([path, body]: readonly [string, unknown]) {
         const res = await fetch(`${server.url}/v1${path}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${config.api.auth_token}` },
@@ -129,7 +129,7 @@ describe.runIf(ready)('an upstream answering with the wrong types', () => {
   const cleanAnswer = async (request: keyof typeof requests) => {
     if (!(request in clean)) {
       const svc = await service()
-      clean[request] = essence((await svc.post(...requests[request]())).json)
+      clean[request] = essence((await svc.post(requests[request]())).json)
       await svc.close()
     }
     return clean[request]
@@ -141,13 +141,13 @@ describe.runIf(ready)('an upstream answering with the wrong types', () => {
     const svc = await service()
     try {
       corrupt = { match, value }
-      const bad = await svc.post(...requests[request]())
+      const bad = await svc.post(requests[request]())
       expect(bad.status, JSON.stringify(bad.json)).toBe(502)
       expect(bad.json.error.code).toBe('STATE_ACCESS_ERROR')
       expect(bad.json.error.message).toContain(method)
       expect(bad.json.error.message).toMatch(/malformed/)
       corrupt = undefined
-      const good = await svc.post(...requests[request]())
+      const good = await svc.post(requests[request]())
       expect(essence(good.json)).toEqual(want)
     } finally {
       corrupt = undefined
@@ -160,7 +160,7 @@ describe.runIf(ready)('an upstream answering with the wrong types', () => {
     const svc = await service()
     try {
       corrupt = { match: (c) => c.method === 'eth_createAccessList', value: { accessList: [{ address: 5 }] } }
-      const res = await svc.post(...requests.simulate())
+      const res = await svc.post(requests.simulate())
       expect(res.status).toBe(200)
       expect(essence(res.json)).toEqual(want)
     } finally {
@@ -173,7 +173,7 @@ describe.runIf(ready)('an upstream answering with the wrong types', () => {
     const svc = await service()
     try {
       rotateIds = true
-      const res = await svc.post(...requests[request]())
+      const res = await svc.post(requests[request]())
       expect(res.status, JSON.stringify(res.json)).toBe(502)
       expect(res.json.error.code).toBe('STATE_ACCESS_ERROR')
     } finally {
