@@ -13,17 +13,17 @@
  */
 import { createAccessList } from './accessList/createAccessList.js'
 import { createRpcChain } from './chain/rpcChain.js'
-import { upstreamBudgetMs, withUpstreamBudget } from './chain/upstreamBudget.js'
+import { upstreamBudgetMs, withUpstreamBudget } from './rpc/upstreamBudget.js'
 import type { ChainSource } from './chain/types.js'
 import { createDevnet } from './devnet/devnetChain.js'
 import { demoTokenAbi } from './devnet/demoTransactions.js'
-import { EngineError, isEngineError } from './errors.js'
-import { executeCall } from './execution/executeTransaction.js'
+import { EngineError, isEngineError, toEngineError } from './errors.js'
 import { registerErrorAbi } from './simulation/revertReason.js'
 import { simulate } from './simulation/simulate.js'
 import { simulateSteps } from './simulation/simulateSteps.js'
 import { loadSimulation } from './simulation/simulationStore.js'
 import { createTraceService } from './trace/index.js'
+import type { RunDeps } from './run/index.js'
 import type { Engine, EngineOptions } from './types.js'
 
 export type { Engine, EngineOptions } from './types.js'
@@ -39,15 +39,14 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork, forkCacheBytes: opts.forkCacheBytes })
     : await createDevnet({ hardfork })
   if (!opts.rpcUrl) registerErrorAbi(demoTokenAbi)
-  const deps = {
+  const deps: RunDeps = {
     chain,
     cache: opts.cache,
     gasCap: opts.gasCap,
     simulationTtlSeconds: opts.simulationTtlSeconds,
     maxStructLogSteps: opts.maxStructLogSteps,
-    execute: executeCall,
   }
-  const traces = createTraceService(chain, { gasCap: opts.gasCap, maxStructLogSteps: opts.maxStructLogSteps })
+  const traces = createTraceService(chain, deps)
   // one budget per engine call for all its upstream waiting, retries and phases included
   const budgetMs = opts.upstreamBudgetMs ?? upstreamBudgetMs(opts.rpcTimeoutMs)
   // health answers within about a second: a probe the upstream leaves unanswered is a "no"
@@ -80,7 +79,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     try {
       return await withUpstreamBudget(budgetMs, run)
     } catch (e) {
-      if (isEngineError(e)) throw prunedAsBlockNotFound(e)
+      if (isEngineError(e)) throw prunedAsBlockNotFound(toEngineError(e))
       const redact = (text: string | undefined) => (text && opts.rpcUrl ? text.split(opts.rpcUrl).join('[rpc url]') : text)
       const err = e instanceof Error ? { name: e.name, message: redact(e.message), stack: redact(e.stack) } : redact(String(e))
       opts.logger?.error({ err }, 'engine: unexpected error')

@@ -8,6 +8,8 @@ import type { Address, Hex } from 'viem'
 import type { CallInput, ExecutionStatus } from './execution/types.js'
 
 export type { CallInput } from './execution/types.js'
+export type { TraceResult, TracerConfig } from '../tracers/config.js'
+import type { TraceResult, TracerConfig } from '../tracers/config.js'
 
 export type BlockTag = 'latest' | 'earliest' | 'safe' | 'finalized' | 'pending'
 export type BlockSelector = { number: bigint } | { tag: BlockTag }
@@ -152,21 +154,6 @@ export interface AccessListResult {
   error?: string
 }
 
-export interface TracerConfig {
-  callTracer?: { onlyTopCall?: boolean; withLog?: boolean }
-  prestateTracer?: { diffMode?: boolean; disableCode?: boolean; disableStorage?: boolean; includeEmpty?: boolean }
-  structLogger?: {
-    cleanStructLogs?: boolean
-    disableMemory?: boolean
-    disableStack?: boolean
-    disableStorage?: boolean
-    enableReturnData?: boolean
-  }
-  '4byteTracer'?: boolean
-}
-/** keyed by the tracer names requested */
-export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer', unknown>>
-
 export interface TraceCallParams {
   call: CallInput
   block: BlockSelector
@@ -220,7 +207,7 @@ export interface EngineOptions {
   rpcTimeoutMs: number
   /**
    * all upstream waiting of one engine call, retries and sequential phases included, ms
-   * (default 1.5 × rpcTimeoutMs; see engine/chain/upstreamBudget.ts)
+   * (default 1.5 × rpcTimeoutMs; see engine/rpc/upstreamBudget.ts)
    */
   upstreamBudgetMs?: number
   maxStructLogSteps: number

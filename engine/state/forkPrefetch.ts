@@ -3,7 +3,7 @@
  * call is keyed in the cache, and a strict reading of the node's answer.
  */
 import { keccak256, toHex, type Hex } from 'viem'
-import { readUpstream } from '../chain/upstreamAnswers.js'
+import { readUpstream } from '../rpc/upstreamAnswers.js'
 import { slotKeyFromHex } from './stateKeys.js'
 
 export interface PrefetchCall {

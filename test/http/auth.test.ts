@@ -49,7 +49,7 @@ describe('token authentication (test config: fixed token)', () => {
   })
 
   it('a token padded inside the header value (second space, tab, NBSP) is not the token: 401 AUTHENTICATION_INVALID', async () => {
-    const padded = [
+    const padded: Record<string, string>[] = [
       { authorization: `Bearer  ${testToken}` },
       { authorization: `Bearer\t${testToken}` },
       { authorization: `Bearer \u00a0${testToken}` },
@@ -66,7 +66,8 @@ describe('token authentication (test config: fixed token)', () => {
   })
 
   it("spaces around the header value are HTTP's optional whitespace, not the token's: accepted", async () => {
-    for (const headers of [{ authorization: `Bearer ${testToken}  ` }, { 'x-api-key': `  ${testToken}\t` }]) {
+    const spaced: Record<string, string>[] = [{ authorization: `Bearer ${testToken}  ` }, { 'x-api-key': `  ${testToken}\t` }]
+    for (const headers of spaced) {
       const res = await app.fetch('/v1/simulate', post(call, { token: null, headers }))
       expect(res.status, JSON.stringify(headers)).toBe(200)
     }
