@@ -146,17 +146,18 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
         break
       } catch (e) {
         const t = e instanceof TransportFailure ? e : new TransportFailure('request failed', false)
+        calls = calls.filter((c) => !c.done)
+        if (!canRetry || !t.retry || i >= retries || closed) {
+          const err = fail(`${t.message} (${describe(calls)})`)
+          for (const c of calls) c.reject(err)
+          return
+        }
         const delay = retryDelayMs * 2 ** i
         // a retry only for calls whose budget outlasts the backoff; the others end now
         const late = calls.filter((c) => c.budget && c.budget.deadline - Date.now() <= delay)
         for (const c of late) c.reject(upstreamOutOfTime(c.budget!, `${t.message}; ${c.method}`))
         calls = calls.filter((c) => !c.done)
         if (calls.length === 0) return
-        if (!canRetry || !t.retry || i >= retries || closed) {
-          const err = fail(`${t.message} (${describe(calls)})`)
-          for (const c of calls) c.reject(err)
-          return
-        }
         await new Promise((r) => setTimeout(r, delay))
         calls = calls.filter((c) => !c.done)
         if (calls.length === 0) return
