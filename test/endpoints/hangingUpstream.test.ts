@@ -130,7 +130,10 @@ describe.runIf(ready)('a hanging upstream', () => {
     } finally {
       upstream.hang(false)
     }
-    expect((await app().request('GET', '/health')).json.status).toBe('ok')
+    // recovers: the next probes that reach the upstream in time say ok (a busy machine may need a few)
+    let status = ''
+    for (let probe = 0; probe < 10 && status !== 'ok'; probe++) status = (await app().request('GET', '/health')).json.status
+    expect(status).toBe('ok')
   })
 
   it('answers again once the upstream does', async () => {
