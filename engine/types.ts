@@ -210,6 +210,8 @@ export interface EngineOptions {
    * (default 1.5 × rpcTimeoutMs; see engine/rpc/upstreamBudget.ts)
    */
   upstreamBudgetMs?: number
+  /** fork: how long the newest head seen stands for `latest`, ms (0: resolve on every request; default 1000) */
+  headMaxAgeMs?: number
   maxStructLogSteps: number
   simulationTtlSeconds: number
   /** bound of the fork-state hot layer, bytes (part of cache.max_memory_mb: engine/cache/memoryBudget.ts) */
