@@ -85,6 +85,8 @@ interface Slot {
 
 /** how long a worker's health answer may stand in for one that is late (workers all busy), ms */
 const HEALTH_STALE_MS = 10_000
+/** how long the first health probe (no earlier answer to fall back on) waits for a worker, ms */
+const FIRST_HEALTH_WAIT_MS = 2_000
 
 export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolEngine> {
   const size = Math.max(1, Math.floor(opts.workers))
@@ -339,7 +341,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       // a late answer still counts: it is what the next probe falls back on
       asked.then((h) => (lastHealth = { health: h, at: Date.now() })).catch(() => {})
       let timer: NodeJS.Timeout | undefined
-      const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), opts.healthTimeoutMs ?? 950)))
+      // the very first probe has nothing to fall back on: it may wait a little longer
+      const waitMs = Math.max(opts.healthTimeoutMs ?? 950, lastHealth ? 0 : FIRST_HEALTH_WAIT_MS)
+      const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), waitMs)))
       const got = await Promise.race([asked.catch(() => undefined), late])
       clearTimeout(timer)
       if (got) return got
