@@ -6,6 +6,7 @@
  */
 import type { Address, Hex } from 'viem'
 import type { CallInput, ExecutionStatus } from './execution/types.js'
+import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
 
 export type { CallInput } from './execution/types.js'
 
@@ -43,6 +44,9 @@ export interface SimulateParams {
   traceTransfers: boolean
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
+  /** each call gets its decoded `callTree` (ABIs and labels as in TracerConfig.callTree) */
+  traceCalls?: boolean
+  callTree?: CallTreeConfig
 }
 
 export interface DecodedEvent {
@@ -102,6 +106,8 @@ export interface CallResult {
   transfers?: Transfer[]
   /** address deployed by a successful creation */
   contractAddress?: Address
+  /** with SimulateParams.traceCalls: the decoded call tree */
+  callTree?: DecodedCallFrame
 }
 
 export interface SimulationResult {
@@ -163,9 +169,11 @@ export interface TracerConfig {
     enableReturnData?: boolean
   }
   '4byteTracer'?: boolean
+  /** our own tracer: callTracer frames (withLog) decoded (engine/decoding/callTree) */
+  callTree?: CallTreeConfig
 }
 /** keyed by the tracer names requested */
-export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer', unknown>>
+export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'callTree', unknown>>
 
 export interface TraceCallParams {
   call: CallInput

@@ -26,6 +26,7 @@ import { executeCall, executeSignedTx } from '../execution/executeTransaction.js
 import type { CallInput, ExecuteCall, ExecuteSignedTx } from '../execution/types.js'
 import type { BlockOverrides, BlockSelector, StateOverrides, TraceCallManyParams, TraceCallParams, TraceResult, TracerConfig } from '../types.js'
 import { createTracers } from '../../tracers/createTracers.js'
+import { createTraceSet } from './traceSet.js'
 import { executionContext } from './blockEnvironment.js'
 import { applyStateOverrides } from './stateOverrides.js'
 import { applyBlockSystemCalls } from './systemCalls.js'
@@ -85,9 +86,9 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       const results: TraceResult[] = []
       for (const call of calls) {
         // one tracer set per transaction; the state carries over to the next one
-        const set = createTracers(tracerConfig, tracerOpts)
+        const set = createTraceSet(tracerConfig, tracerOpts)
         await run.call(ctx, withGas(call), { tracers: set.tracers, validation: false })
-        results.push(set.result())
+        results.push(await set.result(ctx, run.call))
       }
       out.push(results)
     }
@@ -131,9 +132,9 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       }
       await applyStateOverrides(state, extra.stateOverrides)
       const ctx = extra.blockOverrides ? executionContext(chain, header, state, extra.blockOverrides) : replayCtx
-      const set = createTracers(tracerConfig, tracerOpts)
+      const set = createTraceSet(tracerConfig, tracerOpts)
       await run.signedTx(ctx, mined.tx, { tracers: set.tracers, validation: !extra.stateOverrides && !extra.blockOverrides, blockGasUsed })
-      return set.result()
+      return set.result(ctx, run.call)
     },
 
     async traceCall(params) {

@@ -6,6 +6,7 @@ import { toBlockSelector } from '../normalize/blockSelector.js'
 import { toCallInput } from '../normalize/callInput.js'
 import { fromOverrideList, toBlockOverrides } from '../normalize/overrides.js'
 import { toAddress } from '../normalize/quantities.js'
+import { toCallTreeConfig } from '../normalize/abis.js'
 import type { simulationRequest } from '../schemas/simulate.js'
 
 export function toSimulateParams(req: z.output<typeof simulationRequest>, maxCalls: number, prefix = ''): SimulateParams {
@@ -19,6 +20,8 @@ export function toSimulateParams(req: z.output<typeof simulationRequest>, maxCal
     traceTransfers: p.traceTransfers ?? false,
   }
   if (p.account !== undefined) params.account = toAddress(p.account)
+  if (p.traceCalls) params.traceCalls = true
+  if (p.abis || p.labels) params.callTree = toCallTreeConfig({ abis: p.abis, labels: p.labels }, joinPath(prefix, 'params'))
   const stateOverrides = fromOverrideList(req.options?.stateOverrides, joinPath(prefix, 'options.stateOverrides'))
   if (stateOverrides) params.stateOverrides = stateOverrides
   const blockOverrides = toBlockOverrides(req.options?.blockOverrides, joinPath(prefix, 'options.blockOverrides'))
