@@ -27,6 +27,13 @@ const MAX_TOKEN_READS = 256
 
 const lower = (a: string) => a.toLowerCase() as Address
 
+/**
+ * A decoding that throws is no decoding: the frame keeps its geth fields and simply lacks the
+ * decoded key (never a guess, never a failed trace). The signature database failing to load
+ * (package missing) lands here too.
+ */
+const orNothing = <T>(p: Promise<T | undefined>): Promise<T | undefined> => p.catch(() => undefined)
+
 export async function decodeCallTree(root: CallFrameJson, opts: CallTreeOptions = {}, db: () => Promise<SignatureDb> = defaultDb): Promise<DecodedCallFrame> {
   const abis = new Map<Address, Abi>(Object.entries(opts.abis ?? {}).map(([a, abi]) => [lower(a), abi]))
   const allAbis = [...new Set(abis.values())]
@@ -50,13 +57,13 @@ export async function decodeCallTree(root: CallFrameJson, opts: CallTreeOptions 
     const isCreate = f.type === 'CREATE' || f.type === 'CREATE2'
 
     const [fn, revert, calls, logs] = await Promise.all([
-      isCreate ? undefined : decodeFunctionInput(f.input, codeAbis, db),
-      f.error ? decodeRevert(f.output as Hex | undefined, [...codeAbis, ...otherAbis], db) : undefined,
+      isCreate ? undefined : orNothing(decodeFunctionInput(f.input, codeAbis, db)),
+      f.error ? orNothing(decodeRevert(f.output as Hex | undefined, [...codeAbis, ...otherAbis], db)) : undefined,
       Promise.all(children.map(decodeFrame)),
       f.logs
         ? Promise.all(
             f.logs.map(async (log): Promise<DecodedCallLog> => {
-              const decoded = await decodeEvent(log, abisOf(abis, [log.address, f.to, implementation]), allAbis, db, opts.tokens)
+              const decoded = await orNothing(decodeEvent(log, abisOf(abis, [log.address, f.to, implementation]), allAbis, db, opts.tokens))
               return decoded ? { ...log, decoded } : { ...log }
             }),
           )

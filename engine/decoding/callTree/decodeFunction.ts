@@ -7,7 +7,7 @@
  * none does, the first that decodes at all, marked `exact: false`. Every other signature seen for
  * the selector is reported in `alternatives`.
  */
-import { slice, size, type Abi, type AbiFunction, type Hex } from 'viem'
+import { size, type Abi, type AbiFunction, type Hex } from 'viem'
 import { argsObject, decodeParams } from './abiValues.js'
 import type { SignatureDb } from './signatureDb.js'
 import { abiIndex, bundledIndex, parseDbSignature, type Candidate, type SelectorItem } from './signatures.js'
@@ -70,7 +70,7 @@ export async function pickCandidate<T extends SelectorItem>(
 
 export async function decodeFunctionInput(input: Hex, callerAbis: readonly Abi[], db: () => Promise<SignatureDb>): Promise<DecodedCall | undefined> {
   if (size(input) < 4) return undefined
-  const pick = await pickCandidate<AbiFunction>('function', slice(input, 0, 4), slice(input, 4), callerAbis, db)
+  const pick = await pickCandidate<AbiFunction>('function', input.slice(0, 10).toLowerCase() as Hex, `0x${input.slice(10)}`, callerAbis, db)
   if (!pick) return undefined
   const fn: DecodedFunction = {
     name: pick.chosen.item.name,

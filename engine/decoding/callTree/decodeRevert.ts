@@ -4,7 +4,7 @@
  * ABI given: an error bubbles up through frames whose own ABI does not declare it), the bundled
  * standard errors, then the signature database.
  */
-import { size, slice, type Abi, type Hex } from 'viem'
+import { size, type Abi, type Hex } from 'viem'
 import { unpackRevert } from '../../../tracers/callTracer.js'
 import { argsObject, callLine, decodeParams } from './abiValues.js'
 import { pickCandidate } from './decodeFunction.js'
@@ -17,8 +17,8 @@ const PANIC_SELECTOR = '0x4e487b71'
 
 export async function decodeRevert(output: Hex | undefined, callerAbis: readonly Abi[], db: () => Promise<SignatureDb>): Promise<DecodedRevert | undefined> {
   if (!output || size(output) < 4) return undefined
-  const selector = slice(output, 0, 4).toLowerCase() as Hex
-  const body = slice(output, 4)
+  const selector = output.slice(0, 10).toLowerCase() as Hex
+  const body = `0x${output.slice(10)}` as Hex
   if (selector === ERROR_SELECTOR || selector === PANIC_SELECTOR) {
     const reason = unpackRevert(output)
     if (reason === undefined) return undefined
