@@ -15,6 +15,21 @@ function addressKey(key: string, at: string): Address {
   return toAddress(key)
 }
 
+const ELEMENTARY = /^(address|bool|string|bytes|bytes([1-9]|[12]\d|3[0-2])|u?int(8|16|24|32|40|48|56|64|72|80|88|96|104|112|120|128|136|144|152|160|168|176|184|192|200|208|216|224|232|240|248|256)?|tuple|function)(\[\d*\])*$/
+
+/** viem formats any type string: check them ourselves, components included */
+function checkParams(params: unknown, where: string): void {
+  if (params === undefined) return
+  if (!Array.isArray(params)) throw new Error(`${where} must be an array`)
+  for (const p of params as { type?: unknown; components?: unknown }[]) {
+    if (typeof p?.type !== 'string' || !ELEMENTARY.test(p.type)) throw new Error(`${where}: unknown type "${String(p?.type)}"`)
+    if (p.type.startsWith('tuple')) {
+      if (!Array.isArray(p.components)) throw new Error(`${where}: a tuple needs components`)
+      checkParams(p.components, `${where} components`)
+    }
+  }
+}
+
 function toAbi(items: AbiInput, at: string): Abi {
   const abi: Abi[number][] = []
   items.forEach((item, i) => {
@@ -27,6 +42,9 @@ function toAbi(items: AbiInput, at: string): Abi {
         abi.push(...(parseAbi([...structs, item] as string[]) as Abi))
         return
       }
+      if (['function', 'error', 'event', 'constructor'].includes(item.type)) checkParams(item.inputs ?? [], 'inputs')
+      if (item.type === 'function') checkParams(item.outputs ?? [], 'outputs')
+      if ((item.type === 'function' || item.type === 'error' || item.type === 'event') && typeof item.name !== 'string') throw new Error('a name is required')
       if (item.type === 'function' || item.type === 'error') toFunctionSignature(item as unknown as AbiFunction)
       else if (item.type === 'event') toEventSignature(item as unknown as AbiEvent)
       else if (!['constructor', 'fallback', 'receive'].includes(item.type)) throw new Error(`unknown ABI item type "${item.type}"`)
