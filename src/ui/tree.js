@@ -136,7 +136,8 @@ export function renderTree(ul, model, { onSelect }) {
     if (current) current.tabIndex = -1
     current = li
     li.tabIndex = 0
-    li.focus({ preventScroll: false })
+    li.focus({ preventScroll: true })
+    li.querySelector(':scope > .row').scrollIntoView({ block: 'nearest' })
     ul.querySelectorAll('.selected').forEach((e) => e.classList.remove('selected'))
     li.classList.add('selected')
     onSelect(rows.get(li).frame)

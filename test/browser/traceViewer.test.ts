@@ -13,7 +13,7 @@ import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
 import { startTestApp, testToken, type TestApp } from '../http/support/startTestApp.js'
-import { swapContracts } from './swapScenario.js'
+import { scenarioContracts } from './scenarios.js'
 
 const executablePath = '/usr/bin/chromium'
 const haveChromium = existsSync(executablePath)
@@ -28,6 +28,7 @@ const DEMO_TRANSFER_TX = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e4
 const ACCOUNT0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const ACCOUNT1 = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
 const SCENARIO = '0x00000000000000000000000000000000005ce4a1'
+const FANOUT = '0x000000000000000000000000000000000000fa40'
 const artifacts = join(process.cwd(), 'test-results', 'trace-viewer')
 
 describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
@@ -141,7 +142,7 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
   it('a nested swap shows the tree: router, pair and token calls with their events', async () => {
     const errors: string[] = []
     const page = await openViewer(errors)
-    const { Scenario } = swapContracts()
+    const { Scenario } = scenarioContracts()
     await page.getByRole('radio', { name: 'Call' }).check()
     await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT0)
     await page.getByRole('textbox', { name: 'To', exact: true }).fill(SCENARIO)
@@ -170,6 +171,45 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
     expect(inner).toMatch(/CALL 0x[0-9a-f]{4}…[0-9a-f]{4} → USDC 0x[0-9a-f]{4}…[0-9a-f]{4} transfer\(to: 0xf39f…2266, value: \d+\)/)
     expect(inner).toMatch(/event Swap\(sender: .*, amount0In: 1000000000000000000, amount1In: 0, amount0Out: 0, amount1Out: \d+, to: 0xf39f…2266\)/)
     expect(await swap.locator(':scope > .row .result').textContent()).toMatch(/→ \(amounts: \[1000000000000000000, \d+\]\)/)
+    expect(errors).toEqual([])
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+
+  it('a trace of 1,200+ frames opens with only what is on screen built, deep levels closed, and stays keyboard usable', async () => {
+    const errors: string[] = []
+    const page = await openViewer(errors)
+    const { Fanout } = scenarioContracts()
+    await page.getByRole('radio', { name: 'Call' }).check()
+    await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT0)
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill(FANOUT)
+    await page.getByRole('textbox', { name: 'Function' }).fill('fan')
+    await page.getByRole('textbox', { name: 'Arguments (JSON array)' }).fill('["1200", "40"]')
+    await page.locator('summary', { hasText: 'State overrides' }).click()
+    await page.getByRole('textbox', { name: /^State overrides/ }).fill(JSON.stringify({ [FANOUT]: { code: Fanout!.deployedBytecode } }))
+    await page.getByRole('textbox', { name: /^ABIs/ }).fill(JSON.stringify({ [FANOUT]: Fanout!.abi }))
+    await trace(page)
+
+    // 1 + 1200 leaves + 41 dives
+    expect(await page.locator('#summary').textContent()).toContain('1242 frames')
+    // the first batch of the root's children is built, nothing below the closed levels
+    expect(await page.locator('#tree [role=treeitem]').count()).toBe(1 + 200)
+    const more = page.getByRole('button', { name: /show 200 more of 1001/ })
+    await more.click()
+    expect(await page.locator('#tree [role=treeitem]').count()).toBe(1 + 400)
+    const leaf = page.locator('#tree [role=treeitem]').nth(3)
+    expect(await leaf.locator(':scope > .row').textContent()).toContain('leaf(i: 2)')
+    expect(await leaf.locator(':scope > .row').textContent()).toContain('→ (4)')
+    // keyboard: focus the top, walk down, open the path of dives with → and reach a closed level
+    const top = page.locator('#tree > [role=treeitem]')
+    await top.focus()
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('ArrowDown')
+    expect(await page.evaluate(() => document.activeElement?.querySelector('.fn')?.textContent)).toContain('leaf(i: 1)')
+    await page.keyboard.press('End')
+    await page.keyboard.press('Home')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-level'))).toBe('1')
+    await page.screenshot({ path: join(artifacts, 'large-trace.png') })
     expect(errors).toEqual([])
     expect(foreign).toEqual([])
     await page.close()

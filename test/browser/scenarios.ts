@@ -1,8 +1,9 @@
 /**
- * A nested swap for the viewer's browser test, compiled with npm solc: `Scenario.run()` deploys two
+ * Scenarios of the viewer's browser test. A nested swap: compiled with npm solc: `Scenario.run()` deploys two
  * tokens, a Uniswap-V2-style pair and router (the real function signatures, so the bundled ABIs
  * decode them), adds liquidity and swaps through the router. Placed by a state override (code
- * only: run() builds everything), so the devnet needs no transaction of its own.
+ * only: run() builds everything), so the devnet needs no transaction of its own. And a Fanout
+ * making thousands of calls, some nested deep, for a large tree.
  */
 import { compile, type CompiledContract } from '../support/solc.js'
 
@@ -94,9 +95,23 @@ contract Scenario {
 }
 `
 
+const FANOUT = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Fanout {
+    function fan(uint256 width, uint256 depth) external returns (uint256 sum) {
+        for (uint256 i = 0; i < width; i++) sum += this.leaf(i);
+        sum += this.dive(depth);
+    }
+    function leaf(uint256 i) external pure returns (uint256) { return i * 2; }
+    function dive(uint256 depth) external returns (uint256) { return depth == 0 ? 0 : 1 + this.dive(depth - 1); }
+}
+`
+
 let compiled: Record<string, CompiledContract> | undefined
 
-export function swapContracts(): Record<string, CompiledContract> {
-  compiled ??= compile({ 'Swap.sol': SOURCE })
+export function scenarioContracts(): Record<string, CompiledContract> {
+  compiled ??= compile({ 'Swap.sol': SOURCE, 'Fanout.sol': FANOUT })
   return compiled
 }
