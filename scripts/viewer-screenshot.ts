@@ -32,7 +32,7 @@ try {
   await context.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()))
   const page = await context.newPage()
   await page.goto(`${server.url}/v1/ui`)
-  await page.evaluate((token) => sessionStorage.setItem('evm-sim.token', token), config.api.auth_token ?? '')
+  await page.evaluate(`sessionStorage.setItem('evm-sim.token', ${JSON.stringify(config.api.auth_token ?? '')})`)
   await page.goto(`${server.url}/v1/ui?tx=${DEMO_TRANSFER_TX}`, { waitUntil: 'networkidle' })
   await page.locator('#tree .log').first().waitFor()
   await page.screenshot({ path: join(process.cwd(), 'docs', 'trace-viewer.png') })
