@@ -5,6 +5,8 @@
  * @example
  * throw new EngineError('BLOCK_NOT_FOUND', 'block 0x99 is beyond the chain head 0x10')
  */
+import { TracerError } from '../tracers/tracerError.js'
+
 export type EngineErrorCode =
   | 'VALIDATION_ERROR'
   | 'NOT_FOUND'
@@ -29,4 +31,10 @@ export class EngineError extends Error {
   }
 }
 
-export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError
+/** an engine error, or a tracer's (same codes): both reach the caller with their code */
+export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError || e instanceof TracerError
+
+/** a tracer's error as the engine's own (what leaves the engine is always an EngineError) */
+export function toEngineError(e: EngineError | TracerError): EngineError {
+  return e instanceof EngineError ? e : new EngineError(e.code, e.message, e.details, e.suggestion)
+}

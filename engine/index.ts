@@ -16,13 +16,13 @@ import { createRpcChain } from './chain/rpcChain.js'
 import type { ChainSource } from './chain/types.js'
 import { createDevnet } from './devnet/devnetChain.js'
 import { demoTokenAbi } from './devnet/demoTransactions.js'
-import { EngineError, isEngineError } from './errors.js'
-import { executeCall } from './execution/executeTransaction.js'
+import { EngineError, isEngineError, toEngineError } from './errors.js'
 import { registerErrorAbi } from './simulation/revertReason.js'
 import { simulate } from './simulation/simulate.js'
 import { simulateSteps } from './simulation/simulateSteps.js'
 import { loadSimulation } from './simulation/simulationStore.js'
 import { createTraceService } from './trace/index.js'
+import type { RunDeps } from './run/index.js'
 import type { Engine, EngineOptions } from './types.js'
 
 export type { Engine, EngineOptions } from './types.js'
@@ -38,15 +38,14 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork })
     : await createDevnet({ hardfork })
   if (!opts.rpcUrl) registerErrorAbi(demoTokenAbi)
-  const deps = {
+  const deps: RunDeps = {
     chain,
     cache: opts.cache,
     gasCap: opts.gasCap,
     simulationTtlSeconds: opts.simulationTtlSeconds,
     maxStructLogSteps: opts.maxStructLogSteps,
-    execute: executeCall,
   }
-  const traces = createTraceService(chain, { gasCap: opts.gasCap, maxStructLogSteps: opts.maxStructLogSteps })
+  const traces = createTraceService(chain, deps)
 
   return {
     simulate: (params) => guard(() => simulate(deps, params)),
@@ -72,7 +71,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     try {
       return await run()
     } catch (e) {
-      if (isEngineError(e)) throw prunedAsBlockNotFound(e)
+      if (isEngineError(e)) throw prunedAsBlockNotFound(toEngineError(e))
       const redact = (text: string | undefined) => (text && opts.rpcUrl ? text.split(opts.rpcUrl).join('[rpc url]') : text)
       const err = e instanceof Error ? { name: e.name, message: redact(e.message), stack: redact(e.stack) } : redact(String(e))
       opts.logger?.error({ err }, 'engine: unexpected error')

@@ -9,6 +9,8 @@ import type { CallInput, ExecutionStatus } from './execution/types.js'
 import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
 
 export type { CallInput } from './execution/types.js'
+export type { TraceResult, TracerConfig } from '../tracers/config.js'
+import type { TraceResult, TracerConfig } from '../tracers/config.js'
 
 export type BlockTag = 'latest' | 'earliest' | 'safe' | 'finalized' | 'pending'
 export type BlockSelector = { number: bigint } | { tag: BlockTag }
@@ -157,23 +159,6 @@ export interface AccessListResult {
   /** present when the call failed; the list is still returned (geth) */
   error?: string
 }
-
-export interface TracerConfig {
-  callTracer?: { onlyTopCall?: boolean; withLog?: boolean }
-  prestateTracer?: { diffMode?: boolean; disableCode?: boolean; disableStorage?: boolean; includeEmpty?: boolean }
-  structLogger?: {
-    cleanStructLogs?: boolean
-    disableMemory?: boolean
-    disableStack?: boolean
-    disableStorage?: boolean
-    enableReturnData?: boolean
-  }
-  '4byteTracer'?: boolean
-  /** our own tracer: callTracer frames (withLog) decoded (engine/decoding/callTree) */
-  callTree?: CallTreeConfig
-}
-/** keyed by the tracer names requested */
-export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'callTree', unknown>>
 
 export interface TraceCallParams {
   call: CallInput

@@ -13,7 +13,8 @@
  * t.result() // { from, gas, gasUsed, to, input, ..., type: 'CALL' }
  */
 import type { Address, Hex } from 'viem'
-import { EngineError } from '../engine/errors.js'
+import { unpackRevert } from './gethRevert.js'
+import { TracerError } from './tracerError.js'
 import type { CallType, EnterEvent, ExitEvent, LogEvent, Tracer, TxContext, TxEndEvent } from './types.js'
 
 export interface CallTracerConfig {
@@ -69,53 +70,8 @@ interface CallFrame {
 }
 
 const REVERTED = 'execution reverted'
-const ERROR_SELECTOR = '08c379a0'
-const PANIC_SELECTOR = '4e487b71'
-const PANIC_REASONS: Record<string, string> = {
-  '0': 'generic panic',
-  '1': 'assert(false)',
-  '17': 'arithmetic underflow or overflow',
-  '18': 'division or modulo by zero',
-  '33': 'enum overflow',
-  '34': 'invalid encoded storage byte array accessed',
-  '49': 'out-of-bounds array access; popping on an empty array',
-  '50': 'out-of-bounds access of an array or bytesN',
-  '65': 'out of memory',
-  '81': 'uninitialized function',
-}
 
 const q = (n: bigint | number): Hex => `0x${n.toString(16)}` as Hex
-
-/** geth accounts/abi UnpackRevert: Error(string) and Panic(uint256); undefined when it fails */
-export function unpackRevert(output: Hex): string | undefined {
-  const body = output.slice(2).toLowerCase()
-  if (body.length < 8) return undefined
-  const selector = body.slice(0, 8)
-  const data = body.slice(8)
-  const word = (i: number): bigint | undefined => {
-    const w = data.slice(i * 64, i * 64 + 64)
-    return w.length === 64 ? BigInt(`0x${w}`) : undefined
-  }
-  if (selector === PANIC_SELECTOR) {
-    const code = word(0)
-    if (code === undefined) return undefined
-    return PANIC_REASONS[code.toString()] ?? `unknown panic code: ${q(code)}`
-  }
-  if (selector !== ERROR_SELECTOR) return undefined
-  const byteLen = data.length / 2
-  const offset = word(0)
-  if (offset === undefined || offset + 32n > BigInt(byteLen)) return undefined
-  const lenWord = data.slice(Number(offset) * 2, Number(offset) * 2 + 64)
-  if (lenWord.length < 64) return undefined
-  const len = BigInt(`0x${lenWord}`)
-  const start = Number(offset) + 32
-  if (BigInt(start) + len > BigInt(byteLen)) return undefined
-  const hex = data.slice(start * 2, start * 2 + Number(len) * 2)
-  const bytes = new Uint8Array(hex.length / 2)
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
-  return new TextDecoder().decode(bytes)
-}
-
 function processOutput(f: CallFrame, output: Hex, error: string | undefined, reverted: boolean): void {
   // pre-Homestead code-store OOG does not revert: geth clears the error
   if (error !== undefined && !reverted) error = undefined
@@ -212,7 +168,7 @@ export function createCallTracer(config: CallTracerConfig = {}): Tracer<CallFram
       if (withLog) clearFailedLogs(top, false)
     },
     result(): CallFrameJson {
-      if (callstack.length !== 1) throw new EngineError('INTERNAL_ERROR', 'callTracer: incorrect number of top-level calls')
+      if (callstack.length !== 1) throw new TracerError('INTERNAL_ERROR', 'callTracer: incorrect number of top-level calls')
       return toJson(callstack[0]!)
     },
   }

@@ -3,14 +3,14 @@
  * return. Every tracer asked for runs in ONE execution (like geth's muxTracer, but the struct
  * logger may be combined too); the result is keyed by tracer name (decisions.md §8). No tracer
  * given → callTracer with its defaults (interface-spec: "When no tracer is given, the call tracer
- * is used"). Bad tracer options throw EngineError VALIDATION_ERROR here, before anything runs.
+ * is used"). Bad tracer options throw TracerError VALIDATION_ERROR here, before anything runs.
  *
  * @example
  * const set = createTracers({ callTracer: { withLog: true }, '4byteTracer': true }, { maxStructLogSteps: 1e5 })
  * await executeCall(ctx, call, { tracers: set.tracers })
  * set.result() // { callTracer: {...}, '4byteTracer': {...} }
  */
-import type { TraceResult, TracerConfig } from '../engine/types.js'
+import type { TraceResult, TracerConfig } from './config.js'
 import { createCallTracer } from './callTracer.js'
 import { createFourByteTracer } from './fourByteTracer.js'
 import { createPrestateTracer } from './prestateTracer.js'

@@ -15,7 +15,9 @@
  * t.result() // { post: {...}, pre: {...} }
  */
 import { getContractAddress, keccak256, toHex, type Address, type Hex } from 'viem'
-import { EngineError } from '../engine/errors.js'
+import { TracerError } from './tracerError.js'
+import { normalizeWord, wordToAddress, wordToHash } from './evmWords.js'
+import { OP } from './opcodes.js'
 import type { OpcodeStep, StateReader, Tracer, TxContext } from './types.js'
 
 export interface PrestateTracerConfig {
@@ -61,23 +63,6 @@ interface PostAccount {
   storage: Map<Hex, Hex>
 }
 
-const OP = {
-  SLOAD: 0x54, SSTORE: 0x55, BALANCE: 0x31, EXTCODESIZE: 0x3b, EXTCODECOPY: 0x3c, EXTCODEHASH: 0x3f,
-  CREATE: 0xf0, CALL: 0xf1, CALLCODE: 0xf2, DELEGATECALL: 0xf4, CREATE2: 0xf5, STATICCALL: 0xfa, SELFDESTRUCT: 0xff,
-} as const
-
-const MASK160 = (1n << 160n) - 1n
-
-/** Bytes20() of a stack word: the low 160 bits as a lowercase address. */
-export function wordToAddress(v: bigint): Address {
-  return `0x${(v & MASK160).toString(16).padStart(40, '0')}` as Address
-}
-
-/** Bytes32() of a stack word. */
-export function wordToHash(v: bigint): Hex {
-  return `0x${v.toString(16).padStart(64, '0')}` as Hex
-}
-
 /** types.ParseDelegation: an EIP-7702 designator is 0xef0100 ++ address (23 bytes). */
 export function parseDelegation(code: Hex): Address | undefined {
   if (code.length !== 2 + 46 || !code.toLowerCase().startsWith('0xef0100')) return undefined
@@ -107,7 +92,7 @@ export function createPrestateTracer(config: PrestateTracerConfig = {}): Tracer<
   const disableStorage = config.disableStorage === true
   const includeEmpty = config.includeEmpty === true
   if (diffMode && includeEmpty) {
-    throw new EngineError('VALIDATION_ERROR', 'cannot use diffMode with includeEmpty', { tracer: 'prestateTracer' })
+    throw new TracerError('VALIDATION_ERROR', 'cannot use diffMode with includeEmpty', { tracer: 'prestateTracer' })
   }
 
   const pre = new Map<Address, PreAccount>()
@@ -262,11 +247,6 @@ export function createPrestateTracer(config: PrestateTracerConfig = {}): Tracer<
       return { post: marshalPost(post), pre: preJson }
     },
   }
-}
-
-function normalizeWord(v: Hex): Hex {
-  const hex = v.slice(2).toLowerCase().replace(/^0+/, '')
-  return `0x${hex.padStart(64, '0')}` as Hex
 }
 
 /** Go's encoding/json sorts map keys; build objects in sorted key order. */

@@ -17,7 +17,7 @@
  *
  * Size guards: past `maxSteps` steps, or once the JSON the logs serialize to would pass
  * `maxBytes` (estimated as geth does with its `resultSize`: shared memory words count at every step
- * that prints them), the tracer refuses with EngineError('PAYLOAD_TOO_LARGE') — the same code as
+ * that prints them), the tracer refuses with TracerError('PAYLOAD_TOO_LARGE') — the same code as
  * an oversized request (HTTP 413): the answer would be too large to build or send, and the message
  * tells the caller how to shrink it (cleanStructLogs / disableMemory / disableStack). The byte
  * guard matters when memory is large: 10k steps over 1 MiB of memory print ~25 GB.
@@ -27,7 +27,9 @@
  * t.result() // { gas: 21000, failed: false, returnValue: '0x', structLogs: [...] }
  */
 import { toHex, type Address, type Hex } from 'viem'
-import { EngineError } from '../engine/errors.js'
+import { TracerError } from './tracerError.js'
+import { normalizeWord, wordToHash } from './evmWords.js'
+import { OP } from './opcodes.js'
 import type { ExitEvent, OpcodeStep, StateReader, Tracer, TxEndEvent } from './types.js'
 
 export interface StructLoggerConfig {
@@ -81,10 +83,8 @@ function estimateSize(l: StructLog): number {
   return n
 }
 
-const SLOAD = 0x54
-const SSTORE = 0x55
-
-export const toWord = (v: bigint): string => `0x${v.toString(16).padStart(64, '0')}`
+/** a stack word as geth's struct log prints it */
+export const toWord = (v: bigint): string => wordToHash(v)
 
 /** 0x-prefixed 32-byte words; the last one right-padded (geth v1.17.3). */
 export function memoryWords(mem: Uint8Array): string[] {
@@ -96,10 +96,6 @@ export function memoryWords(mem: Uint8Array): string[] {
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0
-}
-
-function normalizeWord(v: Hex): string {
-  return `0x${v.slice(2).toLowerCase().replace(/^0+/, '').padStart(64, '0')}`
 }
 
 export function createStructLogger(config: StructLoggerConfig = {}, opts: StructLoggerOptions = {}): Tracer<StructLoggerResult> {
@@ -124,7 +120,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   let output: Hex = '0x'
   let error: string | undefined
   let exited = false
-  let refused: EngineError | undefined
+  let refused: TracerError | undefined
 
   function wordsFor(depth: number, mem: Uint8Array): string[] {
     const cached = memoryAt.get(depth)
@@ -136,7 +132,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   }
 
   function refuse(why: 'steps' | 'bytes'): never {
-    refused ??= new EngineError(
+    refused ??= new TracerError(
       'PAYLOAD_TOO_LARGE',
       why === 'steps'
         ? `struct log exceeds the limit of ${maxSteps} steps`
@@ -174,13 +170,13 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
         }
         prevWords = words
       }
-      if (withStorage && (step.opcode === SLOAD || step.opcode === SSTORE)) {
+      if (withStorage && (step.opcode === OP.SLOAD || step.opcode === OP.SSTORE)) {
         const n = step.stack.length
         let touched: [string, string] | undefined
-        if (step.opcode === SLOAD && n >= 1) {
+        if (step.opcode === OP.SLOAD && n >= 1) {
           const slot = toWord(step.stack[n - 1])
           touched = [slot, normalizeWord(await state!.getStorage(step.address, slot as Hex))]
-        } else if (step.opcode === SSTORE && n >= 2) {
+        } else if (step.opcode === OP.SSTORE && n >= 2) {
           touched = [toWord(step.stack[n - 1]), toWord(step.stack[n - 2])]
         }
         if (touched) {

@@ -9,21 +9,17 @@
  * other's writes.
  */
 import { toHex } from 'viem'
-import { applyStateOverrides, executionContext } from '../trace/index.js'
+import { executeCall } from '../execution/executeTransaction.js'
+import { executionContext, openRun, withCallDefaults, type RunDeps } from '../run/index.js'
 import type { AccessListParams, AccessListResult } from '../types.js'
-import { fixedSelector, type SimulationDeps } from '../simulation/simulate.js'
-import { createAccessListTracer, sameAccessList, type AccessListEntries } from './accessListTracer.js'
-import { resolveAndPrefetch } from '../chain/resolveAndPrefetch.js'
+import { createAccessListTracer, sameAccessList, type AccessListEntries } from '../../tracers/accessListTracer.js'
 
 /** geth loops until stable; a list that keeps changing past this is a pathological contract */
 const MAX_ROUNDS = 10
 
-export async function createAccessList(deps: SimulationDeps, params: AccessListParams): Promise<AccessListResult> {
-  const header = await resolveAndPrefetch(deps.chain, fixedSelector(params.block), [params.call])
-  const base = await deps.chain.stateAfter(header.number)
-  await applyStateOverrides(base, params.stateOverrides)
-  // geth CallDefaults: an access-list call without gas gets the RPC gas cap
-  const gas = params.call.gas === undefined || params.call.gas > deps.gasCap ? deps.gasCap : params.call.gas
+export async function createAccessList(deps: Pick<RunDeps, 'chain' | 'gasCap'>, params: AccessListParams): Promise<AccessListResult> {
+  const { header, state: base } = await openRun(deps.chain, { ...params, calls: [params.call] })
+  const call = withCallDefaults('accessList', params.call, { blockGasLimit: header.gasLimit, gasCap: deps.gasCap })
 
   let list: AccessListEntries = (params.call.accessList ?? []).map((e) => ({
     address: e.address.toLowerCase() as AccessListEntries[number]['address'],
@@ -32,7 +28,7 @@ export async function createAccessList(deps: SimulationDeps, params: AccessListP
   for (let round = 0; ; round++) {
     const tracer = createAccessListTracer(list)
     const ctx = executionContext(deps.chain, header, await base.shallowCopy())
-    const res = await deps.execute(ctx, { ...params.call, gas, accessList: list }, { tracers: [tracer] })
+    const res = await executeCall(ctx, { ...call, accessList: list }, { tracers: [tracer] })
     const traced = tracer.result()
     if (sameAccessList(traced, list) || round + 1 >= MAX_ROUNDS) {
       return {

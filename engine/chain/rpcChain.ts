@@ -12,7 +12,7 @@
  * - prefetch: the fork cache's eth_createAccessList warm-up, coinbase included.
  * Every upstream failure is an EngineError STATE_ACCESS_ERROR from the RpcClient, URL-free.
  */
-import type { Common, StateManagerInterface } from '@ethereumjs/common'
+import type { Common } from '@ethereumjs/common'
 import { createTxFromRPC, type TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString } from '@ethereumjs/util'
 import { LRUCache } from 'lru-cache'
@@ -20,7 +20,8 @@ import type { Address, Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
 import { EngineError } from '../errors.js'
 import { createCommonFactory, networkName } from '../hardfork.js'
-import { ForkCache, OverlayStateManager, createRpcClient, type RpcClient } from '../state/index.js'
+import { ForkCache, OverlayStateManager, type AccessList } from '../state/index.js'
+import { createRpcClient, type RpcClient } from '../rpc/rpcClient.js'
 import type { BlockSelector } from '../types.js'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls } from './types.js'
 
@@ -155,7 +156,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     return h
   }
 
-  async function prefetch(n: bigint, calls: PrefetchCalls, accessLists?: Parameters<ForkCache['rememberAccessLists']>[2]): Promise<void> {
+  async function prefetch(n: bigint, calls: PrefetchCalls, accessLists?: (AccessList | undefined)[]): Promise<void> {
     const header = await headerAt(n).catch(() => undefined)
     const extra = header ? [header.coinbase, ZERO_ADDRESS] : [ZERO_ADDRESS]
     await fork.prefetch(n, calls, { extraAddresses: extra, ttlSeconds: ttlFor(n), accessLists })
@@ -170,16 +171,16 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo> {
     const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
     const guess = 'number' in selector ? selector.number : latest && Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined
-    if (calls.length === 0 || (guess !== undefined && fork.hasAccessLists(guess, calls))) {
+    if (calls.length === 0 || (guess !== undefined && fork.hints.has(guess, calls))) {
       const header = await resolveBlock(selector)
       await prefetch(header.number, calls)
       return header
     }
     const tag = 'number' in selector ? q(selector.number) : latest ? 'latest' : selector.tag
     // both issued before any await: one JSON-RPC batch
-    const [header, lists] = await Promise.all([resolveBlock(selector), fork.requestAccessLists(tag, calls)])
+    const [header, lists] = await Promise.all([resolveBlock(selector), fork.hints.request(tag, calls)])
     // at a tag the head may have moved between the two answers: the lists are hints, never state
-    fork.rememberAccessLists(header.number, calls, lists, ttlFor(header.number))
+    fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
     await prefetch(header.number, calls, lists)
     return header
   }
@@ -198,7 +199,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     rpc,
     fork,
     resolveBlock,
-    async stateAfter(n: bigint): Promise<StateManagerInterface> {
+    async stateAfter(n: bigint): Promise<OverlayStateManager> {
       return new OverlayStateManager(fork.at(n, { ttlSeconds: ttlFor(n) }))
     },
     commonAt: (header): Common => commonFor(header),

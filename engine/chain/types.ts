@@ -2,11 +2,12 @@
  * A chain source: where blocks, transactions and the state after a block come from. Two kinds,
  * one interface: the embedded devnet (`engine/devnet/`) and a JSON-RPC fork (`engine/chain/rpcChain.ts`).
  */
-import type { Common, StateManagerInterface } from '@ethereumjs/common'
+import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Address, Hex } from 'viem'
 import type { BlockSelector } from '../types.js'
 import type { BlockEnv } from '../execution/types.js'
+import type { OverlayStateManager } from '../state/index.js'
 
 export interface BlockHeaderInfo extends BlockEnv {
   hash: Hex
@@ -32,7 +33,7 @@ export interface ChainSource {
   /** resolves to a fixed block; throws EngineError BLOCK_NOT_FOUND beyond the head */
   resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo>
   /** a fresh, per-request state manager holding the state after block `number` */
-  stateAfter(number: bigint): Promise<StateManagerInterface>
+  stateAfter(number: bigint): Promise<OverlayStateManager>
   /** Common with the hardfork active at that block */
   commonAt(header: BlockHeaderInfo): Common
   getBlockHash(number: bigint): Promise<Hex | undefined>

@@ -12,7 +12,7 @@
  * const devnet = await createDevnet()
  * devnet.receipts()[0].contractAddress // '0x5fbdb2315678afecb367f032d93f642f64180aa3'
  */
-import type { Common, StateManagerInterface } from '@ethereumjs/common'
+import type { Common } from '@ethereumjs/common'
 import type { Hex } from 'viem'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
 import { EngineError } from '../errors.js'
@@ -83,7 +83,7 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       if ('number' in selector) return { ...blockAt(selector.number).header }
       return { ...blockAt(selector.tag === 'earliest' ? 0n : head()).header }
     },
-    async stateAfter(number: bigint): Promise<StateManagerInterface> {
+    async stateAfter(number: bigint): Promise<OverlayStateManager> {
       return new OverlayStateManager(blockAt(number).state)
     },
     commonAt: (header) => commonFor(header),

@@ -8,7 +8,8 @@
  * - validation=false (default, geth eth_call): no nonce check; a call with no fee fields runs with
  *   base fee 0; no block gas limit check; value + gas × price must still be covered.
  * - validation=true: nonce must match, fees vs base fee, funds, block gas limit.
- * - gas defaults to the block gas limit; it is capped by `opts.gasCap` (geth's RPC gas cap).
+ * - a call without gas gets the block gas limit; the operations give every call its gas first
+ *   (engine/run/callDefaults.ts, where geth's RPC gas cap applies).
  * Invalid transactions throw EngineError VALIDATION_ERROR / INSUFFICIENT_GAS (validateTx.ts).
  *
  * No tracer → no event listener at all: ethereumjs builds a step object per opcode only when
@@ -24,7 +25,7 @@ import { Capability, type TypedTransaction } from '@ethereumjs/tx'
 import { Address as EjsAddress, KECCAK256_NULL, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import { createVM, runTx, type RunTxResult } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
-import { EngineError, isEngineError } from '../errors.js'
+import { EngineError, isEngineError, toEngineError } from '../errors.js'
 import { toGethError } from '../../tracers/gethErrors.js'
 import { blockHashSource, buildEvmBlock } from './evmBlock.js'
 import { createImpersonatedTx } from './impersonatedTx.js'
@@ -47,9 +48,7 @@ export const executeCall: ExecuteCall = async (ctx, call, opts = {}) => {
     throw new EngineError('VALIDATION_ERROR', `invalid from address: ${call.from}`)
   }
   const nonce = call.nonce ?? (await ctx.state.getAccount(sender))?.nonce ?? 0n
-  // geth: absent gas is the cap; a gas above the cap is clamped to it ("capping")
-  let gasLimit = call.gas ?? ctx.block.gasLimit
-  if (opts.gasCap !== undefined && opts.gasCap > 0n && opts.gasCap < gasLimit) gasLimit = opts.gasCap
+  const gasLimit = call.gas ?? ctx.block.gasLimit
   const tx = createImpersonatedTx(common, { call, nonce, gasLimit })
   return run(ctx, common, tx, sender, opts, true)
 }
@@ -171,7 +170,7 @@ function toExecutionResult(result: RunTxResult, ejsError: string | undefined, tr
 
 /** what runTx itself rejects (after our checks) is still the caller's transaction's fault */
 function asEngineError(e: unknown): EngineError {
-  if (isEngineError(e)) return e
+  if (isEngineError(e)) return toEngineError(e)
   const msg = e instanceof Error ? e.message : String(e)
   const clean = msg.split(' (tx type')[0]!.split(' -> ')[0]!
   if (/INTRINSIC_GAS|gas limit/i.test(clean)) return new EngineError('INSUFFICIENT_GAS', clean)

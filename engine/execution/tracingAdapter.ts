@@ -25,9 +25,9 @@ import { Address as EjsAddress, bytesToHex, generateAddress, generateAddress2 } 
 import type { Address, Hex } from 'viem'
 import { GETH_ERRORS, toGethError, toGethPrecompileError, type FailingStep } from '../../tracers/gethErrors.js'
 import type { CallType, EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext, TxEndEvent } from '../../tracers/types.js'
-import { bigTo32, bigToBytes, hexBytes, readMemory, wordToAddress } from './evmWords.js'
+import { bigTo32, bigToBytes, hexBytes, readMemory, wordToAddress } from '../../tracers/evmWords.js'
 import { setDirectStepHandler } from './leanStepHook.js'
-import { OP, gethOpName, stackBounds } from './opcodes.js'
+import { OP, gethOpName, stackBounds } from '../../tracers/opcodes.js'
 
 const EMPTY = new Uint8Array(0)
 const MAX_CALL_DEPTH = 1024

@@ -8,7 +8,7 @@ import { Capability, type TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex, eoaCode7702RecoverAuthority, generateAddress, bigIntToUnpaddedBytes, type Address as EjsAddress } from '@ethereumjs/util'
 import type { Address, Hex } from 'viem'
 import type { TxContext } from '../../tracers/types.js'
-import { createStateReader } from './stateReader.js'
+import { createStateReader } from '../state/stateReader.js'
 import type { ExecutionContext } from './types.js'
 
 const lower = (a: EjsAddress): Address => a.toString().toLowerCase() as Address

@@ -63,8 +63,6 @@ export interface ExecuteOptions {
   validation?: boolean
   /** gas already used in the block before this tx (for block gas limit checks) */
   blockGasUsed?: bigint
-  /** geth's RPC gas cap (EngineOptions.gasCap): absent gas is min(block gas limit, gasCap), a larger gas is clamped */
-  gasCap?: bigint
 }
 
 export type ExecutionStatus = 'success' | 'reverted' | 'failed'

@@ -12,24 +12,11 @@
  * @example
  * revertReason('0x08c379a0…') // 'DEMO: allowance exceeded'
  */
-import { decodeAbiParameters, decodeErrorResult, hexToBigInt, parseAbi, size, slice, toHex, type Abi, type Hex } from 'viem'
+import { decodeAbiParameters, decodeErrorResult, hexToBigInt, parseAbi, size, slice, type Abi, type Hex } from 'viem'
+import { ERROR_SELECTOR, PANIC_SELECTOR, panicReason } from '../../tracers/gethRevert.js'
 
-const ERROR_SELECTOR = '0x08c379a0'
-const PANIC_SELECTOR = '0x4e487b71'
+export { panicReason } from '../../tracers/gethRevert.js'
 
-/** geth accounts/abi panicReasons */
-export const PANIC_REASONS: Record<number, string> = {
-  0x00: 'generic panic',
-  0x01: 'assert(false)',
-  0x11: 'arithmetic underflow or overflow',
-  0x12: 'division or modulo by zero',
-  0x21: 'enum overflow',
-  0x22: 'invalid encoded storage byte array accessed',
-  0x31: 'out-of-bounds array access; popping on an empty array',
-  0x32: 'out-of-bounds access of an array or bytesN',
-  0x41: 'out of memory',
-  0x51: 'uninitialized function',
-}
 
 /**
  * Custom errors every decoder should know: the standard token errors of ERC-6093 and the
@@ -80,17 +67,12 @@ export function registerErrorAbi(abi: Abi): void {
   if (errors.length) customErrorAbis.push(errors)
 }
 
-export function panicReason(code: bigint): string {
-  const known = code <= 0xffn ? PANIC_REASONS[Number(code)] : undefined
-  return known ?? `unknown panic code: ${toHex(code)}`
-}
-
 export function revertReason(data: Hex | undefined): string | undefined {
   if (!data || size(data) < 4) return undefined
   const selector = slice(data, 0, 4).toLowerCase()
   try {
-    if (selector === ERROR_SELECTOR) return decodeAbiParameters([{ type: 'string' }], slice(data, 4))[0]
-    if (selector === PANIC_SELECTOR) return panicReason(hexToBigInt(slice(data, 4, 36)))
+    if (selector === `0x${ERROR_SELECTOR}`) return decodeAbiParameters([{ type: 'string' }], slice(data, 4))[0]
+    if (selector === `0x${PANIC_SELECTOR}`) return panicReason(hexToBigInt(slice(data, 4, 36)))
   } catch {
     // malformed payload behind a known selector: fall through to the selector
   }

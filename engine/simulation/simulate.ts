@@ -14,14 +14,14 @@
  */
 import type { StateManagerInterface } from '@ethereumjs/common'
 import { toHex, type Address } from 'viem'
-import type { CacheStore } from '../cache/cacheStore.js'
-import type { BlockHeaderInfo, ChainSource } from '../chain/types.js'
+import type { BlockHeaderInfo } from '../chain/types.js'
 import { decodeLogs, createTokenInfoReader, nativeSymbol, type RawLog } from '../decoding/index.js'
 import { EngineError, isEngineError } from '../errors.js'
-import type { CallInput, ExecuteCall, ExecutionContext, ExecutionResult } from '../execution/types.js'
+import { executeCall } from '../execution/executeTransaction.js'
+import type { CallInput, ExecutionContext, ExecutionResult } from '../execution/types.js'
 import { computeAssetChanges, createCodeChangesTracer, createStateBalanceReader, createTransfersTracer } from '../observers/index.js'
-import { applyStateOverrides, executionContext } from '../trace/index.js'
-import type { BlockSelector, CallError, CallResult, SimulateParams, SimulatedLog, SimulationResult, Transfer } from '../types.js'
+import { defaultGas, openRun, type RunDeps } from '../run/index.js'
+import type { CallError, CallResult, SimulateParams, SimulatedLog, SimulationResult, Transfer } from '../types.js'
 import type { Tracer } from '../../tracers/types.js'
 import { createCallTracer, type CallFrameJson } from '../../tracers/callTracer.js'
 import { decodeCallTree } from '../decoding/callTree/index.js'
@@ -29,29 +29,11 @@ import { findGasRequired } from './gasSearch.js'
 import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
 import { newSimulationId, storeSimulation } from './simulationStore.js'
-import { resolveAndPrefetch } from '../chain/resolveAndPrefetch.js'
 
-export interface SimulationDeps {
-  chain: ChainSource
-  cache: CacheStore
-  /** default and maximum gas of a call */
-  gasCap: bigint
-  simulationTtlSeconds: number
-  execute: ExecuteCall
-}
+/** what a simulation runs with (engine/run/deps.ts) */
+export type SimulationDeps = Pick<RunDeps, 'chain' | 'cache' | 'gasCap' | 'simulationTtlSeconds'>
 
 const OUT_OF_GAS = /out of gas/i
-
-/** `pending` has no state of its own here (no mempool): it is the latest block, like traces */
-export function fixedSelector(block: BlockSelector): BlockSelector {
-  return 'tag' in block && block.tag === 'pending' ? { tag: 'latest' } : block
-}
-
-/** geth CallDefaults: gas defaults to the block gas limit and is clamped to the cap */
-export function callGas(call: CallInput, blockGasLimit: bigint, gasCap: bigint): bigint {
-  const wanted = call.gas ?? (blockGasLimit > 0n ? blockGasLimit : gasCap)
-  return wanted > gasCap ? gasCap : wanted
-}
 
 /** prefix an execution layer's rejection with the call it concerns (decisions §3 validation) */
 function rejectionOf(e: EngineError, index: number): EngineError {
@@ -60,10 +42,7 @@ function rejectionOf(e: EngineError, index: number): EngineError {
 
 export async function simulate(deps: SimulationDeps, params: SimulateParams): Promise<SimulationResult> {
   if (params.calls.length === 0) throw new EngineError('VALIDATION_ERROR', 'params.calls must hold at least one call')
-  const header = await resolveAndPrefetch(deps.chain, fixedSelector(params.block), params.calls)
-  const state = await deps.chain.stateAfter(header.number)
-  await applyStateOverrides(state, params.stateOverrides)
-  const ctx = executionContext(deps.chain, header, state, params.blockOverrides)
+  const { header, state, ctx } = await openRun(deps.chain, params)
   const beforeState = params.traceAssetChanges ? await state.shallowCopy() : undefined
 
   const calls: CallResult[] = []
@@ -78,7 +57,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   for (const [index, input] of params.calls.entries()) {
     // eth_simulateV1: with validation the block's gas is shared, so a call without gas gets what is left
     const available = params.validation && gasUsed < ctx.block.gasLimit ? ctx.block.gasLimit - gasUsed : ctx.block.gasLimit
-    const call: CallInput = { ...input, gas: callGas(input, available, deps.gasCap) }
+    const call: CallInput = { ...input, gas: defaultGas('simulate', input.gas, { blockGasLimit: available, gasCap: deps.gasCap }) }
     // the state this call starts from, for the out-of-gas search (cheap: the overlay's net writes)
     const startState = await state.shallowCopy()
     const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
@@ -89,7 +68,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     if (callFrames) tracers.push(callFrames)
     let res: ExecutionResult
     try {
-      res = await deps.execute(ctx, call, {
+      res = await executeCall(ctx, call, {
         tracers,
         validation: params.validation,
         ...(params.validation && { blockGasUsed: gasUsed }),
@@ -120,7 +99,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     calls.push(result)
   }
 
-  const readAfter = createStateBalanceReader(ctx, deps.execute)
+  const readAfter = createStateBalanceReader(ctx, executeCall)
   const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params, codeChanged.size > 0))
   await decorateLogs(calls, tokens)
   for (const [index, frame] of frames.entries()) calls[index]!.callTree = await decodeCallTree(frame, { ...params.callTree, tokens })
@@ -138,7 +117,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
       transfers: allTransfers,
       logs: successLogs,
       accounts: [...new Set(params.calls.map((c) => c.from))],
-      readBefore: createStateBalanceReader({ ...ctx, state: beforeState }, deps.execute),
+      readBefore: createStateBalanceReader({ ...ctx, state: beforeState }, executeCall),
       readAfter,
       tokens,
       nativeSymbol: nativeSymbol(deps.chain.chainId),
@@ -188,7 +167,7 @@ async function callError(
     const required = await findGasRequired(
       async (gas) => {
         const probe: ExecutionContext = { ...ctx, state: await startState.shallowCopy() }
-        const res = await deps.execute(probe, { ...call, gas })
+        const res = await executeCall(probe, { ...call, gas })
         return { ok: res.status === 'success', gasUsed: res.gasUsed }
       },
       call.gas ?? 0n,

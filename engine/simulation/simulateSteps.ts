@@ -6,31 +6,27 @@
  */
 import { toHex } from 'viem'
 import { decodeLogs, createTokenInfoReader } from '../decoding/index.js'
+import { executeCall } from '../execution/executeTransaction.js'
 import { createStateBalanceReader } from '../observers/index.js'
-import { applyStateOverrides, executionContext } from '../trace/index.js'
+import { openRun, withCallDefaults, type RunDeps } from '../run/index.js'
 import type { SimulatedLog, StepTraceParams, StepTraceResult } from '../types.js'
-import { createStepTracer } from '../../tracers/stepTrace.js'
 import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
-import { callGas, fixedSelector, type SimulationDeps } from './simulate.js'
-import { resolveAndPrefetch } from '../chain/resolveAndPrefetch.js'
+import { createStepTracer } from './stepTracer.js'
 
 export async function simulateSteps(
-  deps: SimulationDeps & { maxStructLogSteps: number },
+  deps: Pick<RunDeps, 'chain' | 'gasCap' | 'maxStructLogSteps'>,
   params: StepTraceParams,
 ): Promise<StepTraceResult> {
-  const header = await resolveAndPrefetch(deps.chain, fixedSelector(params.block), [params.call])
-  const state = await deps.chain.stateAfter(header.number)
-  await applyStateOverrides(state, params.stateOverrides)
-  const ctx = executionContext(deps.chain, header, state, params.blockOverrides)
-  const call = { ...params.call, gas: callGas(params.call, ctx.block.gasLimit, deps.gasCap) }
+  const { ctx } = await openRun(deps.chain, { ...params, calls: [params.call] })
+  const call = withCallDefaults('simulate', params.call, { blockGasLimit: ctx.block.gasLimit, gasCap: deps.gasCap })
   const steps = createStepTracer(params.traceConfig, { maxSteps: deps.maxStructLogSteps })
   const locator = createRevertLocator()
-  const res = await deps.execute(ctx, call, { tracers: [steps, locator] })
+  const res = await executeCall(ctx, call, { tracers: [steps, locator] })
   const trace = steps.result()
 
   const logs: SimulatedLog[] = res.logs.map((l, i) => ({ ...l, logIndex: toHex(i) }))
-  const decoded = logs.length ? await decodeLogs(logs, createTokenInfoReader(createStateBalanceReader(ctx, deps.execute).call)) : []
+  const decoded = logs.length ? await decodeLogs(logs, createTokenInfoReader(createStateBalanceReader(ctx, executeCall).call)) : []
   logs.forEach((l, i) => decoded[i] && (l.decoded = decoded[i]))
 
   const result: StepTraceResult = {

@@ -6,7 +6,7 @@
  * - devnet: `genesis = MemoryStateSource.fromAlloc(alloc)`; per request
  *   `new OverlayStateManager(layerOfBlock)`; after mining a block
  *   `nextLayer = layerOfBlock.withWrites(overlay.flatten())`.
- * - fork: one `rpc = createRpcClient({ url, timeoutMs })` and one
+ * - fork: one `rpc = createRpcClient({ url, timeoutMs })` (engine/rpc/, the transport below state) and one
  *   `fork = new ForkCache({ rpc, chainId, cache })` per upstream; per request
  *   `await fork.prefetch(n, calls, { extraAddresses: [coinbase] })` (cold runs) then
  *   `new OverlayStateManager(fork.at(n, { ttlSeconds }))` (ttl only for blocks near the head).
@@ -18,6 +18,6 @@ export type { AccountRead, AccountReadResult, AccountState, SourceAccount, State
 export { MemoryStateSource, type GenesisAccount } from './memoryStateSource.js'
 export { OverlayStateManager, PLACEHOLDER_STATE_ROOT } from './overlayStateManager.js'
 export { codeHashOf, slotKeyFromBytes, slotKeyFromHex, storageValue, storageValueFromHex, KECCAK256_NULL } from './stateKeys.js'
-export { ForkCache, ForkStateSource, type ForkCacheOptions, type PrefetchCall } from './forkStateSource.js'
-export { createRpcClient, type RpcClient, type RpcClientOptions, type RpcRequestOptions, type RpcStats } from '../chain/rpcClient.js'
+export { ForkCache, ForkStateSource, type ForkCacheOptions, type PrefetchCall } from './forkCache.js'
+export { AccessListHints, type AccessList } from './accessListHints.js'
 export { createStateReader } from './stateReader.js'

@@ -18,11 +18,6 @@ export function defaultWorkerCount(): number {
   return availableParallelism()
 }
 
-/** `[server] workers` / WORKERS: 0 means one engine per usable core */
-export function resolveWorkerCount(configured: number | undefined): number {
-  return configured && configured > 0 ? Math.floor(configured) : defaultWorkerCount()
-}
-
 type EngineModule = { createEngine(opts: EngineOptions): Engine | Promise<Engine> }
 
 export async function createWorkerPoolEngine(opts: WorkerPoolOptions): Promise<Engine> {

@@ -10,10 +10,9 @@ import { encodeDeployData, encodeFunctionData, type Address, type Hex } from 'vi
 import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { createRpcChain, type RpcChain } from '../../engine/chain/rpcChain.js'
 import { EngineError } from '../../engine/errors.js'
-import { executeCall } from '../../engine/execution/executeTransaction.js'
 import { createEngine } from '../../engine/index.js'
 import { simulate, type SimulationDeps } from '../../engine/simulation/simulate.js'
-import { createRpcClient } from '../../engine/state/index.js'
+import { createRpcClient } from '../../engine/rpc/rpcClient.js'
 import type { SimulateParams } from '../../engine/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { engineContracts } from './contracts.js'
@@ -104,7 +103,7 @@ describe('fork upstream', () => {
     mode = 'pass'
     const rpc = createRpcClient({ url: anvil!.url, timeoutMs: 5_000 })
     const chain: RpcChain = await createRpcChain({ url: anvil!.url, timeoutMs: 5_000, cache: createMemoryCacheStore(), rpc })
-    const deps: SimulationDeps = { chain, cache: createMemoryCacheStore(), gasCap: 30_000_000n, simulationTtlSeconds: 60, execute: executeCall }
+    const deps: SimulationDeps = { chain, cache: createMemoryCacheStore(), gasCap: 30_000_000n, simulationTtlSeconds: 60 }
     const head = await chain.resolveBlock({ tag: 'latest' })
     const before = rpc.stats.httpRequests
     const cold = await simulate(deps, params({ number: head.number }))
@@ -124,7 +123,7 @@ describe('fork upstream', () => {
     mode = 'pass'
     const rpc = createRpcClient({ url: anvil!.url, timeoutMs: 5_000 })
     const chain: RpcChain = await createRpcChain({ url: anvil!.url, timeoutMs: 5_000, cache: createMemoryCacheStore(), rpc })
-    const deps: SimulationDeps = { chain, cache: createMemoryCacheStore(), gasCap: 30_000_000n, simulationTtlSeconds: 60, execute: executeCall }
+    const deps: SimulationDeps = { chain, cache: createMemoryCacheStore(), gasCap: 30_000_000n, simulationTtlSeconds: 60 }
     const twoContracts: SimulateParams = {
       ...params({ tag: 'latest' }),
       calls: [{ from: A, to: probe, data: encodeFunctionData({ abi: z.Probe!.abi, functionName: 'nested', args: [token, B, 5n] }) }],

@@ -6,7 +6,8 @@
  */
 import { encodeErrorResult, parseAbi, type Address, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { createCallTracer, unpackRevert } from '../../tracers/callTracer.js'
+import { createCallTracer } from '../../tracers/callTracer.js'
+import { unpackRevert } from '../../tracers/gethRevert.js'
 import type { TxContext } from '../../tracers/types.js'
 
 const A = '0x00000000000000000000000000000000000000aa' as Address

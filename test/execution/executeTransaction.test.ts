@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRpcChain, type RpcChain } from '../../engine/chain/rpcChain.js'
 import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { EngineError } from '../../engine/errors.js'
+import { withCallDefaults } from '../../engine/run/callDefaults.js'
 import { executeCall } from '../../engine/execution/executeTransaction.js'
 import type { CallInput, ExecutionContext } from '../../engine/execution/types.js'
-import { executionContext } from '../../engine/trace/blockEnvironment.js'
+import { executionContext } from '../../engine/run/blockEnvironment.js'
 import { createCallTracer } from '../../tracers/callTracer.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { compile, type CompiledContract } from '../support/solc.js'
@@ -214,7 +215,8 @@ describe.runIf(hasAnvil)('executeTransaction vs Anvil receipts', () => {
   it('default gas is the block gas limit, capped by gasCap', async () => {
     const ctx = await contextAt(BigInt(await anvil.rpc<Hex>('eth_blockNumber')))
     const tracer = createCallTracer()
-    await executeCall(ctx, { from: FROM, to: boxAddress, data: data('value') }, { tracers: [tracer], gasCap: 5_000_000n })
+    const call = withCallDefaults('simulate', { from: FROM, to: boxAddress, data: data('value') }, { blockGasLimit: ctx.block.gasLimit, gasCap: 5_000_000n })
+    await executeCall(ctx, call, { tracers: [tracer] })
     expect(tracer.result().gas).toBe(toHex(5_000_000n))
   })
 

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRpcClient } from '../../engine/chain/rpcClient.js'
+import { createRpcClient } from '../../engine/rpc/rpcClient.js'
 import type { EngineError } from '../../engine/errors.js'
 
 type Handler = (body: unknown, res: ServerResponse) => void

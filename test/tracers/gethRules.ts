@@ -4,7 +4,7 @@
  * Every rewrite names the deviation it undoes.
  */
 import { keccak256, type Hex } from 'viem'
-import { PANIC_REASONS } from '../../engine/simulation/revertReason.js'
+import { PANIC_REASONS } from '../../tracers/gethRevert.js'
 import type { StructLog } from '../../tracers/structLogger.js'
 
 export interface Frame {

@@ -5,7 +5,7 @@
  * standard errors, then the signature database.
  */
 import { size, type Abi, type Hex } from 'viem'
-import { unpackRevert } from '../../../tracers/callTracer.js'
+import { unpackRevert } from '../../../tracers/gethRevert.js'
 import { argsObject, callLine, decodeParams } from './abiValues.js'
 import { pickCandidate } from './decodeFunction.js'
 import type { SignatureDb } from './signatureDb.js'

@@ -66,10 +66,8 @@ export interface DecodedCallFrame extends Omit<CallFrameJson, 'calls' | 'logs'> 
 }
 
 /** the caller's part of the request: ABIs and labels per (lowercase) address */
-export interface CallTreeConfig {
-  abis?: Record<Address, Abi>
-  labels?: Record<Address, string>
-}
+export type { CallTreeConfig } from '../../../tracers/config.js'
+import type { CallTreeConfig } from '../../../tracers/config.js'
 
 export interface CallTreeOptions extends CallTreeConfig {
   /** token metadata on the traced state: a token's symbol labels its address */

@@ -14,9 +14,9 @@
  * t.result().memoryChanges // [{ step: 3, offset: '0x40', data: '0x…80' }]
  */
 import { toHex, type Address, type Hex } from 'viem'
-import type { StepTraceConfig } from '../engine/types.js'
-import { createStructLogger, toWord, type StructLog, type StructLoggerOptions } from './structLogger.js'
-import type { OpcodeStep, StateReader, Tracer, TxEndEvent } from './types.js'
+import type { StepTraceConfig } from '../types.js'
+import { createStructLogger, toWord, type StructLog, type StructLoggerOptions } from '../../tracers/structLogger.js'
+import type { OpcodeStep, StateReader, Tracer, TxEndEvent } from '../../tracers/types.js'
 
 export interface StepTraceOutput {
   gas: number

@@ -7,7 +7,7 @@
  * const header = await resolveAndPrefetch(chain, { tag: 'latest' }, params.calls)
  */
 import type { BlockSelector } from '../types.js'
-import type { BlockHeaderInfo, ChainSource, PrefetchCalls } from './types.js'
+import type { BlockHeaderInfo, ChainSource, PrefetchCalls } from '../chain/types.js'
 
 export async function resolveAndPrefetch(chain: ChainSource, selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo> {
   if (chain.resolveForCalls) return chain.resolveForCalls(selector, calls)

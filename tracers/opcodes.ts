@@ -116,8 +116,14 @@ export function stackBounds(code: number): { minStack: number; maxStack: number 
   return { minStack: info.pops, maxStack: STACK_LIMIT + info.pops - info.pushes }
 }
 
+/** the opcodes the tracers and the adapter single out, by geth's names */
 export const OP = {
+  BALANCE: 0x31,
+  EXTCODESIZE: 0x3b,
+  EXTCODECOPY: 0x3c,
   RETURNDATACOPY: 0x3e,
+  EXTCODEHASH: 0x3f,
+  SLOAD: 0x54,
   SSTORE: 0x55,
   LOG0: 0xa0,
   LOG4: 0xa4,

@@ -1,12 +1,21 @@
 /**
- * evmWords: small conversions between EVM stack words, memory and bytes for the tracing adapter.
+ * evmWords: the conversions between EVM stack words, storage words, memory and bytes that the
+ * tracers and the tracing adapter share (geth's common.Hash / common.Address of a word).
  */
-import type { Address } from 'viem'
+import type { Address, Hex } from 'viem'
 
 const EMPTY = new Uint8Array(0)
 
-/** Bytes20() of a stack word, lowercase */
-export const wordToAddress = (w: bigint): Address => `0x${(w & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}` as Address
+const MASK160 = (1n << 160n) - 1n
+
+/** Bytes20() of a stack word: the low 160 bits as a lowercase address */
+export const wordToAddress = (w: bigint): Address => `0x${(w & MASK160).toString(16).padStart(40, '0')}` as Address
+
+/** Bytes32() of a stack word: 0x + 64 hex digits */
+export const wordToHash = (w: bigint): Hex => `0x${w.toString(16).padStart(64, '0')}` as Hex
+
+/** a 0x-hex storage word of any length as geth prints a common.Hash: lowercase, 32 bytes */
+export const normalizeWord = (v: Hex): Hex => `0x${v.slice(2).toLowerCase().replace(/^0+/, '').padStart(64, '0')}` as Hex
 
 /**
  * No gas limit pays for more memory than this (expansion cost is quadratic: 64 MiB ≈ 2^43 gas),

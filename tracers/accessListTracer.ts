@@ -11,17 +11,15 @@
  *   address keeps its slots but not the bare address.
  */
 import type { Address, Hex } from 'viem'
-import type { OpcodeStep, Tracer, TxContext } from '../../tracers/types.js'
+import { wordToAddress, wordToHash } from './evmWords.js'
+import { OP } from './opcodes.js'
+import type { OpcodeStep, Tracer, TxContext } from './types.js'
 
 export type AccessListEntries = { address: Address; storageKeys: Hex[] }[]
 
-const SLOAD = 0x54
-const SSTORE = 0x55
-const ADDRESS_AT_TOP = new Set([0x3c /* EXTCODECOPY */, 0x3f /* EXTCODEHASH */, 0x3b /* EXTCODESIZE */, 0x31 /* BALANCE */, 0xff /* SELFDESTRUCT */])
-const CALLS = new Set([0xf1 /* CALL */, 0xf2 /* CALLCODE */, 0xf4 /* DELEGATECALL */, 0xfa /* STATICCALL */])
+const ADDRESS_AT_TOP = new Set<number>([OP.EXTCODECOPY, OP.EXTCODEHASH, OP.EXTCODESIZE, OP.BALANCE, OP.SELFDESTRUCT])
+const CALLS = new Set<number>([OP.CALL, OP.CALLCODE, OP.DELEGATECALL, OP.STATICCALL])
 
-const word = (v: bigint): Hex => `0x${v.toString(16).padStart(64, '0')}` as Hex
-const address = (v: bigint): Address => `0x${(v & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}` as Address
 
 export interface AccessListTracer extends Tracer<AccessListEntries> {
   onTxStart(ctx: TxContext): void
@@ -51,13 +49,13 @@ export function createAccessListTracer(seed: AccessListEntries): AccessListTrace
     },
     onOpcode(step) {
       const n = step.stack.length
-      if ((step.opcode === SLOAD || step.opcode === SSTORE) && n >= 1) {
-        addSlot(step.address, word(step.stack[n - 1]!))
+      if ((step.opcode === OP.SLOAD || step.opcode === OP.SSTORE) && n >= 1) {
+        addSlot(step.address, wordToHash(step.stack[n - 1]!))
       } else if (ADDRESS_AT_TOP.has(step.opcode) && n >= 1) {
-        const a = address(step.stack[n - 1]!)
+        const a = wordToAddress(step.stack[n - 1]!)
         if (!excluded(a)) addAddress(a)
       } else if (CALLS.has(step.opcode) && n >= 5) {
-        const a = address(step.stack[n - 2]!)
+        const a = wordToAddress(step.stack[n - 2]!)
         if (!excluded(a)) addAddress(a)
       }
     },

@@ -19,9 +19,10 @@
 import { LRUCache } from 'lru-cache'
 import type { Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
-import type { RpcClient } from '../chain/rpcClient.js'
+import type { RpcClient } from '../rpc/rpcClient.js'
 import { decodeAccount, decodeSlot, encodeAccount, encodeSlot, forkKeys } from './forkCacheCodec.js'
-import { accessListDigest, parseAccessList, type PrefetchCall } from './forkPrefetch.js'
+import { AccessListHints, type AccessList } from './accessListHints.js'
+import type { PrefetchCall } from './forkPrefetch.js'
 import { parseCode, parseQuantity, parseSlotValue } from './rpcValues.js'
 import { EMPTY_BYTES, codeHashOf, isEmptyCodeHash, slotKeyFromHex } from './stateKeys.js'
 import type { AccountRead, AccountReadResult, SourceAccount, StateSource } from './types.js'
@@ -61,13 +62,14 @@ export class ForkCache {
   private readonly inflight = new Map<string, Promise<HotValue>>()
   private queue: Queued[] = []
   private scheduled = false
-  /** the upstream answered "method not found" once: prefetch stops asking */
-  private accessListUnsupported = false
+  /** the access-list hints a cold prefetch reads ahead by (a cache of its own, same store) */
+  readonly hints: AccessListHints
 
   constructor(opts: ForkCacheOptions) {
     this.chainId = opts.chainId
     this.rpc = opts.rpc
     this.store = opts.cache
+    this.hints = new AccessListHints({ rpc: opts.rpc, chainId: opts.chainId, cache: opts.cache })
     this.hot = new LRUCache<string, HotValue>({
       maxSize: opts.hotMaxBytes ?? 64 * 1024 * 1024,
       sizeCalculation: (v, k) => k.length + 64 + (v instanceof Uint8Array ? v.byteLength : 96),
@@ -83,7 +85,7 @@ export class ForkCache {
   prefetch(
     block: bigint,
     calls: PrefetchCall[],
-    opts: { extraAddresses?: Hex[]; ttlSeconds?: number; accessLists?: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[] } = {},
+    opts: { extraAddresses?: Hex[]; ttlSeconds?: number; accessLists?: (AccessList | undefined)[] } = {},
   ): Promise<void> {
     return this.at(block, opts).prefetch(calls, opts.extraAddresses, opts.accessLists)
   }
@@ -102,82 +104,6 @@ export class ForkCache {
   async code(block: bigint, address: Hex, codeHash: Uint8Array, ttl?: number): Promise<Uint8Array> {
     const h = bytesToHex(codeHash) as Hex
     return (await this.read({ kind: 'code', block, address, codeHash: h }, forkKeys.code(this.chainId, h), ttl)) as Uint8Array
-  }
-
-  /** access lists of the calls (cached like state); [] where the upstream cannot answer */
-  async accessLists(block: bigint, calls: PrefetchCall[], ttl?: number): Promise<{ address: Hex; storageKeys: Hex[] }[][]> {
-    const keys = calls.map((c) => this.accessListKey(block, c))
-    const out: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[] = keys.map((k) => this.hotAccessList(k))
-    const missing = keys.map((_, i) => i).filter((i) => out[i] === undefined)
-    if (!missing.length) return out as { address: Hex; storageKeys: Hex[] }[][]
-    const stored = await this.store.getMany(missing.map((i) => keys[i]!)).catch(() => [] as (Uint8Array | undefined)[])
-    const ask: number[] = []
-    missing.forEach((i, j) => {
-      const raw = stored[j]
-      const list = raw && decodeList(raw)
-      if (list) {
-        out[i] = list
-        this.hot.set(keys[i]!, raw, ttl ? { ttl: ttl * 1000 } : undefined)
-      } else ask.push(i)
-    })
-    if (ask.length) {
-      const lists = await this.requestAccessLists(`0x${block.toString(16)}`, ask.map((i) => calls[i]!))
-      ask.forEach((i, j) => (out[i] = lists[j]))
-      this.rememberAccessLists(block, ask.map((i) => calls[i]!), lists, ttl)
-    }
-    return out.map((l) => l ?? [])
-  }
-
-  /** whether every call's access list at `block` is in the hot layer (a warm run ahead) */
-  hasAccessLists(block: bigint, calls: PrefetchCall[]): boolean {
-    return calls.every((c) => this.hotAccessList(this.accessListKey(block, c)) !== undefined)
-  }
-
-  /**
-   * Asks the upstream for the calls' access lists at `tag` (a number or a tag such as 'latest'),
-   * every request issued before the first await: they leave in the caller's JSON-RPC batch. Not
-   * cached (see rememberAccessLists); undefined for a call the upstream cannot answer or run.
-   */
-  requestAccessLists(tag: string, calls: PrefetchCall[]): Promise<({ address: Hex; storageKeys: Hex[] }[] | undefined)[]> {
-    if (this.accessListUnsupported) return Promise.resolve(calls.map(() => undefined))
-    return Promise.all(
-      calls.map(async (c) => {
-        const params: Record<string, string> = { from: c.from, data: c.data }
-        if (c.to) params.to = c.to
-        if (c.value) params.value = `0x${c.value.toString(16)}`
-        try {
-          return parseAccessList(await this.rpc.request('eth_createAccessList', [params, tag]))
-        } catch (e) {
-          // a hint only: a node without the method, or a call it cannot run, still works
-          if ((e as { details?: { rpcCode?: number } }).details?.rpcCode === -32601) this.accessListUnsupported = true
-          return undefined
-        }
-      }),
-    )
-  }
-
-  /** keeps the access lists the upstream gave as the hint for `block` (hot layer and store) */
-  rememberAccessLists(block: bigint, calls: PrefetchCall[], lists: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[], ttl?: number): void {
-    const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
-    calls.forEach((c, i) => {
-      const list = lists[i]
-      // no answer is not an empty list: ask again next time
-      if (!list) return
-      const key = this.accessListKey(block, c)
-      const value = new TextEncoder().encode(JSON.stringify(list))
-      this.hot.set(key, value, ttl ? { ttl: ttl * 1000 } : undefined)
-      writes.push({ key, value, ttlSeconds: ttl })
-    })
-    if (writes.length) this.store.setMany(writes).catch(() => undefined)
-  }
-
-  private accessListKey(block: bigint, c: PrefetchCall): string {
-    return forkKeys.accessList(this.chainId, block, accessListDigest(c))
-  }
-
-  private hotAccessList(key: string): { address: Hex; storageKeys: Hex[] }[] | undefined {
-    const h = this.hot.get(key)
-    return h instanceof Uint8Array ? decodeList(h) : undefined
   }
 
   private read(read: Read, key: string, ttl: number | undefined): Promise<HotValue> {
@@ -315,9 +241,9 @@ export class ForkStateSource implements StateSource {
    * batch; skipped where the node lacks it), then reads every account (balance, nonce, code) and
    * every slot it names, plus from/to and `extraAddresses` (coinbase), in ONE more batch.
    */
-  async prefetch(calls: PrefetchCall[], extraAddresses: Hex[] = [], knownLists?: ({ address: Hex; storageKeys: Hex[] }[] | undefined)[]): Promise<void> {
+  async prefetch(calls: PrefetchCall[], extraAddresses: Hex[] = [], knownLists?: (AccessList | undefined)[]): Promise<void> {
     // hints the caller already asked for (even unanswered ones) are not asked again
-    const lists = knownLists ? knownLists.map((l) => l ?? []) : await this.fork.accessLists(this.blockNumber, calls, this.ttlSeconds)
+    const lists = knownLists ? knownLists.map((l) => l ?? []) : await this.fork.hints.get(this.blockNumber, calls, this.ttlSeconds)
     const want = new Map<Hex, Set<Hex>>()
     const add = (a: string | null | undefined, slots: string[] = []) => {
       if (!a) return
@@ -344,12 +270,4 @@ function decodeStored(read: Read, raw: Uint8Array): HotValue | undefined {
   if (read.kind === 'storage') return decodeSlot(raw)
   // content-addressed code: accept it only if it still hashes to its key
   return bytesToHex(codeHashOf(raw)) === read.codeHash ? raw : undefined
-}
-
-function decodeList(raw: Uint8Array): { address: Hex; storageKeys: Hex[] }[] | undefined {
-  try {
-    return parseAccessList({ accessList: JSON.parse(new TextDecoder().decode(raw)) })
-  } catch {
-    return undefined
-  }
 }

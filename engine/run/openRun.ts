@@ -1,0 +1,49 @@
+/**
+ * openRun: the one way into a run of calls. It fixes the block (a fork reads the calls' state
+ * ahead in the same round trip), opens a fresh per-request state after that block, writes the
+ * state overrides into it and builds the execution context with the block overrides applied
+ * (geth eth_call / debug_traceCall semantics: header of block N over the state after block N).
+ *
+ * `pending` runs on `latest`: with no mempool of our own the pending block's state is the latest
+ * block's (geth refuses to trace at pending; decisions §8 lists the tag as valid).
+ *
+ * @example
+ * const { header, state, ctx } = await openRun(deps.chain, { block, calls, stateOverrides, blockOverrides })
+ * const res = await executeCall(ctx, withCallDefaults('trace', call, { blockGasLimit: ctx.block.gasLimit, gasCap }))
+ */
+import type { BlockHeaderInfo, ChainSource, PrefetchCalls } from '../chain/types.js'
+import type { ExecutionContext } from '../execution/types.js'
+import type { OverlayStateManager } from '../state/index.js'
+import type { BlockOverrides, BlockSelector, StateOverrides } from '../types.js'
+import { executionContext } from './blockEnvironment.js'
+import { resolveAndPrefetch } from './resolveAndPrefetch.js'
+import { applyStateOverrides } from './stateOverrides.js'
+
+export interface RunRequest {
+  /** default `latest` */
+  block?: BlockSelector
+  /** the calls the run will make: a fork warms their state while it resolves the block */
+  calls: PrefetchCalls
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+
+export interface OpenedRun {
+  /** the resolved block, before block overrides */
+  header: BlockHeaderInfo
+  /** the run's own state (overrides applied); its writes vanish with the request */
+  state: OverlayStateManager
+  ctx: ExecutionContext
+}
+
+export async function openRun(chain: ChainSource, req: RunRequest): Promise<OpenedRun> {
+  const header = await resolveAndPrefetch(chain, fixedSelector(req.block), req.calls)
+  const state = await chain.stateAfter(header.number)
+  await applyStateOverrides(state, req.stateOverrides)
+  return { header, state, ctx: executionContext(chain, header, state, req.blockOverrides) }
+}
+
+/** a selector that names a block with state: `pending` is `latest`, none is `latest` */
+export function fixedSelector(block: BlockSelector | undefined): BlockSelector {
+  return !block || ('tag' in block && block.tag === 'pending') ? { tag: 'latest' } : block
+}
