@@ -3,7 +3,7 @@
  * (withLog), each kept field for field, plus what decoding adds. The added keys never reuse a
  * geth key: `error` stays geth's string, the decoded revert is `revert`.
  */
-import type { Abi, Address, Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import type { CallFrameJson, CallLogJson } from '../../../tracers/callTracer.js'
 import type { TokenInfoReader } from '../tokenInfo.js'
 
