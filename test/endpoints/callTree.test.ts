@@ -86,6 +86,10 @@ describe('callTree over HTTP (devnet)', () => {
     expect(badKey.status).toBe(400)
     expect(badKey.json.error.message).toContain('params.labels.not-an-address')
 
+    const unused = await app.request('/simulate', { params: { calls: [call], abis: { [DEMO_TOKEN]: [] } } })
+    expect(unused.status).toBe(400)
+    expect(unused.json.error.message).toBe('params.abis: only used with params.traceCalls: true')
+
     const unknown = await app.request('/trace/call', { call, tracerConfig: { callTree: { abi: {} } } })
     expect(unknown.status).toBe(400)
     expect(unknown.json.error.code).toBe('VALIDATION_ERROR')

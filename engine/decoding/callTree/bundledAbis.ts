@@ -178,17 +178,24 @@ const STANDARD_ERRORS = [
   'error FailedOp(uint256 opIndex, string reason)',
 ]
 
-/** one ABI per family, in the order they are tried */
-export const BUNDLED_ABIS: readonly { family: string; abi: Abi }[] = [
-  { family: 'ERC-20', abi: parseAbi(ERC20) },
-  { family: 'ERC-721', abi: parseAbi(ERC721) },
-  { family: 'ERC-1155', abi: parseAbi(ERC1155) },
-  { family: 'WETH', abi: parseAbi(WETH) },
-  { family: 'Uniswap V2', abi: parseAbi(UNISWAP_V2) },
-  { family: 'Uniswap V3', abi: parseAbi(UNISWAP_V3) },
-  { family: 'Permit2', abi: parseAbi(PERMIT2) },
-  { family: 'Multicall3', abi: parseAbi(MULTICALL3) },
-  { family: 'ERC-4337', abi: parseAbi(ERC4337) },
-  { family: 'Proxy/Ownable', abi: parseAbi(PROXIES_AND_OWNERSHIP) },
-  { family: 'errors', abi: parseAbi(STANDARD_ERRORS) },
+const FAMILIES: [string, string[]][] = [
+  ['ERC-20', ERC20],
+  ['ERC-721', ERC721],
+  ['ERC-1155', ERC1155],
+  ['WETH', WETH],
+  ['Uniswap V2', UNISWAP_V2],
+  ['Uniswap V3', UNISWAP_V3],
+  ['Permit2', PERMIT2],
+  ['Multicall3', MULTICALL3],
+  ['ERC-4337', ERC4337],
+  ['Proxy/Ownable', PROXIES_AND_OWNERSHIP],
+  ['errors', STANDARD_ERRORS],
 ]
+
+let parsed: readonly { family: string; abi: Abi }[] | undefined
+
+/** one ABI per family, in the order they are tried; parsed on the first decoding, not at import */
+export function bundledAbis(): readonly { family: string; abi: Abi }[] {
+  parsed ??= FAMILIES.map(([family, human]) => ({ family, abi: parseAbi(human) as Abi }))
+  return parsed
+}

@@ -4,7 +4,7 @@
  */
 export { decodeCallTree } from './decodeCallTree.js'
 export { signatureDb, type SignatureDb } from './signatureDb.js'
-export { BUNDLED_ABIS } from './bundledAbis.js'
+export { bundledAbis } from './bundledAbis.js'
 export type {
   CallTreeConfig,
   CallTreeOptions,

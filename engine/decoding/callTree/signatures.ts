@@ -15,7 +15,7 @@ import {
   type Address,
   type Hex,
 } from 'viem'
-import { BUNDLED_ABIS } from './bundledAbis.js'
+import { bundledAbis } from './bundledAbis.js'
 import type { SignatureSource } from './types.js'
 
 export type AbiError = Extract<Abi[number], { type: 'error' }>
@@ -78,7 +78,7 @@ export function abiIndex(abi: Abi): AbiIndex {
 let bundled: AbiIndex | undefined
 export function bundledIndex(): AbiIndex {
   bundled ??= indexAbi(
-    BUNDLED_ABIS.map((b) => b.abi),
+    bundledAbis().map((b) => b.abi),
     'bundled',
   )
   return bundled
