@@ -13,7 +13,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { encodeFunctionData, type Abi, type Hex } from 'viem'
 import { DEV_ACCOUNTS, freePort, startAnvil, type AnvilInstance } from '../test/support/anvil.js'
 import { compile } from '../test/support/solc.js'
-import { startCountingProxy } from '../test/workers/countingProxy.js'
+import { startCountingProxy } from '../test/engine/workers/countingProxy.js'
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 150)
 const WARMUP = 15

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestApp, testToken, type TestApp } from '../http/support/startTestApp.js'
+import { startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
 
 const executablePath = '/usr/bin/chromium'
 const haveChromium = existsSync(executablePath)

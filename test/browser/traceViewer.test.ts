@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
-import { startTestApp, testToken, type TestApp } from '../http/support/startTestApp.js'
+import { startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
 import { scenarioContracts } from './scenarios.js'
 
 const executablePath = '/usr/bin/chromium'

@@ -1,0 +1,22 @@
+/**
+ * The JSON-RPC front door's contract (POST /v1/rpc): a method is a handler from its positional
+ * params to a JSON-ready result, registered by name in a table per namespace
+ * (`src/rpc/methods/*.ts`), assembled in one place. A handler validates its own params (throwing
+ * RpcError -32602 naming the param), calls the engine and shapes the answer as geth (or the
+ * execution-apis spec, or reth for `trace_*`) prints it. Like the REST routes, it never touches
+ * the VM: the engine does the work and throws EngineError, which the door maps to a JSON-RPC error.
+ */
+import type { ServiceConfig } from '../../config/loadConfig.js'
+import type { Engine } from '../../engine/types.js'
+
+export interface RpcContext {
+  engine: Engine
+  config: ServiceConfig
+  /** aborted when the HTTP request times out or the client goes away */
+  signal?: AbortSignal
+}
+
+/** `params` is the request's params array (an absent params is `[]`; a by-name object is refused by the door) */
+export type RpcHandler = (params: unknown[], ctx: RpcContext) => Promise<unknown>
+
+export type RpcMethodTable = Record<string, RpcHandler>

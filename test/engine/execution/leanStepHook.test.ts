@@ -1,0 +1,100 @@
+/**
+ * The lean step hook (engine/execution/leanStepHook.ts) patches a private method of ethereumjs.
+ * These tests fail loudly if an ethereumjs upgrade moves it, and prove that the events it builds
+ * carry, step for step, what ethereumjs' own hook gives (memory contents included) for a run with
+ * nested calls, memory growth, storage refunds and a log.
+ */
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
+import type { InterpreterStep } from '@ethereumjs/evm'
+import { createVM } from '@ethereumjs/vm'
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { bytesToHex, encodeFunctionData } from 'viem'
+import { describe, expect, it } from 'vitest'
+import { leanStepHookInstalled, setDirectStepHandler } from '../../../engine/execution/leanStepHook.js'
+import { compile } from '../../support/solc.js'
+
+const SOURCE = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract Outer {
+  event Seen(bytes data);
+  function run(Inner inner) external returns (uint256) {
+    bytes memory x = new bytes(100);
+    x[5] = 0x01;
+    emit Seen(x);
+    return inner.twice(x.length) + uint8(x[5]);
+  }
+}
+contract Inner {
+  uint256 s = 1;
+  function twice(uint256 n) external returns (uint256) { s = 0; return n * 2; }
+}
+`
+
+const OUTER = createAddressFromString('0x00000000000000000000000000000000000000aa')
+const INNER = createAddressFromString('0x00000000000000000000000000000000000000bb')
+
+type Seen = Record<string, unknown>
+
+function snapshot(ev: InterpreterStep): Seen {
+  return {
+    pc: ev.pc,
+    op: ev.opcode.name,
+    code: ev.opcode.code,
+    fee: ev.opcode.fee,
+    dynamicFee: ev.opcode.dynamicFee,
+    gasLeft: ev.gasLeft,
+    gasRefund: ev.gasRefund,
+    stack: [...ev.stack],
+    depth: ev.depth,
+    address: ev.address.toString(),
+    codeAddress: ev.codeAddress.toString(),
+    memory: bytesToHex(ev.memory),
+    memoryWordCount: ev.memoryWordCount,
+    hasState: typeof ev.stateManager?.getAccount === 'function',
+  }
+}
+
+async function run(direct: boolean): Promise<{ steps: Seen[]; listenerCalls: number; returnValue: string }> {
+  const c = compile({ 'Lean.sol': SOURCE })
+  const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+  const vm = await createVM({ common })
+  await vm.stateManager.putCode(OUTER, hexToBytes(c.Outer!.deployedBytecode))
+  await vm.stateManager.putCode(INNER, hexToBytes(c.Inner!.deployedBytecode))
+  await vm.stateManager.putStorage(INNER, new Uint8Array(32), new Uint8Array([1]))
+  const steps: Seen[] = []
+  let listenerCalls = 0
+  const events = vm.evm.events as unknown as { on(name: string, fn: (data: InterpreterStep, resolve: () => void) => void): void }
+  events.on('step', (ev, resolve) => {
+    listenerCalls++
+    steps.push(snapshot(ev))
+    resolve()
+  })
+  if (direct) setDirectStepHandler(vm.evm, (ev) => void steps.push(snapshot(ev)))
+  const res = await vm.evm.runCall({
+    to: OUTER,
+    gasLimit: 1_000_000n,
+    data: hexToBytes(encodeFunctionData({ abi: c.Outer!.abi, functionName: 'run', args: [INNER.toString()] })),
+  })
+  expect(res.execResult.exceptionError).toBeUndefined()
+  return { steps, listenerCalls, returnValue: bytesToHex(res.execResult.returnValue) }
+}
+
+describe('lean step hook', () => {
+  it('is installed on the ethereumjs version in the lockfile', () => {
+    expect(leanStepHookInstalled, 'ethereumjs Interpreter._runStepHook not found: leanStepHook.ts needs updating').toBe(true)
+  })
+
+  it('gives the same events as ethereumjs’ own hook, without going through the emitter', async () => {
+    const stock = await run(false)
+    const lean = await run(true)
+    expect(stock.steps.length).toBeGreaterThan(200)
+    expect(new Set(stock.steps.map((s) => s.depth))).toEqual(new Set([0, 1]))
+    expect(stock.steps.some((s) => s.op === 'LOG1')).toBe(true)
+    expect(stock.steps.some((s) => (s.gasRefund as bigint) > 0n)).toBe(true)
+    expect(stock.listenerCalls).toBe(stock.steps.length)
+    expect(lean.listenerCalls).toBe(0)
+    expect(lean.returnValue).toBe(stock.returnValue)
+    expect(lean.steps).toEqual(stock.steps)
+  })
+})
