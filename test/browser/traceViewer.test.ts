@@ -132,6 +132,7 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
     await expect.poll(() => failing.locator(':scope > .row .revert').textContent()).toContain('DEMO: allowance exceeded')
     expect(await failing.getAttribute('class')).toContain('fail-path')
     expect(await failing.locator(':scope > .row .fn').textContent()).toContain('transferFrom(from: 0xf39f…2266, to: 0x7099…79c8, value: 5)')
+    expect(await failing.locator(':scope > .row .addr b').textContent()).toBe('DEMO') // a reverted frame's contract is labelled too
     expect(await page.locator('#summary').textContent()).toContain('failed')
     await page.screenshot({ path: join(artifacts, 'revert.png'), fullPage: true })
     expect(errors).toEqual([])

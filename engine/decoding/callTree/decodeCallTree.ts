@@ -100,7 +100,7 @@ async function labelAddresses(root: CallFrameJson, opts: CallTreeOptions): Promi
   const stack = [root]
   while (stack.length) {
     const f = stack.pop()!
-    if (f.to && !f.error && !labels.has(lower(f.to))) targets.add(lower(f.to))
+    if (f.to && !labels.has(lower(f.to))) targets.add(lower(f.to))
     if (f.calls) stack.push(...f.calls)
   }
   const reads = [...targets].slice(0, MAX_TOKEN_READS)
