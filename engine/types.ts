@@ -6,6 +6,7 @@
  */
 import type { Address, Hex } from 'viem'
 import type { CallInput, ExecutionStatus } from './execution/types.js'
+import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
 
 export type { CallInput } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
@@ -45,6 +46,9 @@ export interface SimulateParams {
   traceTransfers: boolean
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
+  /** each call gets its decoded `callTree` (ABIs and labels as in TracerConfig.callTree) */
+  traceCalls?: boolean
+  callTree?: CallTreeConfig
 }
 
 export interface DecodedEvent {
@@ -104,6 +108,8 @@ export interface CallResult {
   transfers?: Transfer[]
   /** address deployed by a successful creation */
   contractAddress?: Address
+  /** with SimulateParams.traceCalls: the decoded call tree */
+  callTree?: DecodedCallFrame
 }
 
 export interface SimulationResult {
@@ -253,11 +259,18 @@ export interface EngineOptions {
   cache: import('./cache/cacheStore.js').CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint
-  /** upstream request timeout, ms */
+  /** upstream request timeout, ms (per HTTP attempt) */
   rpcTimeoutMs: number
+  /**
+   * all upstream waiting of one engine call, retries and sequential phases included, ms
+   * (default 1.5 × rpcTimeoutMs; see engine/rpc/upstreamBudget.ts)
+   */
+  upstreamBudgetMs?: number
   /** fork: how long the newest head seen stands for `latest`, ms (0: resolve on every request; default 1000) */
   headMaxAgeMs?: number
   maxStructLogSteps: number
   simulationTtlSeconds: number
+  /** bound of the fork-state hot layer, bytes (part of cache.max_memory_mb: engine/cache/memoryBudget.ts) */
+  forkCacheBytes?: number
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }
 }

@@ -3,6 +3,17 @@
  * decisions.md §8 names them (geth's tracer names; the struct logger is geth's default logger).
  * Validated and normalized by the HTTP layer; createTracers.ts builds the tracers from it.
  */
+import type { Abi, Address } from 'viem'
+
+/**
+ * Our own tracer `callTree` (not geth's): the callTracer frames of the run, decoded by the engine
+ * (engine/decoding/callTree) with these ABIs and labels, keyed by lowercase address.
+ */
+export interface CallTreeConfig {
+  abis?: Record<Address, Abi>
+  labels?: Record<Address, string>
+}
+
 export interface TracerConfig {
   callTracer?: { onlyTopCall?: boolean; withLog?: boolean }
   prestateTracer?: { diffMode?: boolean; disableCode?: boolean; disableStorage?: boolean; includeEmpty?: boolean }
@@ -16,7 +27,8 @@ export interface TracerConfig {
   '4byteTracer'?: boolean
   /** geth's flatCallTracer (Parity's flat frames; trace_* and debug_* with tracer flatCallTracer) */
   flatCallTracer?: { convertParityErrors?: boolean; includePrecompiles?: boolean; parity?: boolean }
+  callTree?: CallTreeConfig
 }
 /** keyed by the tracer names requested */
-export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'flatCallTracer', unknown>>
+export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'flatCallTracer' | 'callTree', unknown>>
 

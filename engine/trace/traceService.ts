@@ -22,6 +22,7 @@ import type { CallInput } from '../execution/types.js'
 import { openReplay, openRun, withCallDefaults, type ReplayOverrides, type RunDeps } from '../run/index.js'
 import type { BlockOverrides, BlockSelector, StateOverrides, TraceCallManyParams, TraceCallParams, TraceResult, TracerConfig } from '../types.js'
 import { createTracers } from '../../tracers/createTracers.js'
+import { createTraceSet } from './traceSet.js'
 
 export type TraceServiceOptions = Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'>
 
@@ -54,9 +55,9 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       for (const call of calls) {
         // one tracer set per transaction; the state carries over to the next one
         // geth's debug_traceCall context: the block number; no block hash, the tx is not mined
-        const set = createTracers(tracerConfig, { ...tracerOpts, flatContext: { blockNumber: ctx.block.number } })
+        const set = createTraceSet(tracerConfig, { ...tracerOpts, flatContext: { blockNumber: ctx.block.number } })
         await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false })
-        results.push(set.result())
+        results.push(await set.result(ctx, executeCall))
       }
       out.push(results)
     }
@@ -67,7 +68,7 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     async traceTransaction(hash, tracerConfig, extra = {}) {
       createTracers(tracerConfig, tracerOpts)
       const replay = await openReplay(chain, hash, extra)
-      const set = createTracers(tracerConfig, {
+      const set = createTraceSet(tracerConfig, {
         ...tracerOpts,
         flatContext: { blockHash: replay.header.hash, blockNumber: replay.header.number, transactionHash: replay.tx.hash, transactionPosition: replay.tx.index },
       })
@@ -76,7 +77,7 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
         validation: !extra.stateOverrides && !extra.blockOverrides,
         blockGasUsed: replay.blockGasUsed,
       })
-      return set.result()
+      return set.result(replay.ctx, executeCall)
     },
 
     async traceCall(params) {
