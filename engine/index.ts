@@ -18,6 +18,9 @@ import { createDevnet } from './devnet/devnetChain.js'
 import { demoTokenAbi } from './devnet/demoTransactions.js'
 import { EngineError, isEngineError, toEngineError } from './errors.js'
 import { registerErrorAbi } from './simulation/revertReason.js'
+import { readChain } from './reads/chainReads.js'
+import { runCall } from './simulation/call.js'
+import { estimateGas } from './simulation/estimateGas.js'
 import { simulate } from './simulation/simulate.js'
 import { simulateSteps } from './simulation/simulateSteps.js'
 import { loadSimulation } from './simulation/simulationStore.js'
@@ -55,6 +58,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     traceTransaction: (hash, tracerConfig, overrides) => guard(() => traces.traceTransaction(hash, tracerConfig, overrides)),
     traceCall: (params) => guard(() => traces.traceCall(params)),
     traceCallMany: (params) => guard(() => traces.traceCallMany(params)),
+    call: (params) => guard(() => runCall(deps, params)),
+    estimateGas: (params) => guard(() => estimateGas(deps, params)),
+    readChain: (method, params) => guard(() => readChain({ chain, cache: opts.cache }, method, params)),
     async health() {
       const [upstreamOk, cacheOk] = await Promise.all([chain.ping().catch(() => false), opts.cache.ping().catch(() => false)])
       return { network: chain.network, chainId: chain.chainId, upstreamOk, cacheOk }

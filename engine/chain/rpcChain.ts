@@ -225,6 +225,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     },
     prefetch,
     resolveForCalls,
+    rawRead: (method, params) => rpc.request(method, params),
+    reorgDepth: REORG_DEPTH,
     async ping() {
       try {
         await rpc.request('eth_blockNumber')

@@ -17,6 +17,9 @@ export const ENGINE_METHODS: readonly EngineMethod[] = [
   'traceTransaction',
   'traceCall',
   'traceCallMany',
+  'call',
+  'estimateGas',
+  'readChain',
   'health',
 ]
 

@@ -318,6 +318,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     traceTransaction: (...args) => call('traceTransaction', args),
     traceCall: (...args) => call('traceCall', args),
     traceCallMany: (...args) => call('traceCallMany', args),
+    call: (...args) => call('call', args),
+    estimateGas: (...args) => call('estimateGas', args),
+    readChain: (...args) => call('readChain', args),
     async health() {
       const asked = call<EngineHealth>('health', [])
       if (!lastHealth) return (lastHealth = await asked)

@@ -65,6 +65,9 @@ export function createTestEngine(): TestEngine {
     traceCallMany: record('traceCallMany', async (p: { bundles: { transactions: unknown[] }[] }) =>
       p.bundles.map((b) => b.transactions.map(() => ({ callTracer: { type: 'CALL' } }))),
     ) as Engine['traceCallMany'],
+    call: record('call', async () => ({ status: 'success', returnData: '0x', gasUsed: '0x5208' })) as Engine['call'],
+    estimateGas: record('estimateGas', async () => ({ gas: '0x5208' })) as Engine['estimateGas'],
+    readChain: record('readChain', async (method: string) => (method === 'eth_chainId' ? '0x7a69' : null)) as Engine['readChain'],
     health: record('health', async () => engine.healthState) as Engine['health'],
     close: record('close', async () => {
       engine.closed = true
