@@ -14,10 +14,14 @@ import { openRun, withCallDefaults, type RunDeps } from '../run/index.js'
 import type { CallOutcome, CallParams } from '../types.js'
 import { unpackRevert } from '../../tracers/gethRevert.js'
 
+const errorDetail = { result: () => undefined }
+
 export async function runCall(deps: Pick<RunDeps, 'chain' | 'gasCap'>, params: CallParams): Promise<CallOutcome> {
   const { ctx } = await openRun(deps.chain, { ...params, calls: [params.call] })
   const call = withCallDefaults('simulate', params.call, { blockGasLimit: ctx.block.gasLimit, gasCap: deps.gasCap })
-  const res = await executeCall(ctx, call, { validation: false })
+  // an observer with no hooks still makes the run report geth's error with its step details
+  // (`stack underflow (0 <=> 2)`, `invalid opcode: INVALID`), as eth_call on geth does
+  const res = await executeCall(ctx, call, { validation: false, tracers: [errorDetail] })
   const out: CallOutcome = { status: res.status, returnData: res.returnData, gasUsed: toHex(res.gasUsed) }
   if (res.status !== 'success') {
     out.error = res.error ?? (res.status === 'reverted' ? 'execution reverted' : 'execution failed')
