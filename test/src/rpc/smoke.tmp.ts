@@ -1,0 +1,38 @@
+import { startProbeChain, SENDER, OTHER } from './anvilProbe.js'
+import { startRpcApp } from './rpcApp.js'
+const chain = await startProbeChain()
+const app = await startRpcApp({ rpcUrl: chain.anvil.url })
+const anvilRaw = async (method: string, params: unknown[]) => (await (await fetch(chain.anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json())
+const cmp = async (method: string, params: unknown[]) => {
+  const a = await anvilRaw(method, params); const o = (await app.rpc({ jsonrpc: '2.0', id: 1, method, params })).json
+  console.log(method, JSON.stringify(params).slice(0, 90)); console.log('  anvil', JSON.stringify(a.result ?? a.error).slice(0, 300)); console.log('  ours ', JSON.stringify(o.result ?? o.error).slice(0, 300))
+}
+const to = chain.probe, d = chain.data
+await cmp('eth_call', [{ to, data: d('get') }, 'latest'])
+await cmp('eth_call', [{ to, data: d('get') }, 'latest', { [to]: { stateDiff: { ['0x' + '0'.repeat(64)]: '0x' + '63'.padStart(64, '0') } } }])
+await cmp('eth_call', [{ to, data: d('failWith', ['nope']) }, 'latest'])
+await cmp('eth_call', [{ to, data: d('failCustom'), from: OTHER }, 'latest'])
+await cmp('eth_call', [{ to, data: d('failEmpty') }, 'latest'])
+await cmp('eth_call', [{ to, data: d('divide', [1n, 0n]) }, 'latest'])
+await cmp('eth_call', [{ to, data: d('burn', [100000n]), gas: '0x30000' }, 'latest'])
+await cmp('eth_call', [{ to, data: d('blockInfo') }, 'latest', {}, { number: '0x99', time: '0x12345678', feeRecipient: OTHER, baseFeePerGas: '0x7' }])
+await cmp('eth_call', [{ from: OTHER, to, data: d('pay'), value: '0xffffffffffffffffffffffffffff' }, 'latest'])
+await cmp('eth_estimateGas', [{ from: SENDER, to, data: d('set', [5n]) }])
+await cmp('eth_estimateGas', [{ from: SENDER, to, data: d('fill', [5n]) }])
+await cmp('eth_estimateGas', [{ from: SENDER, to, data: d('clear', [3n]) }])
+await cmp('eth_estimateGas', [{ from: SENDER, to, data: d('forward', [OTHER]), value: '0x10' }])
+await cmp('eth_estimateGas', [{ from: SENDER, to, data: d('burn', [300n]) }])
+await cmp('eth_estimateGas', [{ from: SENDER, to, data: d('failWith', ['nope']) }])
+await cmp('eth_estimateGas', [{ from: SENDER, to, data: d('failEmpty') }])
+await cmp('eth_estimateGas', [{ from: SENDER, to: OTHER, value: '0x1' }])
+await cmp('eth_estimateGas', [{ from: SENDER, to, value: '0x1' }])
+await cmp('eth_estimateGas', [{ from: SENDER, to, data: d('burn', [100000n]) , gas: '0x30000'}])
+await cmp('eth_createAccessList', [{ from: SENDER, to, data: d('set', [5n]) }])
+await cmp('eth_createAccessList', [{ from: SENDER, to, data: d('fill', [2n]) }, 'latest'])
+await cmp('eth_createAccessList', [{ from: SENDER, to, data: d('forward', [OTHER]), value: '0x10' }])
+await cmp('eth_createAccessList', [{ from: SENDER, to, data: d('failWith', ['x']) }])
+await cmp('eth_getTransactionReceipt', [chain.minedTx])
+await cmp('eth_getBalance', [SENDER, '0x2'])
+await cmp('eth_getStorageAt', [to, '0x0', 'latest'])
+await cmp('eth_getCode', [to, 'latest'])
+await app.close(); await chain.stop()
