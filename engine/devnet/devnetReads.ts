@@ -217,6 +217,8 @@ function txJson(_view: DevnetView, b: DevnetBlock, index: number) {
   const out: Record<string, unknown> = {
     blockHash: b.header.hash,
     blockNumber: q(b.header.number),
+    // geth v1.16 on
+    blockTimestamp: q(b.header.timestamp),
     from: mined.from,
     gas: j.gasLimit,
     gasPrice: q(receipt.effectiveGasPrice),
@@ -269,6 +271,8 @@ function logsJson(b: DevnetBlock, r: DevnetReceipt, firstIndex: number) {
     transactionHash: r.transactionHash,
     transactionIndex: q(r.transactionIndex),
     blockHash: b.header.hash,
+    // geth v1.16 on
+    blockTimestamp: q(b.header.timestamp),
     logIndex: q(firstIndex + i),
     removed: false,
   }))

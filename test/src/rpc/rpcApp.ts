@@ -28,7 +28,7 @@ export async function startRpcApp(opts: { rpcUrl?: string; env?: Record<string, 
     maxStructLogSteps: 1_000_000,
     simulationTtlSeconds: 3600,
   })
-  const app = await startTestApp({ engine, cache, env: { RPC_URL: opts.rpcUrl ?? '', ...opts.env } })
+  const app = await startTestApp({ engine, cache, env: { RPC_URL: opts.rpcUrl ?? '', RATE_LIMIT_REQUESTS: '100000', ...opts.env } })
   let id = 0
   const rpc: RpcApp['rpc'] = async (body, o = {}) => {
     const res = await app.fetch(o.path ?? '/v1/rpc', post(body, { token: o.token }))
