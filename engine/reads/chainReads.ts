@@ -43,7 +43,7 @@ export async function readChain(deps: ReadDeps, method: string, params: unknown[
   if (method === 'eth_chainId') return q(deps.chain.chainId)
   if (method in STATE_READS) return stateRead(deps, method as keyof typeof STATE_READS, params)
   const rule = deps.chain.reorgDepth === undefined ? undefined : cacheRule(method, params)
-  if (!rule) return deps.chain.rawRead(method, params)
+  if (!rule || rule === 'never') return deps.chain.rawRead(method, params)
 
   const key = `rpcread:${deps.chain.chainId}:${method}:${createHash('sha256').update(JSON.stringify(params)).digest('hex')}`
   const hit = await deps.cache.get(key).catch(() => undefined)
@@ -100,8 +100,7 @@ function cacheRule(method: string, params: unknown[]): CacheRule | undefined {
   }
 }
 
-function isFinal(rule: CacheRule, answer: unknown, headHex: Hex | undefined, depth: bigint): boolean {
-  if (rule === 'never') return false
+function isFinal(rule: Exclude<CacheRule, 'never'>, answer: unknown, headHex: Hex | undefined, depth: bigint): boolean {
   if (rule === 'byHash') return true
   const head = headHex ? BigInt(headHex) : 0n
   if (rule === 'answerBlock') {
