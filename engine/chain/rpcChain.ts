@@ -46,12 +46,20 @@ export interface RpcChainOptions {
   hardfork?: string
   /** for tests: a ready client (its request counter is what they assert on) */
   rpc?: RpcClient
+  /**
+   * how long the newest head seen counts as `latest` (ms): a request at `latest` within that age
+   * runs on it without asking upstream. 0: `latest` is resolved on every request.
+   */
+  headMaxAgeMs?: number
 }
 
 export interface RpcChain extends ChainSource {
   readonly rpc: RpcClient
   readonly fork: ForkCache
 }
+
+/** the default of `chain.head_max_age_ms`: about a tenth of a mainnet slot */
+export const DEFAULT_HEAD_MAX_AGE_MS = 1_000
 
 interface RpcBlock {
   number: Hex
@@ -89,6 +97,9 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
   let head = 0n
   let headSeenAt = 0
+  /** the newest `latest` header seen, and when: the tracked head */
+  let tracked: { header: BlockHeaderInfo; at: number } | undefined
+  const headMaxAgeMs = opts.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS
   const tagsInFlight = new Map<string, Promise<BlockHeaderInfo>>()
 
   async function fetchBlock(tagOrNumber: Hex | string, full: boolean): Promise<RpcBlock | null> {
@@ -115,9 +126,26 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     }
   }
 
-  async function headerAt(n: bigint): Promise<BlockHeaderInfo> {
+  /** a header from the hot layer or the cache store (shared by instances on one Redis), never upstream */
+  async function storedHeader(n: bigint): Promise<BlockHeaderInfo | undefined> {
     const hit = headers.get(q(n))
     if (hit) return hit
+    const raw = await opts.cache.get(headerKey(chainId, n)).catch(() => undefined)
+    const h = raw && decodeHeader(raw)
+    if (!h || h.number !== n) return undefined
+    headers.set(q(n), h, head - h.number > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+    return h
+  }
+
+  function keepHeader(h: BlockHeaderInfo): void {
+    const deep = head - h.number > REORG_DEPTH
+    headers.set(q(h.number), h, deep ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+    opts.cache.set(headerKey(chainId, h.number), encodeHeader(h), deep ? undefined : NEAR_HEAD_HEADER_TTL_MS / 1000).catch(() => undefined)
+  }
+
+  async function headerAt(n: bigint): Promise<BlockHeaderInfo> {
+    const known = await storedHeader(n)
+    if (known) return known
     const b = await fetchBlock(q(n), false)
     if (!b) {
       const latest = await rpc.request<Hex>('eth_blockNumber')
@@ -125,7 +153,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     }
     const h = toHeader(b)
     if (h.number > head) head = h.number
-    headers.set(q(n), h, head - h.number > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+    keepHeader(h)
     return h
   }
 
@@ -133,6 +161,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     if ('number' in selector) return { ...(await headerAt(selector.number)) }
     // no mempool of our own: pending is the latest block's state
     const tag = selector.tag === 'pending' ? 'latest' : selector.tag
+    if (tag === 'latest' && tracked && Date.now() - tracked.at < headMaxAgeMs) return { ...tracked.header }
     // concurrent requests for the same tag share one upstream call (never a stale answer)
     let p = tagsInFlight.get(tag)
     if (!p) {
@@ -152,7 +181,9 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       head = h.number
       headSeenAt = Date.now()
     }
-    headers.set(q(h.number), h, { ttl: NEAR_HEAD_HEADER_TTL_MS })
+    // the newest answer to `latest` is the head, even a lower one (a dev chain reverted, a reorg)
+    if (tag === 'latest' && headMaxAgeMs > 0) tracked = { header: h, at: Date.now() }
+    keepHeader(h)
     return h
   }
 
@@ -170,11 +201,23 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
    */
   async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo> {
     const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
-    const guess = 'number' in selector ? selector.number : latest && Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined
-    if (calls.length === 0 || (guess !== undefined && fork.hints.has(guess, calls))) {
+    const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
+    const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
+    if (calls.length === 0 || (guess !== undefined && warmAt(guess, calls))) {
       const header = await resolveBlock(selector)
-      await prefetch(header.number, calls)
+      // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
+      const known = header.number === guess && !fork.hints.has(guess, calls) ? calls.map(() => []) : undefined
+      await prefetch(header.number, calls, known)
       return header
+    }
+    if ('number' in selector) {
+      // another instance on the same store may have run these calls at this block: its header
+      // and hints are there, and the state they name too
+      const [header, lists] = await Promise.all([storedHeader(selector.number), fork.hints.stored(selector.number, calls, ttlFor(selector.number))])
+      if (header && lists) {
+        await prefetch(header.number, calls, lists)
+        return { ...header }
+      }
     }
     const tag = 'number' in selector ? q(selector.number) : latest ? 'latest' : selector.tag
     // both issued before any await: one JSON-RPC batch
@@ -183,6 +226,17 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
     await prefetch(header.number, calls, lists)
     return header
+  }
+
+  /**
+   * A run looks warm at `block` when the upstream's hint for these very calls is cached, or when
+   * every account they name was read at that block already (the same contracts with other
+   * arguments): what it still lacks is read when the run reads it, in the round trip a hint costs.
+   */
+  function warmAt(block: bigint, calls: PrefetchCalls): boolean {
+    if (fork.hints.has(block, calls)) return true
+    const named = calls.flatMap((c) => (c.to ? [c.from, c.to] : [c.from]))
+    return fork.holdsAccounts(block, named)
   }
 
   function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {
@@ -227,6 +281,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     resolveForCalls,
     rawRead: (method, params) => rpc.request(method, params),
     reorgDepth: REORG_DEPTH,
+    forgetHead() {
+      const had = tracked !== undefined
+      tracked = undefined
+      return had
+    },
     async ping() {
       try {
         await rpc.request('eth_blockNumber')
@@ -259,5 +318,41 @@ async function toMined(t: RpcTx, common: Common): Promise<MinedTransaction> {
     hash: t.hash.toLowerCase() as Hex,
     blockNumber: BigInt(t.blockNumber!),
     index: Number(BigInt(t.transactionIndex ?? '0x0')),
+  }
+}
+
+/** headers in the cache store, shared by instances: under the fork's own key space */
+const headerKey = (chainId: number, n: bigint) => `fs:${chainId}:${n.toString(16)}:h`
+
+const HEADER_FIELDS = ['number', 'timestamp', 'gasLimit', 'baseFeePerGas', 'difficulty', 'excessBlobGas'] as const
+
+function encodeHeader(h: BlockHeaderInfo): Uint8Array {
+  const json: Record<string, string> = { coinbase: h.coinbase, prevRandao: h.prevRandao, hash: h.hash, parentHash: h.parentHash }
+  for (const f of HEADER_FIELDS) if (h[f] !== undefined) json[f] = q(h[f]!)
+  if (h.parentBeaconBlockRoot) json.parentBeaconBlockRoot = h.parentBeaconBlockRoot
+  return new TextEncoder().encode(JSON.stringify(json))
+}
+
+/** undefined for anything that is not a header this code wrote */
+function decodeHeader(raw: Uint8Array): BlockHeaderInfo | undefined {
+  try {
+    const j = JSON.parse(new TextDecoder().decode(raw)) as Record<string, string | undefined>
+    const big = (k: string) => (j[k] === undefined ? undefined : BigInt(j[k]!))
+    if (!j.number || !j.hash || !j.parentHash || !j.coinbase || !j.prevRandao) return undefined
+    return {
+      number: BigInt(j.number),
+      timestamp: BigInt(j.timestamp!),
+      gasLimit: BigInt(j.gasLimit!),
+      coinbase: j.coinbase as Address,
+      baseFeePerGas: big('baseFeePerGas'),
+      difficulty: BigInt(j.difficulty ?? '0x0'),
+      prevRandao: j.prevRandao as Hex,
+      excessBlobGas: big('excessBlobGas'),
+      parentBeaconBlockRoot: j.parentBeaconBlockRoot as Hex | undefined,
+      hash: j.hash as Hex,
+      parentHash: j.parentHash as Hex,
+    }
+  } catch {
+    return undefined
   }
 }

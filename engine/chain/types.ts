@@ -59,6 +59,11 @@ export interface ChainSource {
    * answers may be kept. Undefined: a chain that never reorganises (the devnet) and needs no cache.
    */
   readonly reorgDepth?: bigint
+  /**
+   * Drops the tracked head (see rpcChain `headMaxAgeMs`); true when there was one, so a request
+   * that failed on a block the upstream no longer knows may run once more on `latest` anew.
+   */
+  forgetHead?(): boolean
   ping(): Promise<boolean>
   close(): Promise<void>
 }

@@ -2,7 +2,7 @@
  * openReplay: the way into a run of a MINED transaction. The transaction is found, the state
  * after its parent block is opened, the block's start system calls (EIP-4788, EIP-2935) are
  * applied and every earlier transaction of its block is replayed on it, as geth's
- * `stateAtTransaction` does — so what follows equals debug_traceTransaction on an archive geth,
+ * `stateAtTransaction` does (then the caller's overrides, if any, on top) — so what follows equals debug_traceTransaction on an archive geth,
  * with no debug_* method upstream.
  *
  * @example
@@ -15,21 +15,30 @@ import { EngineError, isEngineError } from '../errors.js'
 import { executeSignedTx } from '../execution/executeTransaction.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
+import type { BlockOverrides, StateOverrides } from '../types.js'
 import { executionContext } from './blockEnvironment.js'
+import { applyStateOverrides } from './stateOverrides.js'
 import { applyBlockSystemCalls } from './systemCalls.js'
 
 export interface OpenedReplay {
   /** the transaction's own block */
   header: BlockHeaderInfo
-  /** the state the transaction starts from */
+  /** the state the transaction starts from (overrides applied) */
   state: OverlayStateManager
+  /** the block's context (block overrides applied) */
   ctx: ExecutionContext
   tx: MinedTransaction
   /** gas the earlier transactions of the block used (for the block gas limit check) */
   blockGasUsed: bigint
 }
 
-export async function openReplay(chain: ChainSource, hash: Hex): Promise<OpenedReplay> {
+/** what a caller may change on top of the state the transaction starts from (/trace/tx extras) */
+export interface ReplayOverrides {
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+
+export async function openReplay(chain: ChainSource, hash: Hex, overrides: ReplayOverrides = {}): Promise<OpenedReplay> {
   const mined = await chain.getTransaction(hash)
   if (!mined) {
     throw new EngineError('TRANSACTION_NOT_FOUND', `transaction ${hash} was not found (unknown, or not mined yet)`, { transactionHash: hash },
@@ -62,5 +71,7 @@ export async function openReplay(chain: ChainSource, hash: Hex): Promise<OpenedR
       })
     }
   }
-  return { header, state, ctx, tx: mined, blockGasUsed }
+  await applyStateOverrides(state, overrides.stateOverrides)
+  const txCtx = overrides.blockOverrides ? executionContext(chain, header, state, overrides.blockOverrides) : ctx
+  return { header, state, ctx: txCtx, tx: mined, blockGasUsed }
 }

@@ -19,18 +19,14 @@ import type { Hex } from 'viem'
 import type { ChainSource } from '../chain/types.js'
 import { executeCall, executeSignedTx } from '../execution/executeTransaction.js'
 import type { CallInput } from '../execution/types.js'
-import { executionContext, openReplay, openRun, withCallDefaults, type RunDeps } from '../run/index.js'
-import { applyStateOverrides } from '../run/stateOverrides.js'
+import { openReplay, openRun, withCallDefaults, type ReplayOverrides, type RunDeps } from '../run/index.js'
 import type { BlockOverrides, BlockSelector, StateOverrides, TraceCallManyParams, TraceCallParams, TraceResult, TracerConfig } from '../types.js'
 import { createTracers } from '../../tracers/createTracers.js'
 
 export type TraceServiceOptions = Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'>
 
 /** optional extras of /trace/tx: applied on top of the state the traced transaction starts from */
-export interface TraceTransactionOptions {
-  stateOverrides?: StateOverrides
-  blockOverrides?: BlockOverrides
-}
+export type TraceTransactionOptions = ReplayOverrides
 
 export interface TraceService {
   traceTransaction(hash: Hex, tracerConfig: TracerConfig, opts?: TraceTransactionOptions): Promise<TraceResult>
@@ -69,11 +65,9 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
   return {
     async traceTransaction(hash, tracerConfig, extra = {}) {
       createTracers(tracerConfig, tracerOpts)
-      const replay = await openReplay(chain, hash)
-      await applyStateOverrides(replay.state, extra.stateOverrides)
-      const ctx = extra.blockOverrides ? executionContext(chain, replay.header, replay.state, extra.blockOverrides) : replay.ctx
+      const replay = await openReplay(chain, hash, extra)
       const set = createTracers(tracerConfig, tracerOpts)
-      await executeSignedTx(ctx, replay.tx.tx, {
+      await executeSignedTx(replay.ctx, replay.tx.tx, {
         tracers: set.tracers,
         validation: !extra.stateOverrides && !extra.blockOverrides,
         blockGasUsed: replay.blockGasUsed,
