@@ -68,6 +68,9 @@ describe.runIf(hasAnvil)('eth_call vs Anvil', () => {
     await same('eth_call', [{ to: to(), data: chain.data('get') }])
     await same('eth_call', [{ to: to(), data: chain.data('value') }, '0x2'])
     await same('eth_call', [{ to: to(), data: chain.data('slots', [1n]) }, { blockNumber: '0x3' }])
+    const block2 = (await anvilAnswer('eth_getBlockByNumber', ['0x2', false])).result as { hash: Hex }
+    expect((await same('eth_call', [{ to: to(), data: chain.data('get') }, { blockHash: block2.hash }])).result).toBe(word(7))
+    expect((await same('eth_call', [{ to: to(), data: chain.data('get') }, block2.hash])).result).toBe(word(7))
   })
 
   it('applies state overrides (3rd param): stateDiff, state, code, balance, nonce', async () => {

@@ -3,7 +3,9 @@
  * malformed request, ids echoed exactly, notifications unanswered, batches answered item by item
  * and bounded by limits.max_rpc_batch, by-name params refused, sending and admin methods refused,
  * auth by header or path token (never logged, never echoed), one rate-limit count per HTTP
- * request, CORS — and never an HTTP 500 or a stack trace.
+ * request, CORS, body size — and never an HTTP 500 or a stack trace. (The request timeout is
+ * tested over the worker pool, test/src/rpc/workerPool.test.ts: an in-process engine keeps the
+ * event loop busy while it computes, as the REST routes' timeout test also shows.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRpcApp, type RpcApp } from './rpcApp.js'
@@ -182,6 +184,20 @@ describe('rate limit', () => {
     expect(over.status).toBe(429)
     expect(over.json.error.code).toBe(-32005)
     expect(over.json.id).toBeNull()
+  })
+})
+
+describe('request limits', () => {
+  let tight: RpcApp
+  beforeAll(async () => {
+    tight = await startRpcApp({ env: { MAX_BODY_BYTES: '2048' } })
+  }, 60_000)
+  afterAll(async () => tight?.close())
+
+  it('answers a body over max_body_bytes with HTTP 413 and -32600', async () => {
+    const { status, json } = await tight.rpc(Array.from({ length: 60 }, (_, i) => req(i, 'eth_chainId')))
+    expect(status).toBe(413)
+    expect(json.error).toEqual({ code: -32600, message: 'request body is larger than 2048 bytes' })
   })
 })
 
