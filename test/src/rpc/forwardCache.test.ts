@@ -82,3 +82,26 @@ describe.runIf(hasAnvil)('what reaches the upstream', () => {
     expect(proxy.requests()).toBe(0)
   })
 })
+
+describe.runIf(hasAnvil)('an upstream URL with a key in it', () => {
+  it('never appears in an answer or a log line, also when the upstream is gone', async () => {
+    const secret = 'k3y-0f-the-provider-9a8b7c'
+    const own = await startCountingProxy(anvil.url)
+    const keyed = await startRpcApp({ rpcUrl: `${own.url}/v2/${secret}` })
+    try {
+      expect(await keyed.call('eth_blockNumber')).toBe(await anvil.rpc('eth_blockNumber'))
+      const refused = await keyed.rpc({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0xzz', false] })
+      expect(refused.json.error.code).toBe(-32602)
+      await own.close()
+      const gone = await keyed.rpc({ jsonrpc: '2.0', id: 2, method: 'eth_gasPrice', params: [] })
+      expect(gone.json.error.code).toBe(-32000)
+      expect(gone.json.error.message).toMatch(/^upstream RPC /)
+      for (const text of [refused.text, gone.text, keyed.rawLogs()]) {
+        expect(text).not.toContain(secret)
+        expect(text).not.toContain(own.url)
+      }
+    } finally {
+      await keyed.close()
+    }
+  }, 60_000)
+})
