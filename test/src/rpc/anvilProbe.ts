@@ -48,7 +48,15 @@ export async function startProbeChain(): Promise<ProbeChain> {
   const { RpcProbe } = compile({ 'RpcProbe.sol': SOURCE })
   const artifact = RpcProbe!
   const anvil = await startAnvil()
-  const receipt = async (hash: Hex) => anvil.rpc<{ contractAddress: Address; status: Hex }>('eth_getTransactionReceipt', [hash])
+  // Anvil mines on its own schedule: on a loaded machine the receipt may lag the send a little
+  const receipt = async (hash: Hex) => {
+    for (let tries = 0; ; tries++) {
+      const r = await anvil.rpc<{ contractAddress: Address; status: Hex } | null>('eth_getTransactionReceipt', [hash])
+      if (r) return r
+      if (tries > 200) throw new Error(`Anvil mined no receipt for ${hash}`)
+      await new Promise((done) => setTimeout(done, 50))
+    }
+  }
   const deployed = await receipt(await anvil.rpc<Hex>('eth_sendTransaction', [{ from: SENDER, data: artifact.bytecode, gas: '0x1000000' }]))
   const probe = deployed.contractAddress.toLowerCase() as Address
   const data = (fn: string, args: unknown[] = []) => encodeFunctionData({ abi: artifact.abi, functionName: fn, args } as never)
