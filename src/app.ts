@@ -39,6 +39,7 @@ import { registerSimulations } from './routes/simulations.js'
 import { registerTrace } from './routes/trace.js'
 import { isRpcPath, maskRpcPath, rpcPathToken } from './rpc/pathToken.js'
 import { registerRpc, rpcHttpError, scrubber } from './rpc/route.js'
+import { registerUi, uiPaths } from './routes/ui.js'
 
 export interface CreateAppOptions {
   config: ServiceConfig
@@ -49,9 +50,15 @@ export interface CreateAppOptions {
 
 const healthPath = '/v1/health'
 
-/** no token needed: health, the schema and the explorer (decisions §11) */
+/** no token needed: health, the schema, the explorer and the trace viewer page (decisions §11) */
 export const isPublicPath = (path: string) =>
-  path === healthPath || path === explorerPaths.schema || path === explorerPaths.docs || path.startsWith(explorerPaths.assets)
+  path === healthPath ||
+  path === explorerPaths.schema ||
+  path === explorerPaths.docs ||
+  path.startsWith(explorerPaths.assets) ||
+  path === '/' ||
+  path === uiPaths.page ||
+  path.startsWith(uiPaths.assets)
 
 export function createApp({ config, engine, cache, logger }: CreateAppOptions): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
@@ -97,5 +104,6 @@ export function createApp({ config, engine, cache, logger }: CreateAppOptions): 
   registerTrace(app, ctx)
   registerRpc(app, { engine, config, logger })
   registerExplorer(app, { version })
+  registerUi(app)
   return app
 }

@@ -22,6 +22,7 @@ import type { CallInput } from '../execution/types.js'
 import { openReplay, openRun, withCallDefaults, type ReplayOverrides, type RunDeps } from '../run/index.js'
 import type { BlockOverrides, BlockSelector, StateOverrides, TraceCallManyParams, TraceCallParams, TraceResult, TracerConfig } from '../types.js'
 import { createTracers } from '../../tracers/createTracers.js'
+import { createTraceSet } from './traceSet.js'
 
 export type TraceServiceOptions = Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'>
 
@@ -53,9 +54,9 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       const results: TraceResult[] = []
       for (const call of calls) {
         // one tracer set per transaction; the state carries over to the next one
-        const set = createTracers(tracerConfig, tracerOpts)
+        const set = createTraceSet(tracerConfig, tracerOpts)
         await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false })
-        results.push(set.result())
+        results.push(await set.result(ctx, executeCall))
       }
       out.push(results)
     }
@@ -66,13 +67,13 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     async traceTransaction(hash, tracerConfig, extra = {}) {
       createTracers(tracerConfig, tracerOpts)
       const replay = await openReplay(chain, hash, extra)
-      const set = createTracers(tracerConfig, tracerOpts)
+      const set = createTraceSet(tracerConfig, tracerOpts)
       await executeSignedTx(replay.ctx, replay.tx.tx, {
         tracers: set.tracers,
         validation: !extra.stateOverrides && !extra.blockOverrides,
         blockGasUsed: replay.blockGasUsed,
       })
-      return set.result()
+      return set.result(replay.ctx, executeCall)
     },
 
     async traceCall(params) {
