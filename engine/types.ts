@@ -219,6 +219,27 @@ export interface SimulateV1Log {
 
 /** a simulated block: geth's RPC block fields plus `calls` */
 export type SimulateV1BlockResult = Record<string, unknown> & { calls: SimulateV1CallResult[] }
+/** eth_call / eth_estimateGas: one call at a block, overrides as geth's 3rd and 4th params */
+export interface CallParams {
+  call: CallInput
+  block: BlockSelector
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+/** what geth's DoCall hands its RPC layer */
+export interface CallOutcome {
+  status: ExecutionStatus
+  returnData: Hex
+  gasUsed: Hex
+  /** geth's error string when not success: `execution reverted`, `out of gas`, `invalid opcode: INVALID`… */
+  error?: string
+  /** geth abi.UnpackRevert of the revert bytes (Error(string), or a Panic's text) */
+  revertReason?: string
+}
+/** eth_estimateGas: the gas, or why no gas within the allowance makes the call succeed */
+export type GasEstimate =
+  | { gas: Hex }
+  | { error: string; revertData?: Hex; revertReason?: string }
 
 export interface EngineHealth {
   network: string
@@ -247,6 +268,16 @@ export interface Engine {
    * spec's error (see engine/simulateV1/simulateErrors.ts) so the JSON-RPC layer can give its code.
    */
   simulateV1(params: SimulateV1Params): Promise<SimulateV1BlockResult[]>
+  /** eth_call */
+  call(params: CallParams): Promise<CallOutcome>
+  /** eth_estimateGas (geth's search) */
+  estimateGas(params: CallParams): Promise<GasEstimate>
+  /**
+   * A read-only JSON-RPC method of the chain (engine/reads/readMethods.ts lists them): answered
+   * by the devnet for its own chain, or by the upstream node with immutable answers cached.
+   * Anything else is refused (NOT_FOUND with `details.unsupportedMethod`).
+   */
+  readChain(method: string, params: unknown[]): Promise<unknown>
   health(): Promise<EngineHealth>
   close(): Promise<void>
 }

@@ -209,6 +209,7 @@ function toExecutionResult(result: RunTxResult, ejsError: string | undefined, tr
     returnData: bytesToHex(exec.returnValue) as Hex,
     logs,
     peakGasUsed: result.totalGasSpent,
+    gasRefund: result.gasRefund,
   }
   if (ejsError !== undefined) out.error = tracedError ?? toGethError(ejsError)
   if (ejsError === undefined && result.createdAddress) out.createdAddress = lower(result.createdAddress)

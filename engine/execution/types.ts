@@ -95,6 +95,8 @@ export interface ExecutionResult {
    * the EIP-7623 floor (what a caller must give for it to succeed when refunds help)
    */
   peakGasUsed: bigint
+  /** gas refunded at the end (geth's RefundedGas; eth_estimateGas's optimistic probe reads it) */
+  gasRefund?: bigint
 }
 
 /**

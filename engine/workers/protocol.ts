@@ -18,6 +18,9 @@ export const ENGINE_METHODS: readonly EngineMethod[] = [
   'traceCall',
   'traceCallMany',
   'simulateV1',
+  'call',
+  'estimateGas',
+  'readChain',
   'health',
 ]
 
