@@ -55,6 +55,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     traceTransaction: (hash, tracerConfig, overrides) => guard(() => traces.traceTransaction(hash, tracerConfig, overrides)),
     traceCall: (params) => guard(() => traces.traceCall(params)),
     traceCallMany: (params) => guard(() => traces.traceCallMany(params)),
+    traceBlock: (params) => guard(() => traces.traceBlock(params)),
     async health() {
       const [upstreamOk, cacheOk] = await Promise.all([chain.ping().catch(() => false), opts.cache.ping().catch(() => false)])
       return { network: chain.network, chainId: chain.chainId, upstreamOk, cacheOk }

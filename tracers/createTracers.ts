@@ -13,14 +13,15 @@
 import type { TraceResult, TracerConfig } from './config.js'
 import { createCallTracer } from './callTracer.js'
 import { createFourByteTracer } from './fourByteTracer.js'
+import { createNoopTracer } from './noopTracer.js'
 import { createPrestateTracer } from './prestateTracer.js'
 import { createStructLogger } from './structLogger.js'
 import type { Tracer } from './types.js'
 
-export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer'
+export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer'
 
 export interface TracerSet {
-  /** in a fixed order: callTracer, prestateTracer, structLogger, 4byteTracer */
+  /** in a fixed order: callTracer, prestateTracer, structLogger, 4byteTracer, noopTracer */
   tracers: Tracer[]
   /** call after the execution finished; each tracer's result() is built once, here */
   result(): TraceResult
@@ -38,7 +39,9 @@ function selected(config: TracerConfig): TracerName[] {
   if (config.prestateTracer !== undefined && config.prestateTracer !== null) names.push('prestateTracer')
   if (config.structLogger !== undefined && config.structLogger !== null) names.push('structLogger')
   // the spec's value is a boolean: `true` enables it, `false` is the same as leaving it out
-  if (config['4byteTracer'] === true) names.push('4byteTracer')
+  const fourByte = config['4byteTracer']
+  if (fourByte === true || (typeof fourByte === 'object' && fourByte !== null)) names.push('4byteTracer')
+  if (config.noopTracer === true) names.push('noopTracer')
   return names
 }
 
@@ -55,8 +58,12 @@ export function createTracers(config: TracerConfig | undefined, opts: CreateTrac
         return [name, createPrestateTracer(cfg.prestateTracer ?? {})]
       case 'structLogger':
         return [name, createStructLogger(cfg.structLogger ?? {}, { maxSteps: opts.maxStructLogSteps })]
-      case '4byteTracer':
-        return [name, createFourByteTracer()]
+      case '4byteTracer': {
+        const o = cfg['4byteTracer']
+        return [name, createFourByteTracer({ gethForm: typeof o === 'object' && o?.gethForm === true })]
+      }
+      case 'noopTracer':
+        return [name, createNoopTracer()]
     }
   })
 

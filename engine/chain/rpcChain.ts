@@ -212,6 +212,10 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
         throw e
       }
     },
+    async headerByHash(hash: Hex) {
+      const b = await rpc.request<RpcBlock | null>('eth_getBlockByHash', [hash, false])
+      return b ? toHeader(b) : undefined
+    },
     async getTransaction(hash: Hex) {
       const t = await rpc.request<RpcTx | null>('eth_getTransactionByHash', [hash])
       if (!t || t.blockNumber === null) return undefined

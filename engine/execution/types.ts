@@ -63,6 +63,13 @@ export interface ExecuteOptions {
   validation?: boolean
   /** gas already used in the block before this tx (for block gas limit checks) */
   blockGasUsed?: bigint
+  /**
+   * logs the earlier transactions of the block emitted: a mined transaction's tracers number its
+   * logs from there (geth's block-wide log counter). Default 0 (a call, or the block's first tx).
+   */
+  logIndexBase?: number
+  /** Date.now() after which a traced run aborts with EngineError EXECUTION_TIMEOUT (geth's trace `timeout`) */
+  deadline?: number
 }
 
 export type ExecutionStatus = 'success' | 'reverted' | 'failed'

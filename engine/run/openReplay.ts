@@ -1,22 +1,19 @@
 /**
- * openReplay: the way into a run of a MINED transaction. The transaction is found, the state
- * after its parent block is opened, the block's start system calls (EIP-4788, EIP-2935) are
- * applied and every earlier transaction of its block is replayed on it, as geth's
- * `stateAtTransaction` does — so what follows equals debug_traceTransaction on an archive geth,
- * with no debug_* method upstream.
+ * openReplay: the way into a run of a MINED transaction. The transaction is found, its block
+ * opened (engine/run/openBlock.ts: state after the parent, start system calls) and every earlier
+ * transaction of the block replayed on it, as geth's `stateAtTransaction` does — so what follows
+ * equals debug_traceTransaction on an archive geth, with no debug_* method upstream.
  *
  * @example
  * const replay = await openReplay(deps.chain, hash)
- * await executeSignedTx(replay.ctx, replay.tx.tx, { tracers, validation: true, blockGasUsed: replay.blockGasUsed })
+ * await executeSignedTx(replay.ctx, replay.tx.tx, { tracers, validation: true, blockGasUsed: replay.blockGasUsed, logIndexBase: replay.logIndexBase })
  */
 import type { Hex } from 'viem'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
-import { EngineError, isEngineError } from '../errors.js'
-import { executeSignedTx } from '../execution/executeTransaction.js'
+import { EngineError } from '../errors.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
-import { executionContext } from './blockEnvironment.js'
-import { applyBlockSystemCalls } from './systemCalls.js'
+import { openBlock, replayUpTo } from './openBlock.js'
 
 export interface OpenedReplay {
   /** the transaction's own block */
@@ -27,6 +24,8 @@ export interface OpenedReplay {
   tx: MinedTransaction
   /** gas the earlier transactions of the block used (for the block gas limit check) */
   blockGasUsed: bigint
+  /** logs the earlier transactions emitted: the traced transaction's first log index (geth) */
+  logIndexBase: number
 }
 
 export async function openReplay(chain: ChainSource, hash: Hex): Promise<OpenedReplay> {
@@ -39,28 +38,7 @@ export async function openReplay(chain: ChainSource, hash: Hex): Promise<OpenedR
   if (header.number === 0n) {
     throw new EngineError('VALIDATION_ERROR', 'genesis is not traceable', { transactionHash: hash })
   }
-  const [state, blockTxs] = await Promise.all([chain.stateAfter(header.number - 1n), chain.getBlockTransactions(header.number)])
-  const earlier = blockTxs.filter((t) => t.index < mined.index).sort((a, b) => a.index - b.index)
-  await chain.prefetch?.(header.number - 1n, [...earlier, mined].map((t) => ({
-    from: t.from,
-    to: t.tx.to ? (t.tx.to.toString() as Hex) : null,
-    data: `0x${Buffer.from(t.tx.data).toString('hex')}` as Hex,
-    value: t.tx.value,
-  })))
-  const ctx = executionContext(chain, header, state)
-  await applyBlockSystemCalls(state, ctx.common, header)
-  let blockGasUsed = 0n
-  for (const prior of earlier) {
-    try {
-      const r = await executeSignedTx(ctx, prior.tx, { validation: true, blockGasUsed })
-      blockGasUsed += r.gasUsed
-    } catch (e) {
-      // a mined transaction that does not replay means our state or rules differ from the chain's
-      if (isEngineError(e) && e.code !== 'VALIDATION_ERROR' && e.code !== 'INSUFFICIENT_GAS') throw e
-      throw new EngineError('INTERNAL_ERROR', `replaying transaction ${prior.hash} (index ${prior.index}) before ${hash} failed`, {
-        cause: e instanceof Error ? e.message : String(e),
-      })
-    }
-  }
-  return { header, state, ctx, tx: mined, blockGasUsed }
+  const block = await openBlock(chain, header, { prefetchUpTo: mined.index + 1 })
+  const progress = await replayUpTo(block, block.transactions.filter((t) => t.index < mined.index).length)
+  return { header, state: block.state, ctx: block.ctx, tx: mined, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
 }

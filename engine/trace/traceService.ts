@@ -1,8 +1,10 @@
 /**
- * The trace service behind /trace/tx, /trace/call and /trace/call-many (decisions.md §8). It works
- * over any ChainSource (embedded devnet or JSON-RPC fork) and needs no debug_* method upstream: a
- * mined transaction is replayed where it ran (engine/run/openReplay.ts), a call runs on a block
- * opened by engine/run/openRun.ts.
+ * The trace service behind /trace/tx, /trace/call, /trace/call-many and the JSON-RPC debug_trace*
+ * methods (decisions.md §8). It works over any ChainSource (embedded devnet or JSON-RPC fork) and
+ * needs no debug_* method upstream: a mined transaction is replayed where it ran
+ * (engine/run/openReplay.ts), a block's transactions one after another on the block's own state
+ * (engine/run/openBlock.ts), a call runs on a block opened by engine/run/openRun.ts — or, with a
+ * transaction index, inside a block after its earlier transactions.
  *
  * Call semantics follow geth's debug_traceCall:
  * - block selector default `latest` (`pending` traces on `latest`, see openRun);
@@ -11,23 +13,52 @@
  * - no nonce or fee validation (eth_call semantics), the value and gas*price still need funds;
  * - reverts are not errors: they show in the tracer output.
  *
+ * Mined transactions number their logs from the block start (geth's block-wide log counter: the
+ * callTracer's log `index` of a transaction after others with logs does not start at 0).
+ * `timeoutMs` is geth's per-transaction trace timeout: the clock starts when the traced
+ * transaction does (replaying the earlier ones is not counted).
+ *
  * @example
  * const traces = createTraceService(chain, { gasCap: 50_000_000n, maxStructLogSteps: 100_000 })
  * await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })
  */
 import type { Hex } from 'viem'
 import type { ChainSource } from '../chain/types.js'
+import { isEngineError } from '../errors.js'
 import { executeCall, executeSignedTx } from '../execution/executeTransaction.js'
-import type { CallInput } from '../execution/types.js'
-import { executionContext, openReplay, openRun, withCallDefaults, type RunDeps } from '../run/index.js'
+import type { CallInput, ExecutionContext } from '../execution/types.js'
+import {
+  advance,
+  blockStart,
+  executionContext,
+  openBlock,
+  openReplay,
+  openRun,
+  replayUpTo,
+  resolveBlockRef,
+  withCallDefaults,
+  type RunDeps,
+} from '../run/index.js'
+import { EngineError } from '../errors.js'
 import { applyStateOverrides } from '../run/stateOverrides.js'
-import type { BlockOverrides, BlockSelector, StateOverrides, TraceCallManyParams, TraceCallParams, TraceResult, TracerConfig } from '../types.js'
+import type {
+  BlockOverrides,
+  BlockRef,
+  BlockTraceEntry,
+  StateOverrides,
+  TraceBlockParams,
+  TraceCallManyParams,
+  TraceCallParams,
+  TraceResult,
+  TracerConfig,
+  TraceRunOptions,
+} from '../types.js'
 import { createTracers } from '../../tracers/createTracers.js'
 
 export type TraceServiceOptions = Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'>
 
 /** optional extras of /trace/tx: applied on top of the state the traced transaction starts from */
-export interface TraceTransactionOptions {
+export interface TraceTransactionOptions extends TraceRunOptions {
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
 }
@@ -36,29 +67,74 @@ export interface TraceService {
   traceTransaction(hash: Hex, tracerConfig: TracerConfig, opts?: TraceTransactionOptions): Promise<TraceResult>
   traceCall(params: TraceCallParams): Promise<TraceResult>
   traceCallMany(params: TraceCallManyParams): Promise<TraceResult[][]>
+  traceBlock(params: TraceBlockParams): Promise<BlockTraceEntry[]>
 }
+
+interface CallBundle {
+  transactions: CallInput[]
+  blockOverrides?: BlockOverrides
+}
+
+/** later overrides win field by field (a bundle's blockOverride applies on top of the earlier ones) */
+function mergeOverrides(a: BlockOverrides | undefined, b: BlockOverrides | undefined): BlockOverrides | undefined {
+  if (!a) return b
+  if (!b) return a
+  return { ...a, ...b }
+}
+
+const deadlineOf = (opts: TraceRunOptions): number | undefined => (opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? Date.now() + opts.timeoutMs : undefined)
 
 export function createTraceService(chain: ChainSource, opts: TraceServiceOptions): TraceService {
   const tracerOpts = { maxStructLogSteps: opts.maxStructLogSteps }
 
-  async function traceCalls(
-    block: BlockSelector | undefined,
-    bundles: CallInput[][],
-    tracerConfig: TracerConfig,
-    stateOverrides: StateOverrides | undefined,
-    blockOverrides: BlockOverrides | undefined,
-  ): Promise<TraceResult[][]> {
+  /**
+   * The state and header a run of calls starts from: after block `ref`, or, with `txIndex`,
+   * inside it before that transaction (geth `StateAtTransaction`, Erigon/reth `stateContext`).
+   */
+  async function openCalls(ref: BlockRef | undefined, txIndex: number | undefined, calls: CallInput[], stateOverrides: StateOverrides | undefined) {
+    if (txIndex === undefined) {
+      const selector = ref && 'hash' in ref ? { number: (await resolveBlockRef(chain, ref)).number } : ref
+      return openRun(chain, { block: selector, calls, stateOverrides })
+    }
+    const header = await resolveBlockRef(chain, ref ?? { tag: 'latest' })
+    const block = await openBlock(chain, header, { prefetchUpTo: txIndex })
+    if (!Number.isSafeInteger(txIndex) || txIndex < 0 || txIndex > block.transactions.length) {
+      // geth eth/state_accessor.go stateAtTransaction
+      throw new EngineError('VALIDATION_ERROR', `transaction index ${txIndex} out of range for block 0x${header.hash.slice(2)}`, {
+        transactionIndex: txIndex,
+        transactions: block.transactions.length,
+      })
+    }
+    await chain.prefetch?.(header.number - 1n, calls)
+    await replayUpTo(block, txIndex)
+    await applyStateOverrides(block.state, stateOverrides)
+    return { header, state: block.state, ctx: block.ctx }
+  }
+
+  async function traceCalls(params: {
+    block: BlockRef | undefined
+    txIndex?: number
+    bundles: CallBundle[]
+    tracerConfig: TracerConfig
+    stateOverrides?: StateOverrides
+    blockOverrides?: BlockOverrides
+    timeoutMs?: number
+  }): Promise<TraceResult[][]> {
     // build the tracers' configs first: a bad tracer option fails before any state is read
-    createTracers(tracerConfig, tracerOpts)
-    const { ctx } = await openRun(chain, { block, calls: bundles.flat(), stateOverrides, blockOverrides })
-    const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
+    createTracers(params.tracerConfig, tracerOpts)
+    const calls = params.bundles.flatMap((b) => b.transactions)
+    const { header, state } = await openCalls(params.block, params.txIndex, calls, params.stateOverrides)
     const out: TraceResult[][] = []
-    for (const calls of bundles) {
+    let overrides = params.blockOverrides
+    for (const bundle of params.bundles) {
+      overrides = mergeOverrides(overrides, bundle.blockOverrides)
+      const ctx: ExecutionContext = executionContext(chain, header, state, overrides)
+      const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
       const results: TraceResult[] = []
-      for (const call of calls) {
+      for (const call of bundle.transactions) {
         // one tracer set per transaction; the state carries over to the next one
-        const set = createTracers(tracerConfig, tracerOpts)
-        await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false })
+        const set = createTracers(params.tracerConfig, tracerOpts)
+        await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
         results.push(set.result())
       }
       out.push(results)
@@ -77,17 +153,47 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
         tracers: set.tracers,
         validation: !extra.stateOverrides && !extra.blockOverrides,
         blockGasUsed: replay.blockGasUsed,
+        logIndexBase: replay.logIndexBase,
+        deadline: deadlineOf(extra),
       })
       return set.result()
     },
 
     async traceCall(params) {
-      const [[result]] = await traceCalls(params.block, [[params.call]], params.tracerConfig, params.stateOverrides, params.blockOverrides)
+      const [[result]] = await traceCalls({ ...params, bundles: [{ transactions: [params.call] }] })
       return result
     },
 
     traceCallMany(params) {
-      return traceCalls(params.block, params.bundles.map((b) => b.transactions), params.tracerConfig, params.stateOverrides, params.blockOverrides)
+      return traceCalls(params)
+    },
+
+    async traceBlock(params) {
+      createTracers(params.tracerConfig, tracerOpts)
+      const header = await resolveBlockRef(chain, params.block)
+      const block = await openBlock(chain, header)
+      const entries: BlockTraceEntry[] = []
+      let progress = blockStart()
+      for (const mined of block.transactions) {
+        const set = createTracers(params.tracerConfig, tracerOpts)
+        const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
+        try {
+          const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })
+          entries.push({ txHash: mined.hash, result: set.result() })
+          progress = advance(progress, result)
+        } catch (e) {
+          if (!isEngineError(e)) throw e
+          entries.push({ txHash: mined.hash, error: e.message })
+          // the traced run was aborted (timeout, an oversized struct log) and rolled back: the
+          // transaction still happened, so the next ones need its effects — apply it untraced
+          try {
+            progress = advance(progress, await executeSignedTx(block.ctx, mined.tx, run))
+          } catch {
+            progress = { ...progress, applied: progress.applied + 1 }
+          }
+        }
+      }
+      return entries
     },
   }
 }

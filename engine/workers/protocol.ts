@@ -17,6 +17,7 @@ export const ENGINE_METHODS: readonly EngineMethod[] = [
   'traceTransaction',
   'traceCall',
   'traceCallMany',
+  'traceBlock',
   'health',
 ]
 

@@ -318,6 +318,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     traceTransaction: (...args) => call('traceTransaction', args),
     traceCall: (...args) => call('traceCall', args),
     traceCallMany: (...args) => call('traceCallMany', args),
+    traceBlock: (...args) => call('traceBlock', args),
     async health() {
       const asked = call<EngineHealth>('health', [])
       if (!lastHealth) return (lastHealth = await asked)

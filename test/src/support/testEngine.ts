@@ -65,6 +65,7 @@ export function createTestEngine(): TestEngine {
     traceCallMany: record('traceCallMany', async (p: { bundles: { transactions: unknown[] }[] }) =>
       p.bundles.map((b) => b.transactions.map(() => ({ callTracer: { type: 'CALL' } }))),
     ) as Engine['traceCallMany'],
+    traceBlock: record('traceBlock', async () => []) as Engine['traceBlock'],
     health: record('health', async () => engine.healthState) as Engine['health'],
     close: record('close', async () => {
       engine.closed = true
