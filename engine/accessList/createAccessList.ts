@@ -10,7 +10,7 @@
  */
 import { toHex } from 'viem'
 import { executeCall } from '../execution/executeTransaction.js'
-import { executionContext, openRun, withCallDefaults, type RunDeps } from '../run/index.js'
+import { openRun, withCallDefaults, type RunDeps } from '../run/index.js'
 import type { AccessListParams, AccessListResult } from '../types.js'
 import { createAccessListTracer, sameAccessList, type AccessListEntries } from '../../tracers/accessListTracer.js'
 
@@ -18,7 +18,7 @@ import { createAccessListTracer, sameAccessList, type AccessListEntries } from '
 const MAX_ROUNDS = 10
 
 export async function createAccessList(deps: Pick<RunDeps, 'chain' | 'gasCap'>, params: AccessListParams): Promise<AccessListResult> {
-  const { header, state: base } = await openRun(deps.chain, { ...params, calls: [params.call] })
+  const { header, state: base, ctx: blockCtx } = await openRun(deps.chain, { ...params, calls: [params.call] })
   const call = withCallDefaults('accessList', params.call, { blockGasLimit: header.gasLimit, gasCap: deps.gasCap })
 
   let list: AccessListEntries = (params.call.accessList ?? []).map((e) => ({
@@ -27,7 +27,7 @@ export async function createAccessList(deps: Pick<RunDeps, 'chain' | 'gasCap'>, 
   }))
   for (let round = 0; ; round++) {
     const tracer = createAccessListTracer(list)
-    const ctx = executionContext(deps.chain, header, await base.shallowCopy())
+    const ctx = { ...blockCtx, state: await base.shallowCopy() }
     const res = await executeCall(ctx, { ...call, accessList: list }, { tracers: [tracer] })
     const traced = tracer.result()
     if (sameAccessList(traced, list) || round + 1 >= MAX_ROUNDS) {

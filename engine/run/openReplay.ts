@@ -1,8 +1,9 @@
 /**
  * openReplay: the way into a run of a MINED transaction. The transaction is found, its block
  * opened (engine/run/openBlock.ts: state after the parent, start system calls) and every earlier
- * transaction of the block replayed on it, as geth's `stateAtTransaction` does — so what follows
- * equals debug_traceTransaction on an archive geth, with no debug_* method upstream.
+ * transaction of the block replayed on it, as geth's `stateAtTransaction` does (then the caller's
+ * overrides, if any, on top) — so what follows equals debug_traceTransaction on an archive geth,
+ * with no debug_* method upstream.
  *
  * @example
  * const replay = await openReplay(deps.chain, hash)
@@ -13,13 +14,17 @@ import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/ty
 import { EngineError } from '../errors.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
+import type { BlockOverrides, StateOverrides } from '../types.js'
+import { executionContext } from './blockEnvironment.js'
 import { openBlock, replayUpTo } from './openBlock.js'
+import { applyStateOverrides } from './stateOverrides.js'
 
 export interface OpenedReplay {
   /** the transaction's own block */
   header: BlockHeaderInfo
-  /** the state the transaction starts from */
+  /** the state the transaction starts from (overrides applied) */
   state: OverlayStateManager
+  /** the block's context (block overrides applied) */
   ctx: ExecutionContext
   tx: MinedTransaction
   /** gas the earlier transactions of the block used (for the block gas limit check) */
@@ -28,7 +33,13 @@ export interface OpenedReplay {
   logIndexBase: number
 }
 
-export async function openReplay(chain: ChainSource, hash: Hex): Promise<OpenedReplay> {
+/** what a caller may change on top of the state the transaction starts from (/trace/tx extras) */
+export interface ReplayOverrides {
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+
+export async function openReplay(chain: ChainSource, hash: Hex, overrides: ReplayOverrides = {}): Promise<OpenedReplay> {
   const mined = await chain.getTransaction(hash)
   if (!mined) {
     throw new EngineError('TRANSACTION_NOT_FOUND', `transaction ${hash} was not found (unknown, or not mined yet)`, { transactionHash: hash },
@@ -40,5 +51,7 @@ export async function openReplay(chain: ChainSource, hash: Hex): Promise<OpenedR
   }
   const block = await openBlock(chain, header, { prefetchUpTo: mined.index + 1 })
   const progress = await replayUpTo(block, block.transactions.filter((t) => t.index < mined.index).length)
-  return { header, state: block.state, ctx: block.ctx, tx: mined, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
+  await applyStateOverrides(block.state, overrides.stateOverrides)
+  const ctx = overrides.blockOverrides ? executionContext(chain, header, block.state, overrides.blockOverrides) : block.ctx
+  return { header, state: block.state, ctx, tx: mined, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
 }

@@ -24,7 +24,7 @@
  */
 import type { Hex } from 'viem'
 import type { ChainSource } from '../chain/types.js'
-import { isEngineError } from '../errors.js'
+import { EngineError, isEngineError } from '../errors.js'
 import { executeCall, executeSignedTx } from '../execution/executeTransaction.js'
 import type { CallInput, ExecutionContext } from '../execution/types.js'
 import {
@@ -37,9 +37,9 @@ import {
   replayUpTo,
   resolveBlockRef,
   withCallDefaults,
+  type ReplayOverrides,
   type RunDeps,
 } from '../run/index.js'
-import { EngineError } from '../errors.js'
 import { applyStateOverrides } from '../run/stateOverrides.js'
 import type {
   BlockOverrides,
@@ -58,10 +58,7 @@ import { createTracers } from '../../tracers/createTracers.js'
 export type TraceServiceOptions = Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'>
 
 /** optional extras of /trace/tx: applied on top of the state the traced transaction starts from */
-export interface TraceTransactionOptions extends TraceRunOptions {
-  stateOverrides?: StateOverrides
-  blockOverrides?: BlockOverrides
-}
+export interface TraceTransactionOptions extends ReplayOverrides, TraceRunOptions {}
 
 export interface TraceService {
   traceTransaction(hash: Hex, tracerConfig: TracerConfig, opts?: TraceTransactionOptions): Promise<TraceResult>
@@ -145,11 +142,9 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
   return {
     async traceTransaction(hash, tracerConfig, extra = {}) {
       createTracers(tracerConfig, tracerOpts)
-      const replay = await openReplay(chain, hash)
-      await applyStateOverrides(replay.state, extra.stateOverrides)
-      const ctx = extra.blockOverrides ? executionContext(chain, replay.header, replay.state, extra.blockOverrides) : replay.ctx
+      const replay = await openReplay(chain, hash, extra)
       const set = createTracers(tracerConfig, tracerOpts)
-      await executeSignedTx(ctx, replay.tx.tx, {
+      await executeSignedTx(replay.ctx, replay.tx.tx, {
         tracers: set.tracers,
         validation: !extra.stateOverrides && !extra.blockOverrides,
         blockGasUsed: replay.blockGasUsed,
