@@ -40,7 +40,8 @@ export interface StructLoggerConfig {
   enableReturnData?: boolean
   /**
    * geth's `limit` (logger.Config.Limit): once the logs' JSON passed this many bytes, further
-   * steps are not logged — the trace is cut short, not refused. 0 or absent: no limit.
+   * steps are not logged — the trace is cut short, not refused. 0 or absent: no limit; negative:
+   * nothing logged (geth compares the size so far, 0, with it).
    */
   limit?: number
 }
@@ -113,7 +114,8 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   const maxBytes = opts.maxBytes && opts.maxBytes > 0 ? opts.maxBytes : DEFAULT_MAX_BYTES
   /** estimated JSON size of the logs so far */
   let bytes = 0
-  const limit = config.limit && config.limit > 0 ? config.limit : 0
+  // geth's int: a negative limit is already passed at the first step (nothing is logged)
+  const limit = config.limit ?? 0
   /** geth's resultSize: the exact JSON bytes of the logs so far (kept only under a limit) */
   let resultSize = 0
 

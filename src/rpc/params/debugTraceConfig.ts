@@ -160,7 +160,7 @@ function structLoggerConfig(cfg: Record<string, unknown>, index: number): Tracer
   }
   if (cfg.limit !== undefined && cfg.limit !== null) {
     if (typeof cfg.limit !== 'number' || !Number.isSafeInteger(cfg.limit)) throw invalidArgument(index, `limit: expected an integer, got ${typeName(cfg.limit)}`)
-    if (cfg.limit > 0) out.limit = cfg.limit
+    if (cfg.limit !== 0) out.limit = cfg.limit
   }
   return { structLogger: out }
 }

@@ -12,6 +12,8 @@ describe('parseTraceConfig', () => {
     expect(parse({ enableMemory: true, disableStack: true, disableStorage: false, enableReturnData: true, limit: 10 }).tracerConfig).toEqual({
       structLogger: { disableMemory: false, disableStack: true, disableStorage: false, enableReturnData: true, limit: 10 },
     })
+    expect(parse({ limit: -1 }).tracerConfig).toEqual({ structLogger: { disableMemory: true, limit: -1 } })
+    expect(parse({ limit: 0 }).tracerConfig).toEqual({ structLogger: { disableMemory: true } })
     // the pre-1.11 name some tools still send
     expect(parse({ disableMemory: false }).tracerConfig).toEqual({ structLogger: { disableMemory: false } })
     expect(parse({ tracer: 'callTracer', tracerConfig: { onlyTopCall: true, withLog: false } }).tracerConfig).toEqual({ callTracer: { onlyTopCall: true, withLog: false } })
