@@ -39,6 +39,8 @@ export const configSchema = z.strictObject({
     /** empty = the engine's default */
     hardfork: z.string(),
     rpc_timeout_ms: positiveInt,
+    /** how long the newest head seen stands for `latest`; 0 = resolve on every request */
+    head_max_age_ms: nonNegativeInt,
     gas_cap: positiveInt,
   }),
   cache: z.strictObject({

@@ -34,6 +34,7 @@ export const envOverrides: readonly EnvOverride[] = [
   { name: 'CORS_MAX_AGE', key: 'api.cors.max_age', kind: 'int' },
   { name: 'HARDFORK', key: 'chain.hardfork', kind: 'string' },
   { name: 'RPC_TIMEOUT_MS', key: 'chain.rpc_timeout_ms', kind: 'int' },
+  { name: 'HEAD_MAX_AGE_MS', key: 'chain.head_max_age_ms', kind: 'int' },
   { name: 'GAS_CAP', key: 'chain.gas_cap', kind: 'int' },
   { name: 'SIMULATION_TTL_SECONDS', key: 'cache.simulation_ttl_seconds', kind: 'int' },
   { name: 'MAX_BATCH_SIZE', key: 'limits.max_batch_size', kind: 'int' },

@@ -35,7 +35,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     throw new EngineError('VALIDATION_ERROR', 'rpc_url must be an http:// or https:// URL', undefined, 'set RPC_URL to the JSON-RPC endpoint, or leave it empty for the embedded devnet')
   }
   const chain: ChainSource = opts.rpcUrl
-    ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork })
+    ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork, headMaxAgeMs: opts.headMaxAgeMs })
     : await createDevnet({ hardfork })
   if (!opts.rpcUrl) registerErrorAbi(demoTokenAbi)
   const deps: RunDeps = {
@@ -70,7 +70,12 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
    */
   async function guard<T>(run: () => Promise<T>): Promise<T> {
     try {
-      return await run()
+      return await run().catch((e: unknown) => {
+        // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
+        // more on `latest` resolved anew, never fail the request for it
+        if (isEngineError(e) && blockUnknown(toEngineError(e)) && chain.forgetHead?.()) return run()
+        throw e
+      })
     } catch (e) {
       if (isEngineError(e)) throw prunedAsBlockNotFound(toEngineError(e))
       const redact = (text: string | undefined) => (text && opts.rpcUrl ? text.split(opts.rpcUrl).join('[rpc url]') : text)
@@ -89,13 +94,23 @@ const PRUNED_STATE = /missing trie node|historical state|state (is )?not availab
  * failure. The node's verdict arrives as a STATE_ACCESS_ERROR carrying its JSON-RPC error code.
  */
 function prunedAsBlockNotFound(e: EngineError): EngineError {
-  if (e.code !== 'STATE_ACCESS_ERROR' || e.details?.rpcCode === undefined || !PRUNED_STATE.test(e.message)) return e
+  if (!upstreamLacksState(e)) return e
   return new EngineError(
     'BLOCK_NOT_FOUND',
     'the state of the selected block is not available upstream (pruned by the node)',
-    { method: e.details.method },
+    { method: e.details?.method },
     'select a more recent block, or configure an archive node as rpc_url',
   )
+}
+
+/** the node's JSON-RPC error says it holds no state (or no header) for the block asked */
+function upstreamLacksState(e: EngineError): boolean {
+  return e.code === 'STATE_ACCESS_ERROR' && e.details?.rpcCode !== undefined && PRUNED_STATE.test(e.message)
+}
+
+/** the block a request ran on is unknown upstream (past its head, or no state for it) */
+function blockUnknown(e: EngineError): boolean {
+  return e.code === 'BLOCK_NOT_FOUND' || upstreamLacksState(e)
 }
 
 function isHttpUrl(url: string): boolean {

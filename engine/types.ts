@@ -232,6 +232,8 @@ export interface EngineOptions {
   gasCap: bigint
   /** upstream request timeout, ms */
   rpcTimeoutMs: number
+  /** fork: how long the newest head seen stands for `latest`, ms (0: resolve on every request; default 1000) */
+  headMaxAgeMs?: number
   maxStructLogSteps: number
   simulationTtlSeconds: number
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     ...(config.chain.hardfork !== '' && { hardfork: config.chain.hardfork }),
     gasCap: BigInt(config.chain.gas_cap),
     rpcTimeoutMs: config.chain.rpc_timeout_ms,
+    headMaxAgeMs: config.chain.head_max_age_ms,
     maxStructLogSteps: config.limits.max_struct_log_steps,
     simulationTtlSeconds: config.cache.simulation_ttl_seconds,
     callTimeoutMs: config.server.request_timeout_ms,

@@ -46,12 +46,20 @@ export interface RpcChainOptions {
   hardfork?: string
   /** for tests: a ready client (its request counter is what they assert on) */
   rpc?: RpcClient
+  /**
+   * how long the newest head seen counts as `latest` (ms): a request at `latest` within that age
+   * runs on it without asking upstream. 0: `latest` is resolved on every request.
+   */
+  headMaxAgeMs?: number
 }
 
 export interface RpcChain extends ChainSource {
   readonly rpc: RpcClient
   readonly fork: ForkCache
 }
+
+/** the default of `chain.head_max_age_ms`: about a tenth of a mainnet slot */
+export const DEFAULT_HEAD_MAX_AGE_MS = 1_000
 
 interface RpcBlock {
   number: Hex
@@ -89,6 +97,9 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
   let head = 0n
   let headSeenAt = 0
+  /** the newest `latest` header seen, and when: the tracked head */
+  let tracked: { header: BlockHeaderInfo; at: number } | undefined
+  const headMaxAgeMs = opts.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS
   const tagsInFlight = new Map<string, Promise<BlockHeaderInfo>>()
 
   async function fetchBlock(tagOrNumber: Hex | string, full: boolean): Promise<RpcBlock | null> {
@@ -133,6 +144,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     if ('number' in selector) return { ...(await headerAt(selector.number)) }
     // no mempool of our own: pending is the latest block's state
     const tag = selector.tag === 'pending' ? 'latest' : selector.tag
+    if (tag === 'latest' && tracked && Date.now() - tracked.at < headMaxAgeMs) return { ...tracked.header }
     // concurrent requests for the same tag share one upstream call (never a stale answer)
     let p = tagsInFlight.get(tag)
     if (!p) {
@@ -152,6 +164,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       head = h.number
       headSeenAt = Date.now()
     }
+    // the newest answer to `latest` is the head, even a lower one (a dev chain reverted, a reorg)
+    if (tag === 'latest' && headMaxAgeMs > 0) tracked = { header: h, at: Date.now() }
     headers.set(q(h.number), h, { ttl: NEAR_HEAD_HEADER_TTL_MS })
     return h
   }
@@ -170,10 +184,13 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
    */
   async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo> {
     const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
-    const guess = 'number' in selector ? selector.number : latest && Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined
-    if (calls.length === 0 || (guess !== undefined && fork.hints.has(guess, calls))) {
+    const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
+    const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
+    if (calls.length === 0 || (guess !== undefined && warmAt(guess, calls))) {
       const header = await resolveBlock(selector)
-      await prefetch(header.number, calls)
+      // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
+      const known = header.number === guess && !fork.hints.has(guess, calls) ? calls.map(() => []) : undefined
+      await prefetch(header.number, calls, known)
       return header
     }
     const tag = 'number' in selector ? q(selector.number) : latest ? 'latest' : selector.tag
@@ -183,6 +200,17 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
     await prefetch(header.number, calls, lists)
     return header
+  }
+
+  /**
+   * A run looks warm at `block` when the upstream's hint for these very calls is cached, or when
+   * every account they name was read at that block already (the same contracts with other
+   * arguments): what it still lacks is read when the run reads it, in the round trip a hint costs.
+   */
+  function warmAt(block: bigint, calls: PrefetchCalls): boolean {
+    if (fork.hints.has(block, calls)) return true
+    const named = calls.flatMap((c) => (c.to ? [c.from, c.to] : [c.from]))
+    return fork.holdsAccounts(block, named)
   }
 
   function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {
@@ -229,6 +257,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     },
     prefetch,
     resolveForCalls,
+    forgetHead() {
+      const had = tracked !== undefined
+      tracked = undefined
+      return had
+    },
     async ping() {
       try {
         await rpc.request('eth_blockNumber')

@@ -50,6 +50,11 @@ export interface ChainSource {
    * the calls' access-list hints leave in one batch when the calls are cold). See resolveAndPrefetch.
    */
   resolveForCalls?(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo>
+  /**
+   * Drops the tracked head (see rpcChain `headMaxAgeMs`); true when there was one, so a request
+   * that failed on a block the upstream no longer knows may run once more on `latest` anew.
+   */
+  forgetHead?(): boolean
   ping(): Promise<boolean>
   close(): Promise<void>
 }

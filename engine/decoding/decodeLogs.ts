@@ -31,11 +31,49 @@ function toJsonSafe(value: unknown): unknown {
   return value
 }
 
+/**
+ * Whether a 32-byte word (64 lowercase hex digits) is the canonical encoding of a value of a
+ * static type; undefined for a type this check does not cover (then the round trip decides).
+ */
+function cleanWord(type: string, word: string): boolean | undefined {
+  if (type === 'address') return word.startsWith('000000000000000000000000')
+  if (type === 'bool') return /^0{63}[01]$/.test(word)
+  if (type === 'bytes32') return true
+  const uint = /^uint(\d+)$/.exec(type)
+  if (uint) return BigInt(`0x${word}`) < 1n << BigInt(uint[1]!)
+  return undefined
+}
+
+const STATIC_TYPE = /^(address|bool|bytes32|uint\d+)$/
+
+/**
+ * The round trip below, done as word checks for events of static types only (every ERC-20/721
+ * and pool event of the table): each topic and data word must be a canonical encoding, and the
+ * data exactly as long as its words. undefined when a type is not covered.
+ */
+function cleanStatic(entry: EventEntry, topics: Hex[], data: Hex): boolean | undefined {
+  const indexed = entry.abi.inputs.filter((i) => i.indexed)
+  const nonIndexed = entry.abi.inputs.filter((i) => !i.indexed)
+  if (!entry.abi.inputs.every((i) => STATIC_TYPE.test(i.type))) return undefined
+  if (data.length !== 2 + 64 * nonIndexed.length) return false
+  for (const [i, input] of indexed.entries()) {
+    const ok = cleanWord(input.type, topics[i + 1]!.slice(2))
+    if (ok !== true) return ok
+  }
+  for (const [i, input] of nonIndexed.entries()) {
+    const ok = cleanWord(input.type, data.slice(2 + 64 * i, 2 + 64 * (i + 1)))
+    if (ok !== true) return ok
+  }
+  return true
+}
+
 /** The raw viem args when the log is a clean encoding of `entry`, else undefined. */
 function decodeStrict(entry: EventEntry, log: RawLog): Record<string, unknown> | undefined {
   if (log.topics.length !== entry.topicCount) return undefined
   const topics = log.topics.map((t) => t.toLowerCase() as Hex)
   const data = log.data.toLowerCase() as Hex
+  const clean = cleanStatic(entry, topics, data)
+  if (clean === false) return undefined
   try {
     const { args } = decodeEventLog({
       abi: [entry.abi],
@@ -44,6 +82,7 @@ function decodeStrict(entry: EventEntry, log: RawLog): Record<string, unknown> |
       strict: true,
     })
     const decoded = (args ?? {}) as Record<string, unknown>
+    if (clean === true) return decoded
     // Round trip: the canonical encoding of what we read must be exactly what was logged.
     const indexed = entry.abi.inputs.filter((i) => i.indexed)
     const reTopics = encodeEventTopics({

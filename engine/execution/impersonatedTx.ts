@@ -56,12 +56,14 @@ export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: 
     throw new EngineError('VALIDATION_ERROR', `invalid call: ${(e as Error).message.split(' (tx type')[0]}`)
   }
   const sender = new EjsAddress(hexToBytes(call.from))
-  const fakeHash = keccak256(new Uint8Array([...tx.getHashedMessageToSign(), ...sender.bytes]), 'bytes')
+  // a stable hash for the impersonated tx, made only if something asks (two keccaks a call otherwise)
+  let fakeHash: Uint8Array | undefined
+  const unsignedHash = tx.getHashedMessageToSign.bind(tx)
   Object.assign(tx, {
     gasLimit,
     getSenderAddress: () => sender,
     isSigned: () => true,
-    hash: () => fakeHash,
+    hash: () => (fakeHash ??= keccak256(new Uint8Array([...unsignedHash(), ...sender.bytes]), 'bytes')),
   })
   return tx
 }

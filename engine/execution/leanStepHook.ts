@@ -27,17 +27,29 @@ import { pathToFileURL } from 'node:url'
 
 export type DirectStepHandler = (ev: InterpreterStep) => void | Promise<void>
 
+/**
+ * For a run whose tracers read no opcode (a simulation's transfers, revert origin, code
+ * changes): most steps matter to the adapter only as facts of the last step of a frame (for
+ * geth's error texts). Those steps skip the event object and the stack copy; `full` says which
+ * steps still come whole (calls, logs, anything that settles what a previous step left open).
+ */
+export interface LightSteps {
+  full(opcode: number, depth: number): boolean
+  step(opcode: number, stackLen: number, gasLeft: bigint, cost: bigint): void
+}
+
 const DIRECT_STEP = Symbol('directStepHandler')
+const LIGHT_STEPS = Symbol('lightSteps')
 
 /** the parts of ethereumjs' Interpreter the hook reads (private API, pinned by the lockfile) */
 interface InterpreterInternals {
-  _evm: { DEBUG: boolean; [DIRECT_STEP]?: DirectStepHandler }
+  _evm: { DEBUG: boolean; [DIRECT_STEP]?: DirectStepHandler; [LIGHT_STEPS]?: LightSteps }
   _env: { eof?: unknown; depth: number; address: unknown; contract: unknown; codeAddress: unknown }
   _runState: {
     opCode: number
     programCounter: number
     gasRefund: bigint
-    stack: { getStack(): bigint[] }
+    stack: { getStack(): bigint[]; _len: number }
     memory: { _store: Uint8Array }
     stateManager: unknown
   }
@@ -61,6 +73,11 @@ async function installLeanStepHook(): Promise<void> {
     if (direct === undefined || this._env.eof !== undefined || this._evm.DEBUG) return stock.call(this, dynamicFee, gasLeft, memorySize)
     const rs = this._runState
     const info = this.lookupOpInfo(rs.opCode).opcodeInfo
+    const light = this._evm[LIGHT_STEPS]
+    if (light !== undefined && !light.full(info.code, this._env.depth)) {
+      light.step(info.code, rs.stack._len, gasLeft, dynamicFee ?? BigInt(info.fee))
+      return
+    }
     const ev = {
       pc: rs.programCounter,
       gasLeft,
@@ -88,6 +105,7 @@ await installLeanStepHook()
  * (ethereumjs only runs the hook when the event has listeners); with the lean hook installed the
  * listener is never called, without it the listener is the (slower) path that still works.
  */
-export function setDirectStepHandler(evm: object, handler: DirectStepHandler): void {
+export function setDirectStepHandler(evm: object, handler: DirectStepHandler, light?: LightSteps): void {
   ;(evm as { [DIRECT_STEP]?: DirectStepHandler })[DIRECT_STEP] = handler
+  if (light) (evm as { [LIGHT_STEPS]?: LightSteps })[LIGHT_STEPS] = light
 }

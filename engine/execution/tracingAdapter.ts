@@ -31,7 +31,7 @@ import { GETH_ERRORS, toGethError, toGethPrecompileError, type FailingStep } fro
 import type { CallType, EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext, TxEndEvent } from '../../tracers/types.js'
 import { bigTo32, bigToBytes, hexBytes, readMemory, wordToAddress } from '../../tracers/evmWords.js'
 import { EngineError } from '../errors.js'
-import { setDirectStepHandler } from './leanStepHook.js'
+import { setDirectStepHandler, type LightSteps } from './leanStepHook.js'
 import { OP, gethOpName, stackBounds } from '../../tracers/opcodes.js'
 
 const EMPTY = new Uint8Array(0)
@@ -121,6 +121,11 @@ const CALL_TYPES: Record<number, CallType> = {
   [OP.CREATE2]: 'CREATE2',
 }
 
+/** the steps whose stack or memory the adapter itself reads (calls, creations, logs, …) */
+const READS_STEP = new Uint8Array(256)
+for (const op of [OP.CALL, OP.CALLCODE, OP.DELEGATECALL, OP.STATICCALL, OP.CREATE, OP.CREATE2, OP.RETURNDATACOPY, OP.RETURN, OP.SELFDESTRUCT, 0xfe]) READS_STEP[op] = 1
+for (let op = OP.LOG0; op <= OP.LOG4; op++) READS_STEP[op] = 1
+
 export class TracingAdapter {
   private readonly frames: Frame[] = []
   private pendingCall: PendingCall | undefined
@@ -188,16 +193,31 @@ export class TracingAdapter {
    * what tracing would otherwise cost.
    */
   onStep(ev: InterpreterStep): void | Promise<void> {
-    if (this.deadline !== undefined && --this.stepsToClock <= 0) {
-      this.stepsToClock = DEADLINE_EVERY
-      this.checkDeadline()
-    }
+    this.tick()
     const code = ev.opcode.code
     const log = this.pendingLog
     const call = this.pendingCall
     const settles = (log !== undefined && log.depth === ev.depth) || (call !== undefined && call.stepDepth === ev.depth)
     if (settles || code === 0xfe || code === OP.SELFDESTRUCT) return this.onStepAsync(ev)
     return this.stepBody(ev, code, undefined)
+  }
+
+  /**
+   * With no opcode tracer, the steps the adapter only needs as facts (the last step of a frame,
+   * for geth's error texts) come as facts (leanStepHook.ts LightSteps); undefined when some
+   * tracer reads every opcode.
+   */
+  lightSteps(): LightSteps | undefined {
+    if (this.wantsOpcode.length > 0) return undefined
+    return {
+      full: (code, depth) =>
+        READS_STEP[code] === 1 || this.pendingLog?.depth === depth || this.pendingCall?.stepDepth === depth,
+      step: (opcode, stackLen, gasLeft, cost) => {
+        this.tick()
+        const frame = this.frames[this.frames.length - 1]
+        if (frame) frame.lastStep = { opcode, stackLen, gasLeft, cost }
+      },
+    }
   }
 
   private async onStepAsync(ev: InterpreterStep): Promise<void> {
@@ -365,6 +385,14 @@ export class TracingAdapter {
     return this.stateManager?.getAccount(new EjsAddress(hexBytes(a)))
   }
 
+  /** every step, full or light: the clock is read once per DEADLINE_EVERY steps */
+  private tick(): void {
+    if (this.deadline !== undefined && --this.stepsToClock <= 0) {
+      this.stepsToClock = DEADLINE_EVERY
+      this.checkDeadline()
+    }
+  }
+
   private checkDeadline(): void {
     if (this.deadline !== undefined && Date.now() > this.deadline) throw new EngineError('EXECUTION_TIMEOUT', TRACE_TIMEOUT_MESSAGE)
   }
@@ -483,7 +511,7 @@ export class TracingAdapter {
 export function attachAdapter(evm: { events?: unknown }, adapter: TracingAdapter): void {
   const events = evm.events as { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown }
   const step = (data: InterpreterStep) => adapter.onStep(data)
-  setDirectStepHandler(evm, step)
+  setDirectStepHandler(evm, step, adapter.lightSteps())
   events.on('step', (data: InterpreterStep, resolve) => {
     try {
       resolve(step(data))

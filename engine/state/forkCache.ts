@@ -90,6 +90,11 @@ export class ForkCache {
     return this.at(block, opts).prefetch(calls, opts.extraAddresses, opts.accessLists)
   }
 
+  /** whether every address's account at `block` is already in the hot layer (a warm run ahead) */
+  holdsAccounts(block: bigint, addresses: Hex[]): boolean {
+    return addresses.every((a) => this.hot.has(forkKeys.account(this.chainId, block, a.toLowerCase() as Hex)))
+  }
+
   // ---- reads (used by ForkStateSource) ------------------------------------------------------
 
   async account(block: bigint, address: Hex, ttl?: number): Promise<SourceAccount | undefined> {

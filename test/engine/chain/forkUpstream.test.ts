@@ -122,7 +122,7 @@ describe('fork upstream', () => {
   it('at latest on a fresh fork, the block and the access-list hints share one batch: 2 round trips cold, 1 again (the tag)', async () => {
     mode = 'pass'
     const rpc = createRpcClient({ url: anvil!.url, timeoutMs: 5_000 })
-    const chain: RpcChain = await createRpcChain({ url: anvil!.url, timeoutMs: 5_000, cache: createMemoryCacheStore(), rpc })
+    const chain: RpcChain = await createRpcChain({ url: anvil!.url, timeoutMs: 5_000, cache: createMemoryCacheStore(), rpc, headMaxAgeMs: 0 })
     const deps: SimulationDeps = { chain, cache: createMemoryCacheStore(), gasCap: 30_000_000n, simulationTtlSeconds: 60 }
     const twoContracts: SimulateParams = {
       ...params({ tag: 'latest' }),
@@ -148,7 +148,7 @@ describe('fork upstream', () => {
   it('concurrent requests for latest share one upstream call; a later one asks again', async () => {
     mode = 'pass'
     const rpc = createRpcClient({ url: anvil!.url, timeoutMs: 5_000 })
-    const chain = await createRpcChain({ url: anvil!.url, timeoutMs: 5_000, cache: createMemoryCacheStore(), rpc })
+    const chain = await createRpcChain({ url: anvil!.url, timeoutMs: 5_000, cache: createMemoryCacheStore(), rpc, headMaxAgeMs: 0 })
     const before = rpc.stats.calls
     const heads = await Promise.all(Array.from({ length: 10 }, () => chain.resolveBlock({ tag: 'latest' })))
     expect(rpc.stats.calls - before).toBe(1)
