@@ -166,10 +166,12 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     async traceBlock(params) {
       createTracers(params.tracerConfig, tracerOpts)
       const header = await resolveBlockRef(chain, params.block)
-      const block = await openBlock(chain, header)
+      let block = await openBlock(chain, header)
+      const txs = block.transactions
       const entries: BlockTraceEntry[] = []
       let progress = blockStart()
-      for (const mined of block.transactions) {
+      for (let i = 0; i < txs.length; i++) {
+        const mined = txs[i]!
         const set = createTracers(params.tracerConfig, tracerOpts)
         const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
         try {
@@ -179,12 +181,16 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
         } catch (e) {
           if (!isEngineError(e)) throw e
           entries.push({ txHash: mined.hash, error: e.message })
-          // the traced run was aborted (timeout, an oversized struct log) and rolled back: the
-          // transaction still happened, so the next ones need its effects — apply it untraced
+          // a run stopped mid-way (timeout, an oversized struct log) leaves its frames' writes
+          // behind: the EVM rolls back only what it finished. The transaction still happened, so
+          // the block's state is rebuilt with it applied untraced; if it does not replay at all
+          // (our rules differ from the chain's), the next ones run without it
+          block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
           try {
-            progress = advance(progress, await executeSignedTx(block.ctx, mined.tx, run))
+            progress = await replayUpTo(block, i + 1)
           } catch {
-            progress = { ...progress, applied: progress.applied + 1 }
+            block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
+            progress = { ...(await replayUpTo(block, i)), applied: i + 1 }
           }
         }
       }

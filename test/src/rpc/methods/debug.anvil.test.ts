@@ -193,6 +193,48 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
       expect(pre.map((e) => withoutCodeHash(e.result))).toEqual(theirPre.map((e) => gethPrestate(e.result)))
     })
 
+    it('a transaction whose trace is refused answers {txHash, error}; the next one still sees its state and counts its logs', async () => {
+      // a second block: the long `nested` (stores 8 in the target, 3 logs) before a short `read`
+      await anvil.rpc('evm_setAutomine', [false])
+      let long: Hex, short: Hex
+      try {
+        long = await anvil.rpc<Hex>('eth_sendTransaction', [{ ...onCaller('nested', [target, 8n]), from: DEV_ACCOUNTS[4] }])
+        short = await anvil.rpc<Hex>('eth_sendTransaction', [{ ...onTarget('store', [9n]), from: DEV_ACCOUNTS[5] }])
+        await anvil.rpc('evm_mine', [])
+      } finally {
+        await anvil.rpc('evm_setAutomine', [true])
+      }
+      const [rl, rs] = await Promise.all([receipt(long), receipt(short)])
+      expect(rs.blockNumber).toBe(rl.blockNumber)
+      const cfg = { tracer: 'muxTracer', tracerConfig: { callTracer: { withLog: true }, prestateTracer: {} } }
+      const roomy = (await ours('debug_traceBlockByNumber', [rl.blockNumber, cfg])) as { txHash: Hex; result: Record<string, unknown> }[]
+      // the short one starts from what the long one left: slot 0 of the target holds 8, its log counts on
+      const slot0 = toHex(0n, { size: 32 })
+      expect(withoutCodeHash(roomy[1]!.result.prestateTracer as Prestate)[target]!.storage?.[slot0]).toBe(toHex(8n, { size: 32 }))
+      expect(((roomy[1]!.result.callTracer as Frame).logs ?? [])[0]?.index).toBe(toHex(rl.logs.length))
+      // the same block on an engine whose struct log limit the long transaction passes
+      const steps = await Promise.all([long, short].map(async (h) => ((await ours('debug_traceTransaction', [h])) as Logs).structLogs.length))
+      expect(steps[0]).toBeGreaterThan(steps[1]!)
+      const tight = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: steps[1]!, simulationTtlSeconds: 60 })
+      try {
+        const entries = (await debugMethods.debug_traceBlockByNumber!([rl.blockNumber, {}], { ...ctx, engine: tight })) as { txHash: Hex; error?: string; result?: Logs }[]
+        expect(entries[0]).toEqual({ txHash: long, error: `struct log exceeds the limit of ${steps[1]} steps` })
+        expect(entries[1]).toEqual({ txHash: short, result: await ours('debug_traceTransaction', [short, {}]) })
+        // the struct logger, callTracer and prestateTracer in one run: the refused long one is
+        // applied untraced, so the short one sees its state and counts its logs
+        const both = await tight.traceBlock({
+          block: { number: BigInt(rl.blockNumber) },
+          tracerConfig: { structLogger: {}, callTracer: { withLog: true }, prestateTracer: {} },
+        })
+        expect(both[0]).toEqual({ txHash: long, error: `struct log exceeds the limit of ${steps[1]} steps` })
+        const after = both[1] as { result: Record<string, unknown> }
+        expect(after.result.callTracer).toEqual(roomy[1]!.result.callTracer)
+        expect(after.result.prestateTracer).toEqual(roomy[1]!.result.prestateTracer)
+      } finally {
+        await tight.close()
+      }
+    })
+
     it('debug_traceCall at txIndex 1 sees the state before the second transaction, as debug_traceCallMany at transactionIndex 1', async () => {
       const read = onTarget('read')
       const before = (await ours('debug_traceCall', [read, rb.blockNumber, { tracer: 'callTracer', txIndex: '0x1' }])) as Frame
