@@ -23,7 +23,7 @@
  * await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })
  */
 import type { Hex } from 'viem'
-import type { ChainSource } from '../chain/types.js'
+import type { BlockHeaderInfo, ChainSource } from '../chain/types.js'
 import { EngineError, isEngineError } from '../errors.js'
 import { executeCall, executeSignedTx } from '../execution/executeTransaction.js'
 import type { CallInput, ExecutionContext } from '../execution/types.js'
@@ -79,6 +79,22 @@ function mergeOverrides(a: BlockOverrides | undefined, b: BlockOverrides | undef
   return { ...a, ...b }
 }
 
+/**
+ * BLOCKHASH under a number override, as geth's traceCall answers it: hashes come from the chain
+ * below the traced block's header (GetHashFn walks back from it), so a block at or past the header
+ * reads as zero even when the chain has it — except the header itself when the override is the
+ * next number (geth #32183 re-parents the header so that `blockhash(number - 1)` is real).
+ */
+function withTraceBlockHashes(ctx: ExecutionContext, header: BlockHeaderInfo, overrides: BlockOverrides | undefined): ExecutionContext {
+  const number = overrides?.number
+  const known = ctx.getBlockHash
+  if (number === undefined || !known) return ctx
+  return {
+    ...ctx,
+    getBlockHash: (n) => (n < header.number || (n === header.number && number === header.number + 1n) ? known(n) : Promise.resolve(undefined)),
+  }
+}
+
 const deadlineOf = (opts: TraceRunOptions): number | undefined => (opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? Date.now() + opts.timeoutMs : undefined)
 
 export function createTraceService(chain: ChainSource, opts: TraceServiceOptions): TraceService {
@@ -125,7 +141,7 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     let overrides = params.blockOverrides
     for (const bundle of params.bundles) {
       overrides = mergeOverrides(overrides, bundle.blockOverrides)
-      const ctx: ExecutionContext = executionContext(chain, header, state, overrides)
+      const ctx: ExecutionContext = withTraceBlockHashes(executionContext(chain, header, state, overrides), header, overrides)
       const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
       const results: TraceResult[] = []
       for (const call of bundle.transactions) {

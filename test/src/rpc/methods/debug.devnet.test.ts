@@ -212,6 +212,22 @@ describe('debug_* handlers on the devnet engine', () => {
       expect((await rpcError('debug_traceCall', [{ ...balanceCall(ACCOUNTS[2]), gas: 5 }, 'latest'])).message).toBe('invalid argument 0: call.gas: expected a hex quantity string, got number')
     })
 
+    it('answers BLOCKHASH under a number override as geth: zero at or past the traced header, real for the header when the override is the next number', async () => {
+      // NUMBER PUSH1 1 SWAP1 SUB BLOCKHASH PUSH1 0 MSTORE PUSH1 0x20 PUSH1 0 RETURN: blockhash(number - 1)
+      const prevHash = '0x4360019003406000526020' + '6000f3'
+      const at = async (block: string, number?: string) =>
+        ((await call('debug_traceCall', [
+          { from: ACCOUNTS[0], to: LOOPER },
+          block,
+          { tracer: 'callTracer', stateOverrides: { [LOOPER]: { code: prevHash } }, ...(number && { blockOverrides: { number } }) },
+        ])) as Frame).output
+      expect(await at('0x3')).toBe(await blockHashOf(2n))
+      expect(await at('0x3', '0x4')).toBe(await blockHashOf(3n))
+      // block 5 exists on the chain, but not below the traced header (block 3)
+      expect(await at('0x3', '0x6')).toBe(word(0n))
+      expect(await at('0x3', '0x3')).toBe(await blockHashOf(2n))
+    })
+
     it('stops a trace past its timeout with geth\'s "execution timeout" (capped by the request timeout)', async () => {
       const loop = [{ from: ACCOUNTS[0], to: LOOPER, gas: '0x2faf080' }, 'latest']
       const err = await call('debug_traceCall', [...loop, { tracer: 'callTracer', timeout: '20ms', stateOverrides: { [LOOPER]: { code: LOOP_CODE } } }]).catch((e: unknown) => e)
