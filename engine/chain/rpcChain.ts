@@ -126,9 +126,26 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     }
   }
 
-  async function headerAt(n: bigint): Promise<BlockHeaderInfo> {
+  /** a header from the hot layer or the cache store (shared by instances on one Redis), never upstream */
+  async function storedHeader(n: bigint): Promise<BlockHeaderInfo | undefined> {
     const hit = headers.get(q(n))
     if (hit) return hit
+    const raw = await opts.cache.get(headerKey(chainId, n)).catch(() => undefined)
+    const h = raw && decodeHeader(raw)
+    if (!h || h.number !== n) return undefined
+    headers.set(q(n), h, head - h.number > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+    return h
+  }
+
+  function keepHeader(h: BlockHeaderInfo): void {
+    const deep = head - h.number > REORG_DEPTH
+    headers.set(q(h.number), h, deep ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+    opts.cache.set(headerKey(chainId, h.number), encodeHeader(h), deep ? undefined : NEAR_HEAD_HEADER_TTL_MS / 1000).catch(() => undefined)
+  }
+
+  async function headerAt(n: bigint): Promise<BlockHeaderInfo> {
+    const known = await storedHeader(n)
+    if (known) return known
     const b = await fetchBlock(q(n), false)
     if (!b) {
       const latest = await rpc.request<Hex>('eth_blockNumber')
@@ -136,7 +153,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     }
     const h = toHeader(b)
     if (h.number > head) head = h.number
-    headers.set(q(n), h, head - h.number > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+    keepHeader(h)
     return h
   }
 
@@ -166,7 +183,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     }
     // the newest answer to `latest` is the head, even a lower one (a dev chain reverted, a reorg)
     if (tag === 'latest' && headMaxAgeMs > 0) tracked = { header: h, at: Date.now() }
-    headers.set(q(h.number), h, { ttl: NEAR_HEAD_HEADER_TTL_MS })
+    keepHeader(h)
     return h
   }
 
@@ -192,6 +209,15 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       const known = header.number === guess && !fork.hints.has(guess, calls) ? calls.map(() => []) : undefined
       await prefetch(header.number, calls, known)
       return header
+    }
+    if ('number' in selector) {
+      // another instance on the same store may have run these calls at this block: its header
+      // and hints are there, and the state they name too
+      const [header, lists] = await Promise.all([storedHeader(selector.number), fork.hints.stored(selector.number, calls, ttlFor(selector.number))])
+      if (header && lists) {
+        await prefetch(header.number, calls, lists)
+        return { ...header }
+      }
     }
     const tag = 'number' in selector ? q(selector.number) : latest ? 'latest' : selector.tag
     // both issued before any await: one JSON-RPC batch
@@ -294,5 +320,41 @@ async function toMined(t: RpcTx, common: Common): Promise<MinedTransaction> {
     hash: t.hash.toLowerCase() as Hex,
     blockNumber: BigInt(t.blockNumber!),
     index: Number(BigInt(t.transactionIndex ?? '0x0')),
+  }
+}
+
+/** headers in the cache store, shared by instances: under the fork's own key space */
+const headerKey = (chainId: number, n: bigint) => `fs:${chainId}:${n.toString(16)}:h`
+
+const HEADER_FIELDS = ['number', 'timestamp', 'gasLimit', 'baseFeePerGas', 'difficulty', 'excessBlobGas'] as const
+
+function encodeHeader(h: BlockHeaderInfo): Uint8Array {
+  const json: Record<string, string> = { coinbase: h.coinbase, prevRandao: h.prevRandao, hash: h.hash, parentHash: h.parentHash }
+  for (const f of HEADER_FIELDS) if (h[f] !== undefined) json[f] = q(h[f]!)
+  if (h.parentBeaconBlockRoot) json.parentBeaconBlockRoot = h.parentBeaconBlockRoot
+  return new TextEncoder().encode(JSON.stringify(json))
+}
+
+/** undefined for anything that is not a header this code wrote */
+function decodeHeader(raw: Uint8Array): BlockHeaderInfo | undefined {
+  try {
+    const j = JSON.parse(new TextDecoder().decode(raw)) as Record<string, string | undefined>
+    const big = (k: string) => (j[k] === undefined ? undefined : BigInt(j[k]!))
+    if (!j.number || !j.hash || !j.parentHash || !j.coinbase || !j.prevRandao) return undefined
+    return {
+      number: BigInt(j.number),
+      timestamp: BigInt(j.timestamp!),
+      gasLimit: BigInt(j.gasLimit!),
+      coinbase: j.coinbase as Address,
+      baseFeePerGas: big('baseFeePerGas'),
+      difficulty: BigInt(j.difficulty ?? '0x0'),
+      prevRandao: j.prevRandao as Hex,
+      excessBlobGas: big('excessBlobGas'),
+      parentBeaconBlockRoot: j.parentBeaconBlockRoot as Hex | undefined,
+      hash: j.hash as Hex,
+      parentHash: j.parentHash as Hex,
+    }
+  } catch {
+    return undefined
   }
 }

@@ -4,9 +4,8 @@
  * simulated state.
  *
  * Each read is a call from the zero address at gas price 0, run through the engine's own
- * `executeCall` and undone right after (checkpoint → call → revert), so a read never leaves a
- * trace in the state — not even the nonce bump of the caller. Reads are serialized: one state
- * can run one transaction at a time.
+ * `executeCall` on its own snapshot of the state (`shallowCopy`), so a read never leaves a trace in
+ * the state — not even the nonce bump of the caller — and reads run side by side.
  *
  * @example
  * await state.applyOverrides(overrides)
@@ -26,29 +25,16 @@ const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000'
 const READ_GAS = 3_000_000n
 
 export function createStateBalanceReader(ctx: ExecutionContext, executeCall: ExecuteCall): BalanceReader {
-  let queue: Promise<unknown> = Promise.resolve()
-  const serialized = <T>(job: () => Promise<T>): Promise<T> => {
-    const run = queue.then(job, job)
-    queue = run.catch(() => undefined)
-    return run
-  }
   const gas = ctx.block.gasLimit > 0n && ctx.block.gasLimit < READ_GAS ? ctx.block.gasLimit : READ_GAS
 
   return {
-    nativeBalance: (address) =>
-      serialized(async () => {
-        const account = await ctx.state.getAccount(createAddressFromString(address))
-        return account?.balance ?? 0n
-      }),
-    call: (to, data) =>
-      serialized(async (): Promise<Hex | undefined> => {
-        await ctx.state.checkpoint()
-        try {
-          const result = await executeCall(ctx, { from: ZERO_ADDRESS, to, data, gas, gasPrice: 0n, value: 0n }, { validation: false })
-          return result.status === 'success' ? result.returnData : undefined
-        } finally {
-          await ctx.state.revert()
-        }
-      }),
+    nativeBalance: async (address) => (await ctx.state.getAccount(createAddressFromString(address)))?.balance ?? 0n,
+    // each read on its own snapshot of the state, all at once: a fork's missing reads of every
+    // token's symbol() and decimals() then leave in one upstream batch, not one token after another
+    call: async (to, data): Promise<Hex | undefined> => {
+      const state = await ctx.state.shallowCopy()
+      const result = await executeCall({ ...ctx, state }, { from: ZERO_ADDRESS, to, data, gas, gasPrice: 0n, value: 0n }, { validation: false })
+      return result.status === 'success' ? result.returnData : undefined
+    },
   }
 }

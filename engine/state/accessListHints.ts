@@ -71,6 +71,23 @@ export class AccessListHints {
     return out.map((l) => l ?? [])
   }
 
+  /** the calls' hints at `block` from the hot layer or the store, never upstream; undefined if any is missing */
+  async stored(block: bigint, calls: PrefetchCall[], ttl?: number): Promise<AccessList[] | undefined> {
+    const keys = calls.map((c) => this.key(block, c))
+    const out = keys.map((k) => this.hotList(k))
+    const missing = keys.map((_, i) => i).filter((i) => out[i] === undefined)
+    if (missing.length) {
+      const raw = await this.store.getMany(missing.map((i) => keys[i]!)).catch(() => [] as (Uint8Array | undefined)[])
+      missing.forEach((i, j) => {
+        const list = raw[j] && decodeList(raw[j]!)
+        if (!list) return
+        out[i] = list
+        this.hot.set(keys[i]!, raw[j]!, ttl ? { ttl: ttl * 1000 } : undefined)
+      })
+    }
+    return out.every((l) => l !== undefined) ? (out as AccessList[]) : undefined
+  }
+
   /** whether every call's hint at `block` is in the hot layer (a warm run ahead) */
   has(block: bigint, calls: PrefetchCall[]): boolean {
     return calls.every((c) => this.hotList(this.key(block, c)) !== undefined)

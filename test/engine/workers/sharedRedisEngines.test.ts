@@ -76,6 +76,17 @@ describe.runIf(ready)('two engines on one Redis', () => {
     expect(proxy.total(STATE_METHODS), `state fetched again upstream: ${JSON.stringify(fetchedBySecond)}`).toBe(0)
   })
 
+  it('a simulation repeated at a fixed block on another instance makes no upstream request at all', async () => {
+    const first = await open()
+    const third = await open()
+    await first.simulate(params())
+    proxy.reset()
+    const again = await third.simulate(params())
+    expect(again.status).toBe('success')
+    // header, access-list hint and state all come from the shared store
+    expect(proxy.requests(), `asked upstream: ${JSON.stringify(proxy.counts())}`).toBe(0)
+  })
+
   it('a simulation stored by one instance is read back by id from the other', async () => {
     const [first, second] = engines.length >= 2 ? engines : [await open(), await open()]
     const sim = await first!.simulate(params())
