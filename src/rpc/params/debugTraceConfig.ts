@@ -30,8 +30,7 @@ export const DEFAULT_TRACE_TIMEOUT_MS = 5_000
 
 /** the struct logger's options, top level in TraceConfig (geth embeds logger.Config) */
 const LOGGER_KEYS = ['enableMemory', 'disableMemory', 'disableStack', 'disableStorage', 'enableReturnData', 'limit', 'debug'] as const
-/** read by geth but meaningless here: accepted, and documented as such (README) */
-const IGNORED_KEYS = ['reexec', 'debug'] as const
+/** `reexec` and `debug` are read by geth but mean nothing here: accepted (docs/decisions.md) */
 const TRACE_CONFIG_KEYS = ['tracer', 'tracerConfig', 'timeout', 'reexec', ...LOGGER_KEYS]
 /** debug_traceCall's TraceCallConfig adds these */
 const CALL_CONFIG_KEYS = [...TRACE_CONFIG_KEYS, 'stateOverrides', 'blockOverrides', 'txIndex']
@@ -221,5 +220,3 @@ export function parseTraceCallConfig(raw: unknown, index: number, limits: TraceC
   if (cfg.txIndex !== undefined && cfg.txIndex !== null) out.txIndex = parseIndex(cfg.txIndex, index, 'txIndex')
   return out
 }
-
-export const IGNORED_TRACE_CONFIG_KEYS = IGNORED_KEYS
