@@ -14,8 +14,12 @@ import { encodeFunctionData, type Abi, type Hex } from 'viem'
 import { DEV_ACCOUNTS, freePort, startAnvil, type AnvilInstance } from '../test/support/anvil.js'
 import { compile } from '../test/support/solc.js'
 import { startCountingProxy } from '../test/engine/workers/countingProxy.js'
+import { measureBreakdown } from './breakdown.js'
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 150)
+/** how long each throughput run lasts, and how many requests are in flight at once */
+const THROUGHPUT_MS = Number(process.env.BENCH_THROUGHPUT_MS ?? 5_000)
+const CONNECTIONS = 8
 const WARMUP = 15
 const TOKEN = 'bench-token'
 
@@ -69,12 +73,26 @@ async function deploy(anvil: AnvilInstance, bytecode: Hex, abi: Abi, args: unkno
   return receipt.contractAddress
 }
 
-async function startService(rpcUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
+/** requests answered per second with `connections` requests in flight at once, for `ms` */
+async function throughput(send: (i: number) => Promise<unknown>, ms: number, connections = CONNECTIONS): Promise<number> {
+  let n = 0
+  const end = performance.now() + ms
+  const start = performance.now()
+  await Promise.all(Array.from({ length: connections }, async (_, c) => {
+    for (let i = c; performance.now() < end; i += connections) {
+      await send(i)
+      n++
+    }
+  }))
+  return n / ((performance.now() - start) / 1000)
+}
+
+async function startService(rpcUrl: string, workers = 1, extraEnv: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort()
   // BENCH_PROFILE_DIR=/tmp/prof: the service writes a V8 CPU profile there when it stops
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []
   const child: ChildProcess = spawn(process.execPath, [...profile, 'dist/src/main.js'], {
-    env: { ...process.env, APP_ENV: 'test', PORT: String(port), RPC_URL: rpcUrl, AUTH_TOKEN: TOKEN, WORKERS: '1', RATE_LIMIT_REQUESTS: '100000000', LOG_LEVEL: 'error' },
+    env: { ...process.env, APP_ENV: 'test', PORT: String(port), RPC_URL: rpcUrl, AUTH_TOKEN: TOKEN, WORKERS: String(workers), RATE_LIMIT_REQUESTS: '100000000', LOG_LEVEL: 'error', ...extraEnv },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const url = `http://127.0.0.1:${port}`
@@ -122,8 +140,11 @@ async function main() {
     await fund(tokenA, pool2)
 
     const from = DEV_ACCOUNTS[0]
-    const transfer = { from, to: tokenA, data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 10n ** 18n] }) }
-    const swap = { from, to: router, data: encodeFunctionData({ abi: c.Router!.abi, functionName: 'route', args: [pool1, pool2, DEV_ACCOUNTS[2], 10n ** 18n] }) }
+    // every warm request sends another amount, so no answer can come from a result cache
+    const transferOf = (i: number) => ({ from, to: tokenA, data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 10n ** 18n + BigInt(i)] }) })
+    const swapOf = (i: number) => ({ from, to: router, data: encodeFunctionData({ abi: c.Router!.abi, functionName: 'route', args: [pool1, pool2, DEV_ACCOUNTS[2], 10n ** 18n + BigInt(i)] }) })
+    const transfer = transferOf(0)
+    const swap = swapOf(0)
 
     // ---- cold state: the first simulation of a two-hop route at a block nothing has read yet ----
     // The service is warmed up first at the current head (V8 compiles its code), then Anvil mines a
@@ -136,7 +157,9 @@ async function main() {
     const only = process.env.BENCH_ONLY
     for (const delayMs of only ? [] : [0, 20]) {
       const proxy = await startCountingProxy(anvil.url, { delayMs })
-      const svc = await startService(proxy.url)
+      // `latest` resolved on every request: a block mined just now is what the case is about (with
+      // head tracking a request within chain.head_max_age_ms would still run on the block before)
+      const svc = await startService(proxy.url, 1, { HEAD_MAX_AGE_MS: '0' })
       if (delayMs === 0) {
         const first = await timeIt(() => simulateSwap(svc, swap))
         cold.push(`| first request of a freshly started service (JIT cold), 0 ms added | ${first.toFixed(1)} ms | | |`)
@@ -181,22 +204,23 @@ async function main() {
     // ---- warm: the same operation many times against a warm fork ----
     const svc = await startService(anvil.url)
     stops.push(() => svc.stop())
-    const ops: { name: string; ours: () => Promise<unknown>; anvil: () => Promise<unknown> }[] = [
-      { name: 'simulate ERC-20 transfer (vs eth_call)', ours: () => post(svc.url, '/simulate', { params: { calls: [transfer], blockTag: 'latest' } }), anvil: () => anvil.rpc('eth_call', [transfer, 'latest']) },
-      { name: 'simulate two-hop swap (vs eth_call)', ours: () => post(svc.url, '/simulate', { params: { calls: [swap], blockTag: 'latest' } }), anvil: () => anvil.rpc('eth_call', [swap, 'latest']) },
-      { name: 'callTracer, two-hop swap', ours: () => post(svc.url, '/trace/call', { call: swap, tracerConfig: { callTracer: {} } }), anvil: () => anvil.rpc('debug_traceCall', [swap, 'latest', { tracer: 'callTracer' }]) },
-      { name: 'prestateTracer, two-hop swap', ours: () => post(svc.url, '/trace/call', { call: swap, tracerConfig: { prestateTracer: {} } }), anvil: () => anvil.rpc('debug_traceCall', [swap, 'latest', { tracer: 'prestateTracer' }]) },
-      { name: 'struct logs (no memory), two-hop swap', ours: () => post(svc.url, '/trace/call', { call: swap, tracerConfig: { structLogger: { disableMemory: true } } }), anvil: () => anvil.rpc('debug_traceCall', [swap, 'latest', {}]) },
-      { name: 'access list, two-hop swap', ours: () => post(svc.url, '/simulate/access-list', { params: swap, block: 'latest' }), anvil: () => anvil.rpc('eth_createAccessList', [swap, 'latest']) },
+    const pinned = await anvil.rpc<Hex>('eth_blockNumber')
+    const ops: { name: string; ours: (i: number) => Promise<unknown>; anvil: (i: number) => Promise<unknown> }[] = [
+      { name: 'simulate ERC-20 transfer (vs eth_call)', ours: (i) => post(svc.url, '/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } }), anvil: (i) => anvil.rpc('eth_call', [transferOf(i), pinned]) },
+      { name: 'simulate two-hop swap (vs eth_call)', ours: (i) => post(svc.url, '/simulate', { params: { calls: [swapOf(i)], blockNumber: pinned } }), anvil: (i) => anvil.rpc('eth_call', [swapOf(i), pinned]) },
+      { name: 'callTracer, two-hop swap', ours: (i) => post(svc.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } }), anvil: (i) => anvil.rpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'callTracer' }]) },
+      { name: 'prestateTracer, two-hop swap', ours: (i) => post(svc.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { prestateTracer: {} } }), anvil: (i) => anvil.rpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'prestateTracer' }]) },
+      { name: 'struct logs (no memory), two-hop swap', ours: (i) => post(svc.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } }), anvil: (i) => anvil.rpc('debug_traceCall', [swapOf(i), pinned, {}]) },
+      { name: 'access list, two-hop swap', ours: (i) => post(svc.url, '/simulate/access-list', { params: swapOf(i), block: pinned }), anvil: (i) => anvil.rpc('eth_createAccessList', [swapOf(i), pinned]) },
     ]
     const samples: Sample[] = []
     for (const op of ops.filter((o) => !only || o.name.includes(only))) {
-      for (let i = 0; i < WARMUP; i++) { await op.ours(); await op.anvil() }
+      for (let i = 0; i < WARMUP; i++) { await op.ours(i); await op.anvil(i) }
       const s: Sample = { name: op.name, ours: [], anvil: [] }
       // interleaved so both see the same machine load
-      for (let i = 0; i < ITERATIONS; i++) {
-        s.ours.push(await timeIt(op.ours))
-        s.anvil.push(await timeIt(op.anvil))
+      for (let i = WARMUP; i < WARMUP + ITERATIONS; i++) {
+        s.ours.push(await timeIt(() => op.ours(i)))
+        s.anvil.push(await timeIt(() => op.anvil(i)))
       }
       samples.push(s)
     }
@@ -207,6 +231,45 @@ async function main() {
     for (const s of samples) {
       console.log(`| ${s.name} | ${median(s.ours).toFixed(2)} (${p95(s.ours).toFixed(2)}) | ${median(s.anvil).toFixed(2)} (${p95(s.anvil).toFixed(2)}) | ${(median(s.ours) / median(s.anvil)).toFixed(2)} |`)
     }
+    // ---- where a warm transfer's time goes, and the throughput of all cores ----
+    if (!only) {
+      const phases = await measureBreakdown({ rpcUrl: anvil.url, token: tokenA, abi: c.Token!.abi, from, to: DEV_ACCOUNTS[1] as `0x${string}`, iterations: ITERATIONS })
+      const base = median(phases[0]!.ms)
+      const http = median(samples.find((x) => x.name.startsWith('simulate ERC-20'))?.ours ?? [Number.NaN])
+      const engineTotal = median(phases[phases.length - 1]!.ms)
+      console.log('\n| warm ERC-20 transfer, where the time goes (in process, median) | ms | × the EVM alone |')
+      console.log('|---|---|---|')
+      for (const p of phases) console.log(`| ${p.name} | ${median(p.ms).toFixed(3)} | ${(median(p.ms) / base).toFixed(2)} |`)
+      console.log(`| HTTP and validation (service median − engine total) | ${(http - engineTotal).toFixed(3)} | ${((http - engineTotal) / base).toFixed(2)} |`)
+      console.log(`| **/simulate over HTTP, total** | ${http.toFixed(3)} | **${(http / base).toFixed(2)}** (goal ≤ 1.5) |`)
+
+      await svc.stop()
+      stops.pop()
+      const rows: string[] = []
+      const perWorkers: Record<string, number> = {}
+      for (const workers of [1, 0]) {
+        const s2 = await startService(anvil.url, workers)
+        const sim = (i: number) => post(s2.url, '/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } })
+        const trace = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } })
+        const logs = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } })
+        for (let i = 0; i < 50; i++) await Promise.all([sim(i), trace(i), logs(i)])
+        perWorkers[workers] = await throughput(sim, THROUGHPUT_MS)
+        if (workers === 0) {
+          const theirs = { sim: await throughput((i) => anvil.rpc('eth_call', [transferOf(i), pinned]), THROUGHPUT_MS), trace: await throughput((i) => anvil.rpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'callTracer' }]), THROUGHPUT_MS), logs: await throughput((i) => anvil.rpc('debug_traceCall', [swapOf(i), pinned, { disableMemory: true }]), THROUGHPUT_MS) }
+          const ours = { sim: perWorkers[0]!, trace: await throughput(trace, THROUGHPUT_MS), logs: await throughput(logs, THROUGHPUT_MS) }
+          rows.push(`| /simulate ERC-20 transfer vs eth_call | ${ours.sim.toFixed(0)} | ${theirs.sim.toFixed(0)} | ${(ours.sim / theirs.sim).toFixed(2)} (goal ≥ 0.25) |`)
+          rows.push(`| /trace/call callTracer, swap vs debug_traceCall | ${ours.trace.toFixed(0)} | ${theirs.trace.toFixed(0)} | ${(ours.trace / theirs.trace).toFixed(2)} (goal ≥ 0.25) |`)
+          rows.push(`| /trace/call struct logs, swap vs debug_traceCall | ${ours.logs.toFixed(0)} | ${theirs.logs.toFixed(0)} | ${(ours.logs / theirs.logs).toFixed(2)} (goal ≥ 1) |`)
+        }
+        await s2.stop()
+      }
+      console.log(`\nthroughput, ${CONNECTIONS} requests in flight, ${THROUGHPUT_MS} ms each, pinned block, amounts varying per request`)
+      console.log(`\n| WORKERS | /simulate req/s |\n|---|---|\n| 1 (in process) | ${perWorkers[1]!.toFixed(0)} |\n| 0 (one engine per core) | ${perWorkers[0]!.toFixed(0)} |`)
+      console.log(`\nWORKERS=0 / WORKERS=1: **${(perWorkers[0]! / perWorkers[1]!).toFixed(2)}** (goal ≥ 1.7)`)
+      console.log('\n| all cores on both sides | ours req/s | Anvil req/s | ours / Anvil |\n|---|---|---|---|')
+      for (const r of rows) console.log(r)
+    }
+
     console.log('\n| cold case | ours | Anvil (--fork-url) | ours / Anvil |')
     console.log('|---|---|---|---|')
     for (const line of cold) console.log(line)

@@ -6,6 +6,7 @@
  */
 import type { Address, Hex } from 'viem'
 import type { CallInput, ExecutionStatus } from './execution/types.js'
+import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
 
 export type { CallInput } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
@@ -47,6 +48,9 @@ export interface SimulateParams {
   traceTransfers: boolean
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
+  /** each call gets its decoded `callTree` (ABIs and labels as in TracerConfig.callTree) */
+  traceCalls?: boolean
+  callTree?: CallTreeConfig
 }
 
 export interface DecodedEvent {
@@ -106,6 +110,8 @@ export interface CallResult {
   transfers?: Transfer[]
   /** address deployed by a successful creation */
   contractAddress?: Address
+  /** with SimulateParams.traceCalls: the decoded call tree */
+  callTree?: DecodedCallFrame
 }
 
 export interface SimulationResult {

@@ -36,6 +36,7 @@ import { registerHealth } from './routes/health.js'
 import { registerSimulate } from './routes/simulate.js'
 import { registerSimulations } from './routes/simulations.js'
 import { registerTrace } from './routes/trace.js'
+import { registerUi, uiPaths } from './routes/ui.js'
 
 export interface CreateAppOptions {
   config: ServiceConfig
@@ -46,9 +47,15 @@ export interface CreateAppOptions {
 
 const healthPath = '/v1/health'
 
-/** no token needed: health, the schema and the explorer (decisions §11) */
+/** no token needed: health, the schema, the explorer and the trace viewer page (decisions §11) */
 export const isPublicPath = (path: string) =>
-  path === healthPath || path === explorerPaths.schema || path === explorerPaths.docs || path.startsWith(explorerPaths.assets)
+  path === healthPath ||
+  path === explorerPaths.schema ||
+  path === explorerPaths.docs ||
+  path.startsWith(explorerPaths.assets) ||
+  path === '/' ||
+  path === uiPaths.page ||
+  path.startsWith(uiPaths.assets)
 
 export function createApp({ config, engine, cache, logger }: CreateAppOptions): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
@@ -85,5 +92,6 @@ export function createApp({ config, engine, cache, logger }: CreateAppOptions): 
   registerSimulations(app, ctx)
   registerTrace(app, ctx)
   registerExplorer(app, { version })
+  registerUi(app)
   return app
 }

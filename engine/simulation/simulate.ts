@@ -23,6 +23,8 @@ import { computeAssetChanges, createCodeChangesTracer, createStateBalanceReader,
 import { defaultGas, openRun, type RunDeps } from '../run/index.js'
 import type { CallError, CallResult, SimulateParams, SimulatedLog, SimulationResult, Transfer } from '../types.js'
 import type { Tracer } from '../../tracers/types.js'
+import { createCallTracer, type CallFrameJson } from '../../tracers/callTracer.js'
+import { decodeCallTree } from '../decoding/callTree/index.js'
 import { findGasRequired } from './gasSearch.js'
 import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
@@ -50,6 +52,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   let logIndex = 0
   // addresses whose code the simulation changed: their token metadata is not the block's
   const codeChanged = new Set<Address>()
+  // traceCalls: each call's callTracer frames (withLog), decoded once every call has run
+  const frames: CallFrameJson[] = []
   for (const [index, input] of params.calls.entries()) {
     // eth_simulateV1: with validation the block's gas is shared, so a call without gas gets what is left
     const available = params.validation && gasUsed < ctx.block.gasLimit ? ctx.block.gasLimit - gasUsed : ctx.block.gasLimit
@@ -60,6 +64,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     const locator = createRevertLocator()
     const codeChanges = createCodeChangesTracer()
     const tracers: Tracer[] = transfers ? [transfers, locator, codeChanges] : [locator, codeChanges]
+    const callFrames = params.traceCalls ? createCallTracer({ withLog: true }) : undefined
+    if (callFrames) tracers.push(callFrames)
     let res: ExecutionResult
     try {
       res = await executeCall(ctx, call, {
@@ -87,6 +93,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     } else {
       successLogs.push(...res.logs)
     }
+    if (callFrames) frames[index] = callFrames.result()
     if (params.traceTransfers && transfers) result.transfers = transfers.result()
     if (transfers && res.status === 'success') allTransfers.push(...transfers.result())
     calls.push(result)
@@ -95,6 +102,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   const readAfter = createStateBalanceReader(ctx, executeCall)
   const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params, codeChanged.size > 0))
   await decorateLogs(calls, tokens)
+  for (const [index, frame] of frames.entries()) calls[index]!.callTree = await decodeCallTree(frame, { ...params.callTree, tokens })
 
   const result: SimulationResult = {
     simulationId: newSimulationId(),

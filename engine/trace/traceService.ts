@@ -54,6 +54,7 @@ import type {
   TraceRunOptions,
 } from '../types.js'
 import { createTracers } from '../../tracers/createTracers.js'
+import { createTraceSet } from './traceSet.js'
 
 export type TraceServiceOptions = Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'>
 
@@ -146,9 +147,9 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       const results: TraceResult[] = []
       for (const call of bundle.transactions) {
         // one tracer set per transaction; the state carries over to the next one
-        const set = createTracers(params.tracerConfig, tracerOpts)
+        const set = createTraceSet(params.tracerConfig, tracerOpts)
         await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
-        results.push(set.result())
+        results.push(await set.result(ctx, executeCall))
       }
       out.push(results)
     }
@@ -159,7 +160,7 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     async traceTransaction(hash, tracerConfig, extra = {}) {
       createTracers(tracerConfig, tracerOpts)
       const replay = await openReplay(chain, hash, extra)
-      const set = createTracers(tracerConfig, tracerOpts)
+      const set = createTraceSet(tracerConfig, tracerOpts)
       await executeSignedTx(replay.ctx, replay.tx.tx, {
         tracers: set.tracers,
         validation: !extra.stateOverrides && !extra.blockOverrides,
@@ -167,7 +168,7 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
         logIndexBase: replay.logIndexBase,
         deadline: deadlineOf(extra),
       })
-      return set.result()
+      return set.result(replay.ctx, executeCall)
     },
 
     async traceCall(params) {
@@ -188,11 +189,11 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       let progress = blockStart()
       for (let i = 0; i < txs.length; i++) {
         const mined = txs[i]!
-        const set = createTracers(params.tracerConfig, tracerOpts)
+        const set = createTraceSet(params.tracerConfig, tracerOpts)
         const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
         try {
           const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })
-          entries.push({ txHash: mined.hash, result: set.result() })
+          entries.push({ txHash: mined.hash, result: await set.result(block.ctx, executeCall) })
           progress = advance(progress, result)
         } catch (e) {
           if (!isEngineError(e)) throw e

@@ -6,6 +6,7 @@
 import type { TracerConfig } from '../../engine/types.js'
 import type { z } from '@hono/zod-openapi'
 import type { tracerConfig as tracerConfigSchema } from '../schemas/trace.js'
+import { toCallTreeConfig } from './abis.js'
 
 type Input = z.output<typeof tracerConfigSchema> | undefined
 
@@ -26,6 +27,8 @@ export function toTracerConfig(input: Input): TracerConfig {
   const structLogger = options(input?.structLogger)
   if (structLogger) out.structLogger = { ...structLogger }
   if (input?.['4byteTracer'] === true) out['4byteTracer'] = true
+  const callTree = options(input?.callTree)
+  if (callTree) out.callTree = toCallTreeConfig(callTree, 'tracerConfig.callTree')
 
   if (Object.keys(out).length === 0) out.callTracer = {}
   return out

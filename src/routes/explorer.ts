@@ -31,7 +31,8 @@ export function registerExplorer(app: OpenAPIHono<HttpEnv>, info: { version: str
       description:
         'Simulate transactions, generate access lists and trace calls with geth-exact tracers. ' +
         'Every response other than health is enveloped: `{success: true, data}` or `{success: false, error: {code, message, details?, suggestion?}}`. ' +
-        'When the service has an auth token, send it as `Authorization: Bearer <token>` or `X-API-Key: <token>`.',
+        'When the service has an auth token, send it as `Authorization: Bearer <token>` or `X-API-Key: <token>`. ' +
+        'The trace viewer at [/v1/ui](/v1/ui) draws the decoded call tree (tracer `callTree`).',
     },
     tags: [
       { name: 'simulation', description: 'simulate calls, batches and access lists' },
@@ -68,6 +69,7 @@ function page(): string {
   <link rel="stylesheet" href="${explorerPaths.assets}swagger-ui.css">
 </head>
 <body>
+  <p style="margin:8px 20px;font:14px system-ui,sans-serif">Looking at a transaction? The <a href="/v1/ui">trace viewer</a> draws its decoded call tree.</p>
   <div id="swagger-ui"></div>
   <script src="${explorerPaths.assets}swagger-ui-bundle.js"></script>
   <script>

@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi'
 import { apiErrorCodes } from '../errors/statusTable.js'
 import { address, hash, hexData, hexQuantity } from './primitives.js'
+import { decodedCallFrame } from './callTree.js'
 
 export const errorObject = z
   .object({
@@ -83,6 +84,7 @@ export const callResult = z.object({
   error: callError.optional(),
   transfers: z.array(transfer).optional(),
   contractAddress: address.optional(),
+  callTree: decodedCallFrame.optional().openapi({ description: 'with params.traceCalls' }),
 })
 
 export const simulationResult = z
@@ -136,6 +138,7 @@ export const traceResult = z
     callTracer: z.record(z.string(), z.unknown()).optional(),
     prestateTracer: z.record(z.string(), z.unknown()).optional(),
     structLogger: z.record(z.string(), z.unknown()).optional(),
+    callTree: decodedCallFrame.optional(),
     '4byteTracer': z.object({ totalIdentifiers: z.number().int(), identifiers: z.record(z.string(), z.object({ count: z.number().int(), dataSize: z.number().int() })) }).optional(),
   })
   .openapi('TraceResult', { description: 'keyed by the tracer names requested; geth v1.17 output per tracer' })

@@ -1,6 +1,7 @@
 /** Requests of POST /simulate (shapes A and B) and POST /simulate/batch (decisions §4, §5). */
 import { z } from '@hono/zod-openapi'
 import { callObject } from './call.js'
+import { abiMap, labelMap } from './callTree.js'
 import { blockOverrides, stateOverrideList } from './overrides.js'
 import { address, blockTag, blockTagOrNumber, hexQuantity } from './primitives.js'
 
@@ -18,6 +19,9 @@ export const simulationParams = z.strictObject({
   account: address.optional().openapi({ description: 'account whose asset changes are reported (default: every changed account)' }),
   traceAssetChanges: z.boolean().optional(),
   traceTransfers: z.boolean().optional(),
+  traceCalls: z.boolean().optional().openapi({ description: 'true: each call carries `callTree`, its decoded call tree' }),
+  abis: abiMap.optional(),
+  labels: labelMap.optional(),
 })
 
 export const simulationOptions = z.strictObject({

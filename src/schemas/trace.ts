@@ -1,6 +1,7 @@
 /** Requests of the trace endpoints (decisions §8) and the tracer configuration. */
 import { z } from '@hono/zod-openapi'
 import { callObject } from './call.js'
+import { callTreeOptions } from './callTree.js'
 import { blockOverrides, stateOverrideMap } from './overrides.js'
 import { blockTag, hash, hexQuantity } from './primitives.js'
 
@@ -28,6 +29,10 @@ export const tracerConfig = z
       enableReturnData: z.boolean().optional(),
     }).optional(),
     '4byteTracer': z.boolean().optional(),
+    callTree: z
+      .union([z.boolean(), callTreeOptions])
+      .optional()
+      .openapi({ description: 'our own tracer (not geth): the callTracer frames decoded, see CallTreeOptions' }),
   })
   .openapi('TracerConfig', {
     description: 'each key selects a tracer; none given: callTracer',

@@ -77,7 +77,10 @@ describe('GET /v1/openapi.json', () => {
     expect(res.status).toBe(200)
     const html = await res.text()
     expect(html).toContain('/v1/openapi.json')
-    const srcs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+    // the one page link: the trace viewer, served here too
+    expect(html).toContain('href="/v1/ui"')
+    expect((await app.fetch('/v1/ui')).status).toBe(200)
+    const srcs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((src) => src !== '/v1/ui')
     expect(srcs.length).toBeGreaterThanOrEqual(2)
     for (const src of srcs) {
       expect(src.startsWith('/v1/openapi/docs/assets/'), src).toBe(true)

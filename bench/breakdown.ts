@@ -1,0 +1,59 @@
+/**
+ * Where a warm /simulate of an ERC-20 transfer spends its time, measured in this process on the
+ * same fork the service runs on (a pinned block, every read cached), each phase by itself:
+ * - execution: the call alone, no tracer (a fresh VM and runTx on a warm state) — the EVM's cost,
+ *   the baseline the goals are stated against;
+ * - run set-up: openRun (block resolved, state opened, context built);
+ * - traced execution: the same call with the observers a simulation runs (transfers, revert
+ *   origin, code changes);
+ * - decoding: the logs decoded and summarized (token metadata cached);
+ * - storing: the result stored for GET /simulations/{id};
+ * - engine total: engine.simulate in process.
+ * The HTTP total is the service's own median from the warm table; HTTP and validation is what it
+ * adds to the engine total. The amount varies per call, so no answer comes from a result cache.
+ */
+import type { Address, Hex } from 'viem'
+import { encodeFunctionData, type Abi } from 'viem'
+import { createMemoryCacheStore } from '../engine/cache/memoryCacheStore.js'
+import { createTokenInfoReader, decodeLogs } from '../engine/decoding/index.js'
+import { executeCall } from '../engine/execution/executeTransaction.js'
+import { createEngine } from '../engine/index.js'
+import { createCodeChangesTracer, createStateBalanceReader, createTransfersTracer } from '../engine/observers/index.js'
+import { openRun } from '../engine/run/index.js'
+import { createRpcChain } from '../engine/chain/rpcChain.js'
+import { storeSimulation } from '../engine/simulation/simulationStore.js'
+
+export interface Phase { name: string; ms: number[] }
+
+const GAS = 100_000n
+
+export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: Abi; from: Address; to: Address; iterations: number }): Promise<Phase[]> {
+  const cache = createMemoryCacheStore()
+  const chain = await createRpcChain({ url: opts.rpcUrl, timeoutMs: 10_000, cache })
+  const engine = await createEngine({ rpcUrl: opts.rpcUrl, cache, gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 1_000_000, simulationTtlSeconds: 60 })
+  const block = { number: (await chain.resolveBlock({ tag: 'latest' })).number }
+  const call = (i: number) => ({ from: opts.from, to: opts.token as Address, gas: GAS, data: encodeFunctionData({ abi: opts.abi, functionName: 'transfer', args: [opts.to, BigInt(1 + i)] }) })
+  const phases: Phase[] = ['execution (the EVM alone)', 'run set-up', 'traced execution', 'decoding', 'storing', 'engine total'].map((name) => ({ name, ms: [] }))
+  const [execution, setUp, traced, decoding, storing, total] = phases as [Phase, Phase, Phase, Phase, Phase, Phase]
+  const time = async <T>(p: Phase, fn: () => Promise<T>, keep: boolean): Promise<T> => {
+    const t = performance.now()
+    const out = await fn()
+    if (keep) p.ms.push(performance.now() - t)
+    return out
+  }
+  for (let i = 0; i < opts.iterations + 20; i++) {
+    const keep = i >= 20 // the first runs warm the caches and the JIT
+    const run = await time(setUp, () => openRun(chain, { block, calls: [call(i)] }), keep)
+    const plain = { ...run.ctx, state: await run.state.shallowCopy() }
+    await time(execution, () => executeCall(plain, call(i)), keep)
+    const res = await time(traced, () => executeCall(run.ctx, call(i), { tracers: [createTransfersTracer(), createCodeChangesTracer()] }), keep)
+    const logs = res.logs.map((l, j) => ({ ...l, logIndex: `0x${j.toString(16)}` as Hex }))
+    const tokens = createTokenInfoReader(createStateBalanceReader(run.ctx, executeCall).call, { store: cache, scope: `bench:${block.number}` })
+    await time(decoding, () => decodeLogs(logs, tokens), keep)
+    const result = await time(total, () => engine.simulate({ calls: [call(i)], block, validation: false, traceAssetChanges: false, traceTransfers: false }), keep)
+    await time(storing, () => storeSimulation(cache, { ...result, simulationId: `${result.simulationId}-again` }, 60), keep)
+  }
+  await engine.close()
+  await chain.close()
+  return phases
+}

@@ -1,0 +1,164 @@
+// The trace viewer: a form → POST /v1/trace/tx or /v1/trace/call with the callTree, callTracer
+// and prestateTracer (diff) tracers in one run → the tree and the panels. The API token is kept
+// in sessionStorage (this tab's session only) and sent as `Authorization: Bearer`.
+import { encodeCall, findInAbi } from './abiEncode.js'
+import { h } from './format.js'
+import { collectTransfers, renderAssetChanges, renderRaw, renderStateChanges, renderTransfers } from './panels.js'
+import { buildModel, renderDetail, renderTree } from './tree.js'
+
+const TOKEN_KEY = 'evm-sim.token'
+const $ = (id) => document.getElementById(id)
+const form = $('query')
+const status = (text, error = false) => {
+  $('status').textContent = text
+  $('status').className = error ? 'error' : ''
+}
+
+// --- token -------------------------------------------------------------------------------
+function showTokenState() {
+  $('token-state').textContent = sessionStorage.getItem(TOKEN_KEY) ? 'token set for this session' : 'no token'
+}
+$('token-form').addEventListener('submit', (e) => {
+  e.preventDefault()
+  const value = $('token').value.trim()
+  if (value) sessionStorage.setItem(TOKEN_KEY, value)
+  else sessionStorage.removeItem(TOKEN_KEY)
+  $('token').value = ''
+  showTokenState()
+})
+showTokenState()
+
+// --- form --------------------------------------------------------------------------------
+function mode() {
+  return form.elements.mode.value
+}
+function showMode() {
+  document.body.dataset.mode = mode()
+}
+form.addEventListener('change', showMode)
+showMode()
+
+function json(name) {
+  const text = form.elements[name].value.trim()
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw new Error(`${name}: not valid JSON (${e.message})`)
+  }
+}
+
+const hexQuantity = (text, name) => {
+  if (!text) return undefined
+  if (/^0x[0-9a-fA-F]+$/.test(text)) return text
+  if (/^\d+$/.test(text)) return `0x${BigInt(text).toString(16)}`
+  throw new Error(`${name}: a decimal number or 0x hex`)
+}
+
+function requestBody() {
+  const v = (n) => form.elements[n].value.trim()
+  const abis = json('abis')
+  const labels = json('labels')
+  const callTree = abis || labels ? { ...(abis && { abis }), ...(labels && { labels }) } : true
+  const tracerConfig = { callTree, callTracer: { withLogs: true }, prestateTracer: { diffMode: true } }
+  const stateOverrides = json('overrides')
+  if (mode() === 'tx') {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(v('hash'))) throw new Error('transaction hash: 0x followed by 64 hex characters')
+    return { path: '/v1/trace/tx', body: { transactionHash: v('hash'), tracerConfig, ...(stateOverrides && { stateOverrides }) } }
+  }
+  const call = {}
+  if (v('from')) call.from = v('from')
+  if (v('to')) call.to = v('to')
+  let data = v('data')
+  if (v('fn')) {
+    if (data) throw new Error('give Data or Function, not both')
+    let signature = v('fn')
+    if (!signature.includes('(')) {
+      const abi = abis && Object.entries(abis).find(([a]) => a.toLowerCase() === (call.to ?? '').toLowerCase())?.[1]
+      signature = findInAbi(abi, signature)
+      if (!signature) throw new Error(`function ${v('fn')}: not in the ABI given for To; write its signature, e.g. transfer(address,uint256)`)
+    }
+    let args = []
+    if (v('args')) {
+      try {
+        args = JSON.parse(v('args'))
+      } catch (e) {
+        throw new Error(`arguments: not a JSON array (${e.message})`)
+      }
+    }
+    data = encodeCall(signature, args)
+  }
+  if (data) call.data = data
+  const value = hexQuantity(v('value'), 'value')
+  if (value) call.value = value
+  const gas = hexQuantity(v('gas'), 'gas')
+  if (gas) call.gas = gas
+  const body = { call, tracerConfig, ...(stateOverrides && { stateOverrides }) }
+  const block = v('block')
+  if (block && /^\d+$|^0x/.test(block)) body.blockNumber = hexQuantity(block, 'block')
+  else if (block) body.blockTag = block
+  return { path: '/v1/trace/call', body }
+}
+
+async function post(path, body) {
+  const headers = { 'content-type': 'application/json' }
+  const token = sessionStorage.getItem(TOKEN_KEY)
+  if (token) headers.authorization = `Bearer ${token}`
+  const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) })
+  const answer = await res.json().catch(() => ({ success: false, error: { message: `HTTP ${res.status}` } }))
+  if (!answer.success) {
+    const err = answer.error ?? {}
+    const hint = res.status === 401 ? ' (set the API token at the top)' : ''
+    throw new Error(`${err.code ?? res.status}: ${err.message ?? 'request failed'}${hint}`)
+  }
+  return answer.data
+}
+
+// --- results -----------------------------------------------------------------------------
+function show(data) {
+  const root = data.callTree
+  const model = buildModel(root)
+  $('results').hidden = false
+  const failed = model.root.failed
+  const fn = root.function ? `${root.function.name}` : root.input?.slice(0, 10)
+  $('summary').replaceChildren(
+    h('span', { class: failed ? 'badge fail' : 'badge ok' }, failed ? 'failed' : 'success'),
+    ` ${model.count} frame${model.count === 1 ? '' : 's'} · top call ${fn ?? ''} · gas used ${BigInt(root.gasUsed).toLocaleString('en-US')}`,
+    failed ? h('span', { class: 'revert' }, ` · ${root.revert?.reason ?? root.revertReason ?? root.error}`) : '',
+  )
+  renderTree($('tree'), model, { onSelect: (frame) => renderDetail($('detail'), frame) })
+  renderTransfers($('transfers'), root)
+  renderAssetChanges($('assets'), root)
+  renderStateChanges($('state'), data.prestateTracer, collectTransfers(root).labels)
+  renderRaw($('raw'), data)
+}
+
+form.addEventListener('submit', async (e) => {
+  e.preventDefault()
+  let request
+  try {
+    request = requestBody()
+  } catch (err) {
+    return status(err.message, true)
+  }
+  status('tracing…')
+  $('run').disabled = true
+  const started = performance.now()
+  try {
+    const data = await post(request.path, request.body)
+    show(data)
+    status(`done in ${Math.round(performance.now() - started)} ms`)
+    if (mode() === 'tx') history.replaceState(null, '', `?tx=${request.body.transactionHash}`)
+  } catch (err) {
+    status(err.message, true)
+  } finally {
+    $('run').disabled = false
+  }
+})
+
+// ?tx=0x… opens a transaction straight away (links from elsewhere, the README screenshot)
+const fromUrl = new URLSearchParams(location.search).get('tx')
+if (fromUrl) {
+  form.elements.hash.value = fromUrl
+  form.requestSubmit()
+}
