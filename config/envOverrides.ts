@@ -37,6 +37,7 @@ export const envOverrides: readonly EnvOverride[] = [
   { name: 'HEAD_MAX_AGE_MS', key: 'chain.head_max_age_ms', kind: 'int' },
   { name: 'GAS_CAP', key: 'chain.gas_cap', kind: 'int' },
   { name: 'SIMULATION_TTL_SECONDS', key: 'cache.simulation_ttl_seconds', kind: 'int' },
+  { name: 'CACHE_MAX_MEMORY_MB', key: 'cache.max_memory_mb', kind: 'int' },
   { name: 'MAX_BATCH_SIZE', key: 'limits.max_batch_size', kind: 'int' },
   { name: 'MAX_CALLS_PER_SIMULATION', key: 'limits.max_calls_per_simulation', kind: 'int' },
   { name: 'MAX_STRUCT_LOG_STEPS', key: 'limits.max_struct_log_steps', kind: 'int' },

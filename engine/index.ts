@@ -13,6 +13,7 @@
  */
 import { createAccessList } from './accessList/createAccessList.js'
 import { createRpcChain } from './chain/rpcChain.js'
+import { upstreamBudgetMs, withUpstreamBudget } from './rpc/upstreamBudget.js'
 import type { ChainSource } from './chain/types.js'
 import { createDevnet } from './devnet/devnetChain.js'
 import { demoTokenAbi } from './devnet/demoTransactions.js'
@@ -35,7 +36,14 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     throw new EngineError('VALIDATION_ERROR', 'rpc_url must be an http:// or https:// URL', undefined, 'set RPC_URL to the JSON-RPC endpoint, or leave it empty for the embedded devnet')
   }
   const chain: ChainSource = opts.rpcUrl
-    ? await createRpcChain({ url: opts.rpcUrl, timeoutMs: opts.rpcTimeoutMs, cache: opts.cache, hardfork, headMaxAgeMs: opts.headMaxAgeMs })
+    ? await createRpcChain({
+        url: opts.rpcUrl,
+        timeoutMs: opts.rpcTimeoutMs,
+        cache: opts.cache,
+        hardfork,
+        headMaxAgeMs: opts.headMaxAgeMs,
+        forkCacheBytes: opts.forkCacheBytes,
+      })
     : await createDevnet({ hardfork })
   if (!opts.rpcUrl) registerErrorAbi(demoTokenAbi)
   const deps: RunDeps = {
@@ -46,6 +54,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     maxStructLogSteps: opts.maxStructLogSteps,
   }
   const traces = createTraceService(chain, deps)
+  // one budget per engine call for all its upstream waiting, retries and phases included
+  const budgetMs = opts.upstreamBudgetMs ?? upstreamBudgetMs(opts.rpcTimeoutMs)
+  // health answers within about a second: a probe the upstream leaves unanswered is a "no"
+  const probeMs = Math.min(HEALTH_PROBE_MS, budgetMs)
 
   return {
     simulate: (params) => guard(() => simulate(deps, params)),
@@ -57,7 +69,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     traceCallMany: (params) => guard(() => traces.traceCallMany(params)),
     traceBlock: (params) => guard(() => traces.traceBlock(params)),
     async health() {
-      const [upstreamOk, cacheOk] = await Promise.all([chain.ping().catch(() => false), opts.cache.ping().catch(() => false)])
+      const [upstreamOk, cacheOk] = await Promise.all([
+        withUpstreamBudget(probeMs, () => chain.ping()).catch(() => false),
+        opts.cache.ping().catch(() => false),
+      ])
       return { network: chain.network, chainId: chain.chainId, upstreamOk, cacheOk }
     },
     close: () => chain.close(),
@@ -70,12 +85,15 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
    */
   async function guard<T>(run: () => Promise<T>): Promise<T> {
     try {
-      return await run().catch((e: unknown) => {
-        // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
-        // more on `latest` resolved anew, never fail the request for it
-        if (isEngineError(e) && blockUnknown(toEngineError(e)) && chain.forgetHead?.()) return run()
-        throw e
-      })
+      // one upstream budget for the whole call, the rerun on a forgotten head included
+      return await withUpstreamBudget(budgetMs, () =>
+        run().catch((e: unknown) => {
+          // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
+          // more on `latest` resolved anew, never fail the request for it
+          if (isEngineError(e) && blockUnknown(toEngineError(e)) && chain.forgetHead?.()) return run()
+          throw e
+        }),
+      )
     } catch (e) {
       if (isEngineError(e)) throw prunedAsBlockNotFound(toEngineError(e))
       const redact = (text: string | undefined) => (text && opts.rpcUrl ? text.split(opts.rpcUrl).join('[rpc url]') : text)
@@ -85,6 +103,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
   }
 }
+
+/** how long a health probe waits for the upstream, ms */
+const HEALTH_PROBE_MS = 800
 
 /** how nodes say "I no longer hold that block's state" (geth, Erigon, Reth, Nethermind, Anvil) */
 const PRUNED_STATE = /missing trie node|historical state|state (is )?not available|pruned|BlockOutOfRange|proof window|header not found/i

@@ -236,11 +236,18 @@ export interface EngineOptions {
   cache: import('./cache/cacheStore.js').CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint
-  /** upstream request timeout, ms */
+  /** upstream request timeout, ms (per HTTP attempt) */
   rpcTimeoutMs: number
+  /**
+   * all upstream waiting of one engine call, retries and sequential phases included, ms
+   * (default 1.5 × rpcTimeoutMs; see engine/rpc/upstreamBudget.ts)
+   */
+  upstreamBudgetMs?: number
   /** fork: how long the newest head seen stands for `latest`, ms (0: resolve on every request; default 1000) */
   headMaxAgeMs?: number
   maxStructLogSteps: number
   simulationTtlSeconds: number
+  /** bound of the fork-state hot layer, bytes (part of cache.max_memory_mb: engine/cache/memoryBudget.ts) */
+  forkCacheBytes?: number
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }
 }

@@ -6,6 +6,7 @@
  */
 import { ConfigError, loadConfig, type ServiceConfig } from '../config/loadConfig.js'
 import { createCacheStore } from '../engine/cache/createCacheStore.js'
+import { splitMemoryBudget } from '../engine/cache/memoryBudget.js'
 import { createWorkerPoolEngine, defaultWorkerCount } from '../engine/workers/index.js'
 import { createApp } from './app.js'
 import { createLogger } from './logger.js'
@@ -30,8 +31,10 @@ async function main(): Promise<void> {
   const config = configOrExit()
   secrets = [config.chain.rpc_url, config.api.auth_token].filter((s) => s.length >= 4)
   const logger = createLogger({ level: config.log.level, secrets: [config.chain.rpc_url, config.api.auth_token] })
-  const cache = createCacheStore(config.cache.url, { logger })
   const workers = config.server.workers === 0 ? defaultWorkerCount() : config.server.workers
+  // cache.max_memory_mb bounds every in-process cache together, however many engines run
+  const memory = splitMemoryBudget(config.cache.max_memory_mb, workers)
+  const cache = createCacheStore(config.cache.url, { logger, memoryMaxBytes: memory.storeBytes })
   const engine = await createWorkerPoolEngine({
     workers,
     cache,
@@ -43,6 +46,8 @@ async function main(): Promise<void> {
     headMaxAgeMs: config.chain.head_max_age_ms,
     maxStructLogSteps: config.limits.max_struct_log_steps,
     simulationTtlSeconds: config.cache.simulation_ttl_seconds,
+    forkCacheBytes: memory.forkCacheBytes,
+    workerCacheBytes: memory.workerCacheBytes,
     callTimeoutMs: config.server.request_timeout_ms,
     logger,
   })

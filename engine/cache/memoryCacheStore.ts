@@ -4,6 +4,7 @@
  */
 import { LRUCache } from 'lru-cache'
 import type { CacheStore } from './cacheStore.js'
+import { entryBytes, ownBytes } from './entrySize.js'
 
 export interface MemoryCacheStoreOptions {
   /** total size bound of the values, in bytes (default 256 MiB) */
@@ -13,15 +14,16 @@ export interface MemoryCacheStoreOptions {
 export function createMemoryCacheStore(opts: MemoryCacheStoreOptions = {}): CacheStore {
   const values = new LRUCache<string, Uint8Array>({
     maxSize: opts.maxBytes ?? 256 * 1024 * 1024,
-    // the key is stored too; count it so a flood of tiny entries stays bounded
-    sizeCalculation: (v, k) => v.byteLength + k.length + 32,
+    // what an entry really costs the heap (entrySize.ts): a flood of tiny entries stays bounded
+    sizeCalculation: (v, k) => entryBytes(k, v.byteLength),
     ttlAutopurge: false,
   })
   // Counters are few and tiny; kept apart so value churn never evicts a rate-limit window.
   const counters = new Map<string, { count: number; resetAt: number }>()
 
   const set = (key: string, value: Uint8Array, ttlSeconds?: number) => {
-    values.set(key, value, ttlSeconds ? { ttl: ttlSeconds * 1000 } : undefined)
+    // a view into a bigger buffer (zlib output, a Redis reply) would keep all of it alive
+    values.set(key, ownBytes(value), ttlSeconds ? { ttl: ttlSeconds * 1000 } : undefined)
   }
 
   return {

@@ -23,6 +23,7 @@ import { createCommonFactory, networkName } from '../hardfork.js'
 import { ForkCache, OverlayStateManager, type AccessList } from '../state/index.js'
 import { createRpcClient, type RpcClient } from '../rpc/rpcClient.js'
 import type { BlockSelector } from '../types.js'
+import { readUpstream, type UpstreamAnswer } from '../rpc/upstreamAnswers.js'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls } from './types.js'
 
 /** blocks this close to the head may still be replaced: their cached state expires */
@@ -42,6 +43,8 @@ export interface RpcChainOptions {
   url: string
   timeoutMs: number
   cache: CacheStore
+  /** bound of the fork-state hot layer, bytes (ForkCache default when undefined) */
+  forkCacheBytes?: number
   /** fixed ethereumjs hardfork; undefined: follow the chain (known schedule or the default) */
   hardfork?: string
   /** for tests: a ready client (its request counter is what they assert on) */
@@ -61,39 +64,20 @@ export interface RpcChain extends ChainSource {
 /** the default of `chain.head_max_age_ms`: about a tenth of a mainnet slot */
 export const DEFAULT_HEAD_MAX_AGE_MS = 1_000
 
-interface RpcBlock {
-  number: Hex
-  hash: Hex
-  parentHash: Hex
-  timestamp: Hex
-  gasLimit: Hex
-  miner: Hex
-  baseFeePerGas?: Hex
-  difficulty?: Hex
-  mixHash?: Hex
-  excessBlobGas?: Hex
-  parentBeaconBlockRoot?: Hex
-  transactions: (Hex | RpcTx)[]
-}
-
-interface RpcTx {
-  hash: Hex
-  from: Hex
-  blockNumber: Hex | null
-  transactionIndex: Hex | null
-  type?: Hex
-  [k: string]: unknown
-}
+/** blocks and transactions as checked at the edge (upstreamAnswers.ts): every field read is well-formed */
+type RpcBlock = NonNullable<UpstreamAnswer<'eth_getBlockByNumber(hashes)'>>
+type RpcFullBlock = NonNullable<UpstreamAnswer<'eth_getBlockByNumber(full)'>>
+type RpcTx = NonNullable<UpstreamAnswer<'eth_getTransactionByHash'>>
 
 const q = (n: bigint): Hex => `0x${n.toString(16)}`
 
 export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const rpc = opts.rpc ?? createRpcClient({ url: opts.url, timeoutMs: opts.timeoutMs })
-  const chainIdHex = await rpc.request<Hex>('eth_chainId')
+  const chainIdHex = readUpstream('eth_chainId', await rpc.request('eth_chainId'))
   const chainId = Number(BigInt(chainIdHex))
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered an invalid chain id')
   const commonFor = createCommonFactory(chainId, opts.hardfork)
-  const fork = new ForkCache({ rpc, chainId, cache: opts.cache })
+  const fork = new ForkCache({ rpc, chainId, cache: opts.cache, hotMaxBytes: opts.forkCacheBytes })
   const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
   let head = 0n
   let headSeenAt = 0
@@ -102,11 +86,15 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const headMaxAgeMs = opts.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS
   const tagsInFlight = new Map<string, Promise<BlockHeaderInfo>>()
 
-  async function fetchBlock(tagOrNumber: Hex | string, full: boolean): Promise<RpcBlock | null> {
-    return rpc.request<RpcBlock | null>('eth_getBlockByNumber', [tagOrNumber, full])
+  async function fetchBlock(tagOrNumber: Hex | string): Promise<RpcBlock | null> {
+    return readUpstream('eth_getBlockByNumber(hashes)', await rpc.request('eth_getBlockByNumber', [tagOrNumber, false]))
   }
 
-  function toHeader(b: RpcBlock): BlockHeaderInfo {
+  async function fetchFullBlock(n: bigint): Promise<RpcFullBlock | null> {
+    return readUpstream('eth_getBlockByNumber(full)', await rpc.request('eth_getBlockByNumber', [q(n), true]))
+  }
+
+  function toHeader(b: RpcBlock | RpcFullBlock): BlockHeaderInfo {
     try {
       return {
         number: BigInt(b.number),
@@ -146,9 +134,9 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   async function headerAt(n: bigint): Promise<BlockHeaderInfo> {
     const known = await storedHeader(n)
     if (known) return known
-    const b = await fetchBlock(q(n), false)
+    const b = await fetchBlock(q(n))
     if (!b) {
-      const latest = await rpc.request<Hex>('eth_blockNumber')
+      const latest = readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
       throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is beyond the chain head ${latest} or not available upstream`)
     }
     const h = toHeader(b)
@@ -174,7 +162,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   }
 
   async function fetchTag(tag: string, asked: string): Promise<BlockHeaderInfo> {
-    const b = await fetchBlock(tag, false)
+    const b = await fetchBlock(tag)
     if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${asked}' block`)
     const h = toHeader(b)
     if (tag === 'latest' && h.number >= head) {
@@ -271,15 +259,15 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       return b ? toHeader(b) : undefined
     },
     async getTransaction(hash: Hex) {
-      const t = await rpc.request<RpcTx | null>('eth_getTransactionByHash', [hash])
+      const t = readUpstream('eth_getTransactionByHash', await rpc.request('eth_getTransactionByHash', [hash]))
       if (!t || t.blockNumber === null) return undefined
       return mined(t, await headerAt(BigInt(t.blockNumber)))
     },
     async getBlockTransactions(n: bigint) {
-      const b = await fetchBlock(q(n), true)
+      const b = await fetchFullBlock(n)
       if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is not available upstream`)
       const header = toHeader(b)
-      return Promise.all((b.transactions as RpcTx[]).map((t) => mined(t, header)))
+      return Promise.all(b.transactions.map((t) => mined(t, header)))
     },
     prefetch,
     resolveForCalls,
@@ -290,7 +278,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     },
     async ping() {
       try {
-        await rpc.request('eth_blockNumber')
+        readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
         return true
       } catch {
         return false

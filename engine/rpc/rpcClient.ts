@@ -6,6 +6,9 @@
  * - Timeout per HTTP attempt (`timeoutMs`), retries with backoff for idempotent calls on transport
  *   failures (refused, reset, timeout, HTTP 429/5xx, unreadable body). A JSON-RPC error answer is
  *   the node's verdict and is not retried.
+ * - A call made inside an engine call's upstream time budget (upstreamBudget.ts) ends by its
+ *   deadline whatever the attempts and retries: an attempt never waits past the latest deadline
+ *   of its batch, a retry is only sent for calls still within theirs.
  * - Every failure becomes `EngineError('STATE_ACCESS_ERROR')`. The upstream URL may carry an API
  *   key, so no message ever contains it (nor the host, nor a low-level cause that would name it).
  * - `stats` counts HTTP requests and calls so tests can assert round trips.
@@ -18,6 +21,7 @@
  * ]) // one HTTP request
  */
 import { EngineError } from '../errors.js'
+import { currentUpstreamBudget, upstreamOutOfTime, type UpstreamBudget } from './upstreamBudget.js'
 
 export interface RpcClientOptions {
   url: string
@@ -54,6 +58,10 @@ interface PendingCall {
   method: string
   params: unknown[]
   idempotent: boolean
+  /** the engine call's budget this call belongs to (none at start-up) */
+  budget?: UpstreamBudget
+  /** answered, failed or out of time: later outcomes are ignored */
+  done: boolean
   resolve(v: unknown): void
   reject(e: unknown): void
 }
@@ -90,7 +98,10 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
     stats.httpRequests++
     const body = calls.length === 1 ? callJson(calls[0]!) : calls.map(callJson)
     const ctrl = new AbortController()
-    const timer = setTimeout(() => ctrl.abort(), opts.timeoutMs)
+    // nobody waits past the latest deadline in the batch: neither does the attempt
+    const now = Date.now()
+    const waitMs = Math.max(1, Math.min(opts.timeoutMs, Math.max(...calls.map((c) => (c.budget ? c.budget.deadline - now : opts.timeoutMs)))))
+    const timer = setTimeout(() => ctrl.abort(), waitMs)
     try {
       let res: Response
       try {
@@ -101,14 +112,14 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
           signal: ctrl.signal,
         })
       } catch (e) {
-        if (ctrl.signal.aborted) throw new TransportFailure(`timed out after ${opts.timeoutMs} ms`, true)
+        if (ctrl.signal.aborted) throw new TransportFailure(`did not answer within ${waitMs} ms`, true)
         throw new TransportFailure(networkReason(e), true)
       }
       let text: string
       try {
         text = await res.text()
       } catch {
-        if (ctrl.signal.aborted) throw new TransportFailure(`timed out after ${opts.timeoutMs} ms`, true)
+        if (ctrl.signal.aborted) throw new TransportFailure(`did not answer within ${waitMs} ms`, true)
         throw new TransportFailure('connection dropped while reading the answer', true)
       }
       if (!res.ok) {
@@ -125,8 +136,9 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
     }
   }
 
-  async function send(calls: PendingCall[]): Promise<void> {
-    const canRetry = calls.every((c) => c.idempotent)
+  async function send(batch: PendingCall[]): Promise<void> {
+    const canRetry = batch.every((c) => c.idempotent)
+    let calls = batch
     let answer: RpcAnswer[] | RpcAnswer | undefined
     for (let i = 0; ; i++) {
       try {
@@ -134,12 +146,21 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
         break
       } catch (e) {
         const t = e instanceof TransportFailure ? e : new TransportFailure('request failed', false)
+        calls = calls.filter((c) => !c.done)
         if (!canRetry || !t.retry || i >= retries || closed) {
           const err = fail(`${t.message} (${describe(calls)})`)
           for (const c of calls) c.reject(err)
           return
         }
-        await new Promise((r) => setTimeout(r, retryDelayMs * 2 ** i))
+        const delay = retryDelayMs * 2 ** i
+        // a retry only for calls whose budget outlasts the backoff; the others end now
+        const late = calls.filter((c) => c.budget && c.budget.deadline - Date.now() <= delay)
+        for (const c of late) c.reject(upstreamOutOfTime(c.budget!, `${t.message}; ${c.method}`))
+        calls = calls.filter((c) => !c.done)
+        if (calls.length === 0) return
+        await new Promise((r) => setTimeout(r, delay))
+        calls = calls.filter((c) => !c.done)
+        if (calls.length === 0) return
       }
     }
     settle(calls, answer)
@@ -174,7 +195,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
 
   function flush(): void {
     scheduled = false
-    const calls = queue
+    const calls = queue.filter((c) => !c.done)
     queue = []
     for (let i = 0; i < calls.length; i += maxBatch) void send(calls.slice(i, i + maxBatch))
   }
@@ -183,9 +204,34 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
     stats,
     request<T>(method: string, params: unknown[] = [], o: RpcRequestOptions = {}): Promise<T> {
       if (closed) return Promise.reject(fail('client is closed'))
+      const budget = currentUpstreamBudget()
+      if (budget && budget.deadline <= Date.now()) return Promise.reject(upstreamOutOfTime(budget, method))
       stats.calls++
       return new Promise<T>((resolve, reject) => {
-        queue.push({ id: nextId++, method, params, idempotent: o.idempotent ?? true, resolve: resolve as (v: unknown) => void, reject })
+        let timer: NodeJS.Timeout | undefined
+        const call: PendingCall = {
+          id: nextId++,
+          method,
+          params,
+          idempotent: o.idempotent ?? true,
+          budget,
+          done: false,
+          resolve(v) {
+            if (call.done) return
+            call.done = true
+            clearTimeout(timer)
+            resolve(v as T)
+          },
+          reject(e) {
+            if (call.done) return
+            call.done = true
+            clearTimeout(timer)
+            reject(e)
+          },
+        }
+        // the deadline holds even while the call waits in a batch that waits on another's answer
+        if (budget) timer = setTimeout(() => call.reject(upstreamOutOfTime(budget, method)), budget.deadline - Date.now())
+        queue.push(call)
         if (!scheduled) {
           scheduled = true
           setImmediate(flush)

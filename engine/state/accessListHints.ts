@@ -14,6 +14,7 @@
 import { LRUCache } from 'lru-cache'
 import type { Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
+import { ENTRY_OVERHEAD_BYTES, ownBytes } from '../cache/entrySize.js'
 import type { RpcClient } from '../rpc/rpcClient.js'
 import { forkKeys } from './forkCacheCodec.js'
 import { accessListDigest, parseAccessList, type PrefetchCall } from './forkPrefetch.js'
@@ -43,7 +44,8 @@ export class AccessListHints {
     this.store = opts.cache
     this.hot = new LRUCache<string, Uint8Array>({
       maxSize: opts.hotMaxBytes ?? 8 * 1024 * 1024,
-      sizeCalculation: (v, k) => k.length + 64 + v.byteLength,
+      // real heap cost (engine/cache/entrySize.ts)
+      sizeCalculation: (v, k) => k.length + ENTRY_OVERHEAD_BYTES + v.byteLength,
     })
   }
 
@@ -60,7 +62,8 @@ export class AccessListHints {
       const list = raw && decodeList(raw)
       if (list) {
         out[i] = list
-        this.hot.set(keys[i]!, raw, ttl ? { ttl: ttl * 1000 } : undefined)
+        // a stored value may be a view into a Redis reply: keep only its own bytes
+        this.hot.set(keys[i]!, ownBytes(raw), ttl ? { ttl: ttl * 1000 } : undefined)
       } else ask.push(i)
     })
     if (ask.length) {

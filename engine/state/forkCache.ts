@@ -20,6 +20,7 @@ import { LRUCache } from 'lru-cache'
 import type { Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
 import type { RpcClient } from '../rpc/rpcClient.js'
+import { currentUpstreamBudget, inUpstreamBudget, type UpstreamBudget } from '../rpc/upstreamBudget.js'
 import { decodeAccount, decodeSlot, encodeAccount, encodeSlot, forkKeys } from './forkCacheCodec.js'
 import { AccessListHints, type AccessList } from './accessListHints.js'
 import type { PrefetchCall } from './forkPrefetch.js'
@@ -27,6 +28,7 @@ import { parseCode, parseQuantity, parseSlotValue } from './rpcValues.js'
 import { EMPTY_BYTES, codeHashOf, isEmptyCodeHash, slotKeyFromHex } from './stateKeys.js'
 import type { AccountRead, AccountReadResult, SourceAccount, StateSource } from './types.js'
 import { bytesToHex } from '@ethereumjs/util'
+import { ENTRY_OVERHEAD_BYTES, ownBytes } from '../cache/entrySize.js'
 
 export type { PrefetchCall } from './forkPrefetch.js'
 
@@ -34,7 +36,7 @@ export interface ForkCacheOptions {
   rpc: RpcClient
   chainId: number
   cache: CacheStore
-  /** bound of the in-process hot layer in bytes (default 64 MiB) */
+  /** bound of the in-process layers (hot state and access-list hints) in bytes (default 64 MiB) */
   hotMaxBytes?: number
 }
 
@@ -50,6 +52,8 @@ interface Queued {
   read: Read
   key: string
   ttl: number | undefined
+  /** the upstream time budget of the request that asked (the batch leaves in a later tick) */
+  budget: UpstreamBudget | undefined
   resolve(v: HotValue): void
   reject(e: unknown): void
 }
@@ -69,10 +73,14 @@ export class ForkCache {
     this.chainId = opts.chainId
     this.rpc = opts.rpc
     this.store = opts.cache
-    this.hints = new AccessListHints({ rpc: opts.rpc, chainId: opts.chainId, cache: opts.cache })
+    // one bound for both in-process layers: an eighth of it for the hints
+    const hotMax = opts.hotMaxBytes ?? 64 * 1024 * 1024
+    const hintsMax = Math.max(64 * 1024, Math.floor(hotMax / 8))
+    this.hints = new AccessListHints({ rpc: opts.rpc, chainId: opts.chainId, cache: opts.cache, hotMaxBytes: hintsMax })
     this.hot = new LRUCache<string, HotValue>({
-      maxSize: opts.hotMaxBytes ?? 64 * 1024 * 1024,
-      sizeCalculation: (v, k) => k.length + 64 + (v instanceof Uint8Array ? v.byteLength : 96),
+      maxSize: Math.max(64 * 1024, hotMax - hintsMax),
+      // real heap cost (entrySize.ts); a decoded account (bigints, code hash) about 256 bytes more
+      sizeCalculation: (v, k) => k.length + ENTRY_OVERHEAD_BYTES + (v instanceof Uint8Array ? v.byteLength : 256),
     })
   }
 
@@ -117,7 +125,7 @@ export class ForkCache {
     const f = this.inflight.get(key)
     if (f) return f
     const p = new Promise<HotValue>((resolve, reject) => {
-      this.queue.push({ read, key, ttl, resolve, reject })
+      this.queue.push({ read, key, ttl, budget: currentUpstreamBudget(), resolve, reject })
       if (!this.scheduled) {
         this.scheduled = true
         setImmediate(() => void this.flush())
@@ -145,7 +153,7 @@ export class ForkCache {
     if (!misses.length) return
     const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
     // every upstream call below is issued synchronously in this loop: one JSON-RPC batch
-    await Promise.all(misses.map((q) => this.fetch(q, writes)))
+    await Promise.all(misses.map((q) => inUpstreamBudget(q.budget, () => this.fetch(q, writes))))
     if (writes.length) this.store.setMany(writes).catch(() => undefined)
   }
 
@@ -192,7 +200,8 @@ export class ForkCache {
   }
 
   private keep(key: string, v: HotValue, ttl: number | undefined): void {
-    this.hot.set(key, v, ttl ? { ttl: ttl * 1000 } : undefined)
+    // a value read from the store may be a view into a reply buffer: keep only its own bytes
+    this.hot.set(key, v instanceof Uint8Array ? ownBytes(v) : v, ttl ? { ttl: ttl * 1000 } : undefined)
   }
 }
 

@@ -3,7 +3,7 @@
  * call is keyed in the cache, and a strict reading of the node's answer.
  */
 import { keccak256, toHex, type Hex } from 'viem'
-import { EngineError } from '../errors.js'
+import { readUpstream } from '../rpc/upstreamAnswers.js'
 import { slotKeyFromHex } from './stateKeys.js'
 
 export interface PrefetchCall {
@@ -19,21 +19,10 @@ export function accessListDigest(c: PrefetchCall): string {
   return keccak256(toHex(id)).slice(2, 34)
 }
 
-/** `{ accessList: [{ address, storageKeys }] }` → canonical entries; anything else throws */
+/** `{ accessList: [{ address, storageKeys }] }` → canonical entries; anything else throws (upstreamAnswers.ts) */
 export function parseAccessList(result: unknown): { address: Hex; storageKeys: Hex[] }[] {
-  const list = (result as { accessList?: unknown } | null)?.accessList
-  if (!Array.isArray(list)) throw new EngineError('STATE_ACCESS_ERROR', 'upstream returned a malformed eth_createAccessList result')
-  return list.map((e: { address?: unknown; storageKeys?: unknown }) => {
-    if (typeof e?.address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(e.address)) {
-      throw new EngineError('STATE_ACCESS_ERROR', 'upstream returned a malformed eth_createAccessList entry')
-    }
-    const keys = Array.isArray(e.storageKeys) ? e.storageKeys : []
-    return {
-      address: e.address.toLowerCase() as Hex,
-      storageKeys: keys.map((k) => {
-        if (typeof k !== 'string') throw new EngineError('STATE_ACCESS_ERROR', 'upstream returned a malformed storage key')
-        return slotKeyFromHex(k)
-      }),
-    }
-  })
+  return readUpstream('eth_createAccessList', result).accessList.map((e) => ({
+    address: e.address.toLowerCase() as Hex,
+    storageKeys: e.storageKeys.map((k) => slotKeyFromHex(k)),
+  }))
 }

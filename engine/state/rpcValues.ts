@@ -1,24 +1,21 @@
 /**
- * Strict readers of upstream JSON-RPC results: a value that is not what the method promises is a
- * STATE_ACCESS_ERROR, never a silently wrong state.
+ * Strict readers of upstream state results, over the per-method answer schemas
+ * (engine/rpc/upstreamAnswers.ts): a value that is not what the method promises is a
+ * STATE_ACCESS_ERROR naming the method, never a silently wrong (or cached) state.
  */
 import { hexToBytes } from '@ethereumjs/util'
-import { EngineError } from '../errors.js'
+import { readUpstream } from '../rpc/upstreamAnswers.js'
 import { storageValueFromHex } from './stateKeys.js'
 
-const malformed = (method: string) => new EngineError('STATE_ACCESS_ERROR', `upstream returned a malformed ${method} result`)
-
-export function parseQuantity(v: unknown, method: string): bigint {
-  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(v)) throw malformed(method)
-  return BigInt(v)
+export function parseQuantity(v: unknown, method: 'eth_getBalance' | 'eth_getTransactionCount'): bigint {
+  return BigInt(readUpstream(method, v))
 }
 
-export function parseCode(v: unknown, method: string): Uint8Array {
-  if (typeof v !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(v)) throw malformed(method)
-  return v.length === 2 ? new Uint8Array(0) : hexToBytes(v as `0x${string}`)
+export function parseCode(v: unknown, method: 'eth_getCode'): Uint8Array {
+  const hex = readUpstream(method, v)
+  return hex.length === 2 ? new Uint8Array(0) : hexToBytes(hex as `0x${string}`)
 }
 
-export function parseSlotValue(v: unknown, method: string): Uint8Array {
-  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{0,64}$/.test(v)) throw malformed(method)
-  return storageValueFromHex(v)
+export function parseSlotValue(v: unknown, method: 'eth_getStorageAt'): Uint8Array {
+  return storageValueFromHex(readUpstream(method, v))
 }

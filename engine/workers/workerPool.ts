@@ -40,7 +40,10 @@ export interface WorkerPoolOptions extends EngineOptions {
   workerCacheBytes?: number
   /** a call running longer is answered EXECUTION_TIMEOUT and its worker replaced (default: none) */
   callTimeoutMs?: number
-  /** how long health() waits for a worker before answering from the last check (default 1500) */
+  /**
+   * how long health() waits for a worker before answering from the last check (default 950: a
+   * worker's own upstream probe gives up after 800 ms, so a hanging upstream is reported in time)
+   */
   healthTimeoutMs?: number
   /** module exporting createEngine for the workers (default: engine/index) */
   engineModule?: string
@@ -80,6 +83,11 @@ interface Slot {
   onClosed?: () => void
 }
 
+/** how long a worker's health answer may stand in for one that is late (workers all busy), ms */
+const HEALTH_STALE_MS = 10_000
+/** how long the first health probe (no earlier answer to fall back on) waits for a worker, ms */
+const FIRST_HEALTH_WAIT_MS = 2_000
+
 export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolEngine> {
   const size = Math.max(1, Math.floor(opts.workers))
   const maxPer = Math.max(1, opts.maxConcurrentPerWorker ?? 4)
@@ -99,7 +107,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   let nextId = 0
   let rotate = 0
   let closing = false
-  let lastHealth: EngineHealth | undefined
+  let lastHealth: { health: EngineHealth; at: number } | undefined
 
   const closedError = () => new EngineError('INTERNAL_ERROR', 'the engine is shut down')
 
@@ -281,6 +289,15 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     })
   }
 
+  /** health from the least busy ready worker, bypassing the queue and the per-worker cap */
+  function probeHealth(): Promise<EngineHealth> {
+    let best: Slot | undefined
+    for (const s of slots) if (s && s.ready && !s.retired && (!best || s.inflight.size < best.inflight.size)) best = s
+    if (!best) return Promise.reject(new EngineError('INTERNAL_ERROR', 'no simulation worker is ready'))
+    const slot = best
+    return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject }))
+  }
+
   /** the same call on every ready worker at once, bypassing the queue */
   function callEvery<T>(method: EngineMethod, args: unknown[]): Promise<T>[] {
     return slots
@@ -320,16 +337,22 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     traceCallMany: (...args) => call('traceCallMany', args),
     traceBlock: (...args) => call('traceBlock', args),
     async health() {
-      const asked = call<EngineHealth>('health', [])
-      if (!lastHealth) return (lastHealth = await asked)
-      asked.catch(() => {})
+      // straight to the least busy worker, never behind queued requests
+      const asked = probeHealth()
+      // a late answer still counts: it is what the next probe falls back on
+      asked.then((h) => (lastHealth = { health: h, at: Date.now() })).catch(() => {})
       let timer: NodeJS.Timeout | undefined
-      const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), opts.healthTimeoutMs ?? 1500)))
-      const got = await Promise.race([asked, late])
+      // the very first probe has nothing to fall back on: it may wait a little longer
+      const waitMs = Math.max(opts.healthTimeoutMs ?? 950, lastHealth ? 0 : FIRST_HEALTH_WAIT_MS)
+      const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), waitMs)))
+      const got = await Promise.race([asked.catch(() => undefined), late])
       clearTimeout(timer)
-      if (got) return (lastHealth = got)
-      // every worker is busy computing: the last answer, with the cache checked now
-      return { ...lastHealth, cacheOk: await cache.ping() }
+      if (got) return got
+      // every worker is busy computing: the last answer if recent, with the cache checked now;
+      // with none recent, the upstream cannot be vouched for
+      const cacheOk = await cache.ping().catch(() => false)
+      if (lastHealth && Date.now() - lastHealth.at <= HEALTH_STALE_MS) return { ...lastHealth.health, cacheOk }
+      return { network: lastHealth?.health.network ?? 'unknown', chainId: lastHealth?.health.chainId ?? 0, upstreamOk: false, cacheOk }
     },
     stats: () => ({
       queued: queue.length,

@@ -40,12 +40,20 @@ export function tokenAuth(opts: TokenAuthOptions): MiddlewareHandler<HttpEnv> {
   }
 }
 
-/** the token from either header; `Authorization` of another scheme counts as none */
+/**
+ * The token from either header; `Authorization` of another scheme counts as none. Exactly what
+ * was sent, as geth reads its JWT: `Bearer`, ONE space (RFC 6750), then the token. Nothing is
+ * trimmed here: spaces and tabs around a header value are HTTP's optional whitespace and the HTTP
+ * parser has already dropped them (RFC 9110 §5.5); any other padding — a second space, a
+ * non-breaking space, whitespace inside — is part of what was sent, so it does not match (401).
+ */
 function presentedToken(authorization: string | undefined, apiKey: string | undefined): string | undefined {
-  const bearer = authorization?.match(/^\s*Bearer\s+(.+?)\s*$/i)?.[1]
-  if (bearer) return bearer
-  const key = apiKey?.trim()
-  return key ? key : undefined
+  if (authorization !== undefined && /^Bearer(\s|$)/i.test(authorization)) {
+    // after the one space, the rest as sent (a tab instead of the space stays part of it)
+    const rest = authorization.slice(6)
+    return (rest.startsWith(' ') ? rest.slice(1) : rest) || undefined
+  }
+  return apiKey ? apiKey : undefined
 }
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest()

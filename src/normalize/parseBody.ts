@@ -18,14 +18,35 @@ export async function readJson(c: Context): Promise<unknown> {
     throw validationError([{ path: '', message: 'the request body could not be read' }])
   }
   if (text.trim() === '') throw validationError([{ path: '', message: 'the request body is empty; expected JSON' }])
+  let body: unknown
   try {
-    return JSON.parse(text) as unknown
+    body = JSON.parse(text) as unknown
   } catch (err) {
     throw validationError(
       [{ path: '', message: `malformed JSON: ${(err as Error).message}` }],
       'send a JSON body with "Content-Type: application/json"',
     )
   }
+  const proto = protoKeyPath(body)
+  if (proto !== undefined) throw validationError([{ path: proto, message: 'key "__proto__" is not accepted' }])
+  return body
+}
+
+/**
+ * Where the body has a `__proto__` key, if anywhere. JSON.parse keeps it as an ordinary key, but
+ * copying it into a fresh object (as schema validation does) sets a prototype instead of a key:
+ * the entry — even an invalid one — would vanish without a word. Nothing sent is dropped silently,
+ * so it is refused like any other bad key. Iterative: a deeply nested body cannot overflow the stack.
+ */
+function protoKeyPath(body: unknown): string | undefined {
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value: body, path: [] }]
+  while (stack.length) {
+    const { value, path } = stack.pop()!
+    if (value === null || typeof value !== 'object') continue
+    if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return formatPath([...path, '__proto__'])
+    for (const [k, v] of Object.entries(value)) if (v !== null && typeof v === 'object') stack.push({ value: v, path: [...path, Array.isArray(value) ? Number(k) : k] })
+  }
+  return undefined
 }
 
 export function validate<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.output<S> {

@@ -27,7 +27,7 @@ describe('loadConfig', () => {
     expect(c.api.cors.allowed_headers).toEqual(expect.arrayContaining(['accept', 'content-type', 'authorization', 'x-api-key']))
     expect(c.server).toMatchObject({ port: 8080, trust_proxy: 0 })
     expect(c.chain).toMatchObject({ rpc_url: '', gas_cap: 50_000_000 })
-    expect(c.cache).toEqual({ url: 'memory://', simulation_ttl_seconds: 86400 })
+    expect(c.cache).toEqual({ url: 'memory://', simulation_ttl_seconds: 86400, max_memory_mb: 256 })
     expect(c.limits.max_batch_size).toBe(100)
   })
 

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRpcClient } from '../../../engine/rpc/rpcClient.js'
+import { inUpstreamBudget, withUpstreamBudget } from '../../../engine/rpc/upstreamBudget.js'
 import type { EngineError } from '../../../engine/errors.js'
 
 type Handler = (body: unknown, res: ServerResponse) => void
@@ -144,9 +145,29 @@ describe('RpcClient', () => {
     const rpc = createRpcClient({ url: url(), timeoutMs: 150, retries: 1, retryDelayMs: 5 })
     const started = Date.now()
     const e = await failure(rpc.request('eth_blockNumber'))
-    expect(e.message).toMatch(/timed out after 150 ms/)
+    expect(e.message).toMatch(/did not answer within 150 ms/)
     expect(rpc.stats.httpRequests).toBe(2)
     expect(Date.now() - started).toBeLessThan(5_000)
+    server.closeAllConnections()
+  })
+
+  it('inside an upstream time budget, attempts and retries end by its deadline', async () => {
+    handler = () => undefined // never answers
+    const rpc = createRpcClient({ url: url(), timeoutMs: 200, retries: 5, retryDelayMs: 5 })
+    const started = Date.now()
+    const e = await failure(withUpstreamBudget(300, () => rpc.request('eth_getBalance')))
+    const took = Date.now() - started
+    expect(e.message).toMatch(/did not answer within the request's upstream time budget of 300 ms/)
+    expect(e.message).toContain('eth_getBalance')
+    // one full attempt, then a retry cut to what was left of the budget: not five more
+    expect(rpc.stats.httpRequests).toBe(2)
+    expect(took).toBeGreaterThanOrEqual(290)
+    expect(took).toBeLessThan(300 + 400)
+    // a later phase of the same request finds the budget spent: no HTTP request at all
+    const spent = { deadline: Date.now() - 1, ms: 300 }
+    const again = await failure(inUpstreamBudget(spent, () => rpc.request('eth_getCode')))
+    expect(again.message).toMatch(/upstream time budget/)
+    expect(rpc.stats.httpRequests).toBe(2)
     server.closeAllConnections()
   })
 

@@ -71,6 +71,29 @@ describe('failure envelope and status codes', () => {
     expect((await chunked.json()).error.code).toBe('PAYLOAD_TOO_LARGE')
   })
 
+  it('413 on a keep-alive connection says Connection: close, and the connection is closed after it', async () => {
+    const { connect } = await import('node:net')
+    const url = new URL(app.url)
+    const socket = connect(Number(url.port), '127.0.0.1')
+    let raw = ''
+    socket.on('data', (d) => (raw += String(d)))
+    const closed = new Promise<void>((r) => socket.on('close', () => r()))
+    // the head says 5000 bytes, a part follows: the server answers before reading the rest
+    socket.write(
+      `POST /v1/simulate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${app.config.api.auth_token}\r\n` +
+        `Content-Length: 5000\r\nConnection: keep-alive\r\n\r\n${'x'.repeat(100)}`,
+    )
+    await closed
+    const head = raw.split('\r\n\r\n')[0]!.toLowerCase()
+    expect(head).toMatch(/^http\/1\.1 413 /)
+    expect(head).toContain('connection: close')
+    expect(head).not.toContain('keep-alive')
+    // a fetch that reuses connections gets its next answer on a fresh one
+    const big = { params: { calls: [{ from, to, data: '0x' + '00'.repeat(2000) }] } }
+    expect((await app.fetch('/v1/simulate', post(big))).headers.get('connection')).toBe('close')
+    expect((await app.fetch('/v1/simulate', post({ params: { calls: [{ from, to }] } }))).status).not.toBe(413)
+  })
+
   it('a non-JSON content type: 415 with code VALIDATION_ERROR', async () => {
     const res = await app.fetch('/v1/simulate', post('params=1', { headers: { 'content-type': 'application/x-www-form-urlencoded' } }))
     expect(res.status).toBe(415)

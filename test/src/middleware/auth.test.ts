@@ -48,6 +48,31 @@ describe('token authentication (test config: fixed token)', () => {
     }
   })
 
+  it('a token padded inside the header value (second space, tab, NBSP) is not the token: 401 AUTHENTICATION_INVALID', async () => {
+    const padded: Record<string, string>[] = [
+      { authorization: `Bearer  ${testToken}` },
+      { authorization: `Bearer\t${testToken}` },
+      { authorization: `Bearer \u00a0${testToken}` },
+      { authorization: `Bearer ${testToken}\u00a0` },
+      { authorization: `Bearer ${testToken.slice(0, 4)} ${testToken.slice(4)}` },
+      { 'x-api-key': `\u00a0${testToken}` },
+      { 'x-api-key': `${testToken}\u00a0` },
+    ]
+    for (const headers of padded) {
+      const res = await app.fetch('/v1/simulate', post(call, { token: null, headers }))
+      expect(res.status, JSON.stringify(headers)).toBe(401)
+      expect((await res.json()).error.code).toBe('AUTHENTICATION_INVALID')
+    }
+  })
+
+  it("spaces around the header value are HTTP's optional whitespace, not the token's: accepted", async () => {
+    const spaced: Record<string, string>[] = [{ authorization: `Bearer ${testToken}  ` }, { 'x-api-key': `  ${testToken}\t` }]
+    for (const headers of spaced) {
+      const res = await app.fetch('/v1/simulate', post(call, { token: null, headers }))
+      expect(res.status, JSON.stringify(headers)).toBe(200)
+    }
+  })
+
   it('rejected requests never reach the engine', async () => {
     const before = app.engine.calls.length
     await app.fetch('/v1/simulate', post(call, { token: 'nope' }))

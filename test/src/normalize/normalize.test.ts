@@ -78,6 +78,23 @@ describe('request normalization (what reaches the engine)', () => {
     expect(issues(badTag.json)).toEqual(['params.blockTag'])
   })
 
+  it('a "__proto__" key (state-override map, storage map, anywhere) is a 400 naming it, never silently dropped', async () => {
+    const bodies: [string, string, string][] = [
+      ['/v1/trace/call', `{"call":{"to":"${to}"},"stateOverrides":{"__proto__":{"balance":"0xzz"}}}`, 'stateOverrides.__proto__'],
+      ['/v1/trace/call', `{"call":{"to":"${to}"},"stateOverrides":{"__proto__":{"balance":"0x1"}}}`, 'stateOverrides.__proto__'],
+      ['/v1/trace/call', `{"call":{"to":"${to}"},"stateOverrides":{"${to}":{"storage":{"__proto__":"0x1"}}}}`, `stateOverrides.${to}.storage.__proto__`],
+      ['/v1/simulate', `{"params":{"calls":[{"to":"${to}"}]},"options":{"stateOverrides":[{"address":"${to}","storage":{"__proto__":"0x1"}}]}}`, 'options.stateOverrides[0].storage.__proto__'],
+      ['/v1/simulate', `{"params":{"calls":[{"to":"${to}","__proto__":{"x":1}}]}}`, 'params.calls[0].__proto__'],
+    ]
+    for (const [path, body, where] of bodies) {
+      const res = await app.fetch(path, post(body))
+      const json = await res.json()
+      expect(res.status, body).toBe(400)
+      expect(json.error.code).toBe('VALIDATION_ERROR')
+      expect(issues(json)).toEqual([where])
+    }
+  })
+
   it('simulation stateOverrides array → map; storage = stateDiff, state = full replace; slots padded to 32 bytes', async () => {
     await simulate({
       params: { calls: [{ to }] },
