@@ -255,7 +255,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       }
     },
     async headerByHash(hash: Hex) {
-      const b = await rpc.request<RpcBlock | null>('eth_getBlockByHash', [hash, false])
+      const b = readUpstream('eth_getBlockByHash(hashes)', await rpc.request('eth_getBlockByHash', [hash, false]))
       return b ? toHeader(b) : undefined
     },
     async getTransaction(hash: Hex) {
