@@ -19,6 +19,9 @@ import { createDevnet } from './devnet/devnetChain.js'
 import { demoTokenAbi } from './devnet/demoTransactions.js'
 import { EngineError, isEngineError, toEngineError } from './errors.js'
 import { registerErrorAbi } from './simulation/revertReason.js'
+import { readChain } from './reads/chainReads.js'
+import { runCall } from './simulation/call.js'
+import { estimateGas } from './simulation/estimateGas.js'
 import { simulate } from './simulation/simulate.js'
 import { simulateSteps } from './simulation/simulateSteps.js'
 import { loadSimulation } from './simulation/simulationStore.js'
@@ -68,6 +71,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     traceCall: (params) => guard(() => traces.traceCall(params)),
     traceCallMany: (params) => guard(() => traces.traceCallMany(params)),
     traceBlock: (params) => guard(() => traces.traceBlock(params)),
+    call: (params) => guard(() => runCall(deps, params)),
+    estimateGas: (params) => guard(() => estimateGas(deps, params)),
+    readChain: (method, params) => guard(() => readChain({ chain, cache: opts.cache }, method, params)),
     async health() {
       const [upstreamOk, cacheOk] = await Promise.all([
         withUpstreamBudget(probeMs, () => chain.ping()).catch(() => false),

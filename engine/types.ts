@@ -200,6 +200,28 @@ export interface TraceBlockParams extends TraceRunOptions {
 /** geth's txTraceResult: one per transaction of the block, in order */
 export type BlockTraceEntry = { txHash: Hex; result: TraceResult } | { txHash: Hex; error: string }
 
+/** eth_call / eth_estimateGas: one call at a block, overrides as geth's 3rd and 4th params */
+export interface CallParams {
+  call: CallInput
+  block: BlockSelector
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+/** what geth's DoCall hands its RPC layer */
+export interface CallOutcome {
+  status: ExecutionStatus
+  returnData: Hex
+  gasUsed: Hex
+  /** geth's error string when not success: `execution reverted`, `out of gas`, `invalid opcode: INVALID`… */
+  error?: string
+  /** geth abi.UnpackRevert of the revert bytes (Error(string), or a Panic's text) */
+  revertReason?: string
+}
+/** eth_estimateGas: the gas, or why no gas within the allowance makes the call succeed */
+export type GasEstimate =
+  | { gas: Hex }
+  | { error: string; revertData?: Hex; revertReason?: string }
+
 export interface EngineHealth {
   network: string
   chainId: number
@@ -224,6 +246,16 @@ export interface Engine {
   traceCallMany(params: TraceCallManyParams): Promise<TraceResult[][]>
   /** every transaction of a mined block, each with its own tracers; a failing one answers `{txHash, error}` */
   traceBlock(params: TraceBlockParams): Promise<BlockTraceEntry[]>
+  /** eth_call */
+  call(params: CallParams): Promise<CallOutcome>
+  /** eth_estimateGas (geth's search) */
+  estimateGas(params: CallParams): Promise<GasEstimate>
+  /**
+   * A read-only JSON-RPC method of the chain (engine/reads/readMethods.ts lists them): answered
+   * by the devnet for its own chain, or by the upstream node with immutable answers cached.
+   * Anything else is refused (NOT_FOUND with `details.unsupportedMethod`).
+   */
+  readChain(method: string, params: unknown[]): Promise<unknown>
   health(): Promise<EngineHealth>
   close(): Promise<void>
 }

@@ -6,7 +6,8 @@
  * Middleware order and why:
  *   requestId → logger (see every answer, errors included) → CORS (preflights answered before
  *   auth) → rate limit (before auth, so token guessing is limited too) → auth → timeout →
- *   body size → content type → routes.
+ *   body size → content type → routes. The JSON-RPC endpoint (src/rpc/) sits behind the same
+ *   chain; its failures, middleware ones included, leave as JSON-RPC error objects.
  *
  * @example
  * const app = createApp({ config, engine, cache, logger })
@@ -36,6 +37,8 @@ import { registerHealth } from './routes/health.js'
 import { registerSimulate } from './routes/simulate.js'
 import { registerSimulations } from './routes/simulations.js'
 import { registerTrace } from './routes/trace.js'
+import { isRpcPath, maskRpcPath, rpcPathToken } from './rpc/pathToken.js'
+import { registerRpc, rpcHttpError, scrubber } from './rpc/route.js'
 import { registerUi, uiPaths } from './routes/ui.js'
 
 export interface CreateAppOptions {
@@ -59,10 +62,18 @@ export const isPublicPath = (path: string) =>
 
 export function createApp({ config, engine, cache, logger }: CreateAppOptions): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
-  const errors = createErrorHandler({ logger, secrets: [config.chain.rpc_url, config.api.auth_token] })
-  app.onError(errors.onError)
+  const secrets = [config.chain.rpc_url, config.api.auth_token]
+  const errors = createErrorHandler({ logger, secrets })
+  const scrub = scrubber(secrets)
+  // on the JSON-RPC paths every failure is a JSON-RPC error object (src/rpc/route.ts)
+  app.onError((err, c) => {
+    if (!isRpcPath(c.req.path)) return errors.onError(err, c)
+    if (!(err instanceof ApiError)) errors.toErrorBody(err, c.get('requestId')) // logs the bug under the request id
+    return rpcHttpError(err, c, scrub)
+  })
+  // the path is echoed masked: a token in a JSON-RPC URL never appears in a response
   app.notFound((c) =>
-    errors.onError(new ApiError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`, undefined, `the routes are listed in ${explorerPaths.schema}`), c),
+    errors.onError(new ApiError('NOT_FOUND', `no route ${c.req.method} ${maskRpcPath(c.req.path)}`, undefined, `the routes are listed in ${explorerPaths.schema}`), c),
   )
 
   app.use(requestId())
@@ -78,7 +89,7 @@ export function createApp({ config, engine, cache, logger }: CreateAppOptions): 
       logger,
     }),
   )
-  app.use(tokenAuth({ token: config.api.auth_token, isExempt: isPublicPath }))
+  app.use(tokenAuth({ token: config.api.auth_token, isExempt: isPublicPath, tokenFromPath: rpcPathToken }))
   app.use(requestTimeout({ ms: config.server.request_timeout_ms }))
   app.use(limitBody({ maxBytes: config.server.max_body_bytes }))
   app.use(jsonContentType())
@@ -91,6 +102,7 @@ export function createApp({ config, engine, cache, logger }: CreateAppOptions): 
   registerAccessList(app, ctx)
   registerSimulations(app, ctx)
   registerTrace(app, ctx)
+  registerRpc(app, { engine, config, logger })
   registerExplorer(app, { version })
   registerUi(app)
   return app

@@ -2,7 +2,7 @@
  * The import directions of the code, checked from the sources themselves so they stay as
  * the README's map of the code draws them:
  *   src/ → engine/ → tracers/, and nothing back up;
- *   no engine feature folder (simulation, trace, accessList) imports another: the way into a run
+ *   no engine feature folder (simulation, trace, accessList, reads) imports another: the way into a run
  *   they share lives in engine/run/;
  *   the JSON-RPC transport (engine/rpc/) sits below state and chain sources: state never imports
  *   a chain source, and the transport imports neither.
@@ -34,7 +34,7 @@ const inside = (path: string, folder: string) => path === folder || path.startsW
 const violations = (rule: (from: string, to: string) => boolean) =>
   edges.filter((e) => rule(e.from, e.to)).map((e) => `${e.from} → ${e.to}`)
 
-const FEATURES = ['engine/simulation', 'engine/trace', 'engine/accessList']
+const FEATURES = ['engine/simulation', 'engine/trace', 'engine/accessList', 'engine/reads']
 
 describe('import directions', () => {
   it('reads a real graph (the check is not vacuous)', () => {

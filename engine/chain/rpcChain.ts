@@ -271,6 +271,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     },
     prefetch,
     resolveForCalls,
+    rawRead: (method, params) => rpc.request(method, params),
+    reorgDepth: REORG_DEPTH,
     forgetHead() {
       const had = tracked !== undefined
       tracked = undefined

@@ -51,6 +51,17 @@ export interface ChainSource {
    */
   resolveForCalls?(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo>
   /**
+   * A read-only JSON-RPC call answered by the chain itself, as is: the devnet from its own blocks,
+   * transactions, receipts and logs (engine/devnet/devnetReads.ts); a fork by its upstream node.
+   * Only engine/reads calls it, and only with the methods it allows.
+   */
+  rawRead?(method: string, params: unknown[]): Promise<unknown>
+  /**
+   * Blocks deeper than this below the head can no longer be replaced by a reorg, so their
+   * answers may be kept. Undefined: a chain that never reorganises (the devnet) and needs no cache.
+   */
+  readonly reorgDepth?: bigint
+  /**
    * Drops the tracked head (see rpcChain `headMaxAgeMs`); true when there was one, so a request
    * that failed on a block the upstream no longer knows may run once more on `latest` anew.
    */

@@ -21,6 +21,7 @@ import { MemoryStateSource, OverlayStateManager } from '../state/index.js'
 import type { BlockSelector } from '../types.js'
 import { DEV_ACCOUNTS, DEV_BALANCE, DEVNET_CHAIN_ID } from './accounts.js'
 import { demoBlocks } from './demoTransactions.js'
+import { devnetRead, type DevnetView } from './devnetReads.js'
 import { genesisBlock, mineBlock, type DevnetBlock, type DevnetReceipt } from './mineBlock.js'
 
 /** 2025-01-01T00:00:00Z */
@@ -64,6 +65,18 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     for (const r of b.receipts) receiptByHash.set(r.transactionHash, r)
   }
   const head = () => BigInt(blocks.length - 1)
+  const blockByHash = new Map(blocks.map((b) => [b.header.hash, b]))
+  const view: DevnetView = {
+    chainId: DEVNET_CHAIN_ID,
+    head,
+    blockAt: (n) => (n >= 0n && n <= head() ? blocks[Number(n)] : undefined),
+    blockByHash: (h) => blockByHash.get(h),
+    locate(h) {
+      const t = byHash.get(h)
+      return t ? { block: blocks[Number(t.blockNumber)]!, index: t.index } : undefined
+    },
+    clientVersion: 'evm-sim-service/devnet',
+  }
 
   function blockAt(n: bigint): DevnetBlock {
     const b = n >= 0n && n <= head() ? blocks[Number(n)] : undefined
@@ -100,6 +113,7 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     async getBlockTransactions(number: bigint): Promise<MinedTransaction[]> {
       return [...blockAt(number).transactions]
     },
+    rawRead: (method, params) => devnetRead(view, method, params),
     async ping() {
       return true
     },

@@ -166,6 +166,7 @@ function toExecutionResult(result: RunTxResult, ejsError: string | undefined, tr
     gasUsed: result.totalGasSpent,
     returnData: bytesToHex(exec.returnValue) as Hex,
     logs,
+    gasRefund: result.gasRefund,
   }
   if (ejsError !== undefined) out.error = tracedError ?? toGethError(ejsError)
   if (ejsError === undefined && result.createdAddress) out.createdAddress = lower(result.createdAddress)

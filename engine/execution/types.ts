@@ -91,6 +91,8 @@ export interface ExecutionResult {
   error?: string
   /** the deployed address of a successful creation */
   createdAddress?: Address
+  /** gas refunded at the end (geth's RefundedGas; eth_estimateGas's optimistic probe reads it) */
+  gasRefund?: bigint
 }
 
 /**

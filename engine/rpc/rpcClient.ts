@@ -184,7 +184,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
       } else if (a.error) {
         const code = typeof a.error.code === 'number' ? a.error.code : undefined
         const msg = typeof a.error.message === 'string' ? a.error.message.slice(0, 300) : 'unknown error'
-        c.reject(fail(`${c.method} failed: ${msg}`, { method: c.method, rpcCode: code, rpcData: redactData(a.error.data, redact) }))
+        c.reject(fail(`${c.method} failed: ${msg}`, { method: c.method, rpcCode: code, rpcMessage: redact(msg), rpcData: redactData(a.error.data, redact) }))
       } else if (!('result' in a)) {
         c.reject(fail(`answer for ${c.method} has neither result nor error`))
       } else {

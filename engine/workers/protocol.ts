@@ -18,6 +18,9 @@ export const ENGINE_METHODS: readonly EngineMethod[] = [
   'traceCall',
   'traceCallMany',
   'traceBlock',
+  'call',
+  'estimateGas',
+  'readChain',
   'health',
 ]
 

@@ -336,6 +336,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     traceCall: (...args) => call('traceCall', args),
     traceCallMany: (...args) => call('traceCallMany', args),
     traceBlock: (...args) => call('traceBlock', args),
+    call: (...args) => call('call', args),
+    estimateGas: (...args) => call('estimateGas', args),
+    readChain: (...args) => call('readChain', args),
     async health() {
       // straight to the least busy worker, never behind queued requests
       const asked = probeHealth()

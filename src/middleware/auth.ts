@@ -1,6 +1,7 @@
 /**
  * Token authentication (spec "Authentication"): when a token is configured, a request must carry
- * it as `Authorization: Bearer <token>` or `X-API-Key: <token>`. The comparison hashes both sides
+ * it as `Authorization: Bearer <token>` or `X-API-Key: <token>` (or, on the JSON-RPC endpoint, as
+ * the last path segment). The comparison hashes both sides
  * (equal lengths, so `timingSafeEqual` applies) and is constant-time, leaking neither the token's
  * length nor its prefix. Exempt paths (health, the schema, the explorer) and CORS preflights pass.
  *
@@ -16,6 +17,11 @@ export interface TokenAuthOptions {
   /** empty: authentication disabled */
   token: string
   isExempt?: (path: string) => boolean
+  /**
+   * a token carried in the path (POST /v1/rpc/<token>, for tools that cannot set headers); used
+   * when no header carries one
+   */
+  tokenFromPath?: (path: string) => string | undefined
 }
 
 const suggestion = 'send the token as "Authorization: Bearer <token>" or as "X-API-Key: <token>"'
@@ -25,7 +31,7 @@ export function tokenAuth(opts: TokenAuthOptions): MiddlewareHandler<HttpEnv> {
   const expected = digest(opts.token)
   return async (c, next) => {
     if (c.req.method === 'OPTIONS' || opts.isExempt?.(c.req.path)) return next()
-    const sent = presentedToken(c.req.header('authorization'), c.req.header('x-api-key'))
+    const sent = presentedToken(c.req.header('authorization'), c.req.header('x-api-key')) ?? opts.tokenFromPath?.(c.req.path)
     if (sent === undefined) {
       throw new ApiError('AUTHENTICATION_REQUIRED', 'this service requires an API token', undefined, suggestion, undefined, {
         'WWW-Authenticate': 'Bearer',

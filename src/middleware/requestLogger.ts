@@ -1,12 +1,14 @@
 /**
  * One JSON log line per request: request id, method, path (no query string), status, duration.
- * Headers are never logged, so neither the auth token nor anything else a caller sends leaks.
+ * Headers are never logged, so neither the auth token nor anything else a caller sends leaks; a
+ * token in a JSON-RPC path is masked.
  *
  * @example
  * app.use(requestLogger({ logger: pino() }))
  */
 import type { MiddlewareHandler } from 'hono'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
+import { maskRpcPath } from '../rpc/pathToken.js'
 
 export interface RequestLoggerOptions {
   logger: HttpLogger
@@ -20,7 +22,8 @@ export function requestLogger(opts: RequestLoggerOptions): MiddlewareHandler<Htt
     const line = {
       requestId: c.get('requestId'),
       method: c.req.method,
-      path: c.req.path,
+      // a JSON-RPC URL may carry the token as its last segment
+      path: maskRpcPath(c.req.path),
       status,
       durationMs: Math.round((performance.now() - start) * 10) / 10,
     }

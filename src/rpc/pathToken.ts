@@ -1,0 +1,29 @@
+/**
+ * The provider convention for tools that cannot set headers: the API token as the last path
+ * segment, `POST /v1/rpc/<token>`. The token is read here and nowhere else, and every path that
+ * is logged or echoed goes through `maskRpcPath` first, so a token in a URL never reaches a log
+ * line or a response (a wrong token is masked too: it may be a near-miss of the real one).
+ *
+ * @example
+ * rpcPathToken('/v1/rpc/s3cret') // 's3cret'
+ * maskRpcPath('/v1/rpc/s3cret')  // '/v1/rpc/[token]'
+ */
+export const RPC_PATH = '/v1/rpc'
+
+const withToken = /^\/v1\/rpc\/([^/]+)/
+
+export const isRpcPath = (path: string) => path === RPC_PATH || path.startsWith(`${RPC_PATH}/`)
+
+export function rpcPathToken(path: string): string | undefined {
+  const m = withToken.exec(path)
+  if (!m) return undefined
+  try {
+    return decodeURIComponent(m[1]!)
+  } catch {
+    return m[1]
+  }
+}
+
+export function maskRpcPath(path: string): string {
+  return path.replace(withToken, `${RPC_PATH}/[token]`)
+}

@@ -1,0 +1,90 @@
+/**
+ * POST /v1/rpc and POST /v1/rpc/<token>: the JSON-RPC endpoint over the same engine as the REST
+ * routes. Middleware (auth, rate limit — one count per HTTP request, a batch included — CORS,
+ * body size, timeout) is the app's; an error it raises on these paths is answered as a JSON-RPC
+ * error object (rpcHttpError below) with the HTTP status kept, so a JSON-RPC client reads it.
+ *
+ * @example
+ * registerRpc(app, { engine, config, logger })
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import type { ServiceConfig } from '../../config/loadConfig.js'
+import type { Engine } from '../../engine/types.js'
+import { ApiError } from '../errors/apiError.js'
+import { statusForCode } from '../errors/statusTable.js'
+import type { HttpEnv, HttpLogger } from '../httpEnv.js'
+import { dispatch, parseFailure } from './dispatch.js'
+import { toRpcErrorObject } from './engineErrors.js'
+import { rpcMethods } from './methods/index.js'
+import { RPC_PATH } from './pathToken.js'
+import type { RpcMethodTable } from './types.js'
+
+export interface RpcRouteOptions {
+  engine: Engine
+  config: ServiceConfig
+  logger: HttpLogger
+  /** default: the assembled table (src/rpc/methods/index.ts) */
+  methods?: RpcMethodTable
+}
+
+export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): void {
+  const scrub = scrubber([opts.config.chain.rpc_url, opts.config.api.auth_token])
+  const methods = opts.methods ?? rpcMethods
+  const handle = async (c: Context<HttpEnv>) => {
+    const requestId = c.get('requestId')
+    let body: unknown
+    try {
+      body = JSON.parse(await c.req.text())
+    } catch {
+      return c.json(parseFailure(), 200)
+    }
+    const answer = await dispatch(body, {
+      methods,
+      ctx: { engine: opts.engine, config: opts.config, signal: c.req.raw.signal },
+      maxBatch: opts.config.limits.max_rpc_batch,
+      scrub,
+      onInternal(err, method) {
+        const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) }
+        opts.logger.error(scrub({ requestId, method, err: e }), 'JSON-RPC method failed with an internal error')
+      },
+    })
+    if (answer === undefined) return c.body(null, 200)
+    return c.json(answer, 200)
+  }
+  app.post(RPC_PATH, handle)
+  app.post(`${RPC_PATH}/:token`, handle)
+}
+
+/**
+ * An error raised before a method runs (auth, rate limit, body size, content type, timeout) on a
+ * JSON-RPC path: a JSON-RPC error object (id null), the HTTP status and headers kept.
+ * Codes: -32001 for auth (no standard exists; geth's own auth failures are HTTP-level), -32005
+ * (EIP-1474 "limit exceeded") for the rate limit, -32600 for a body that is too large or not JSON,
+ * -32000 for the rest.
+ */
+export function rpcHttpError(err: unknown, c: Context<HttpEnv>, scrub: <T>(v: T) => T): Response {
+  if (err instanceof ApiError) {
+    const code =
+      err.code === 'AUTHENTICATION_REQUIRED' || err.code === 'AUTHENTICATION_INVALID' ? -32001
+      : err.code === 'RATE_LIMIT_EXCEEDED' ? -32005
+      : err.code === 'PAYLOAD_TOO_LARGE' || err.code === 'VALIDATION_ERROR' ? -32600
+      : -32000
+    const status = (err.status ?? statusForCode(err.code)) as 400
+    return c.json({ jsonrpc: '2.0', id: null, error: scrub({ code, message: err.message }) }, status, err.headers)
+  }
+  const { error } = toRpcErrorObject(err)
+  return c.json({ jsonrpc: '2.0', id: null, error: scrub(error) }, error.code === -32603 ? 500 : 200)
+}
+
+export function scrubber(secrets: string[]): <T>(value: T) => T {
+  const list = secrets.filter((s) => s.length >= 4)
+  return <T>(value: T): T => {
+    if (list.length === 0) return value
+    const text = JSON.stringify(value)
+    if (text === undefined || !list.some((s) => text.includes(s))) return value
+    let out = text
+    for (const s of list) out = out.split(s).join('[redacted]')
+    return JSON.parse(out) as T
+  }
+}
