@@ -4,6 +4,7 @@
  * A name in two tables is a bug: the assembly throws at start-up rather than pick one silently.
  */
 import type { RpcMethodTable } from '../types.js'
+import { debugMethods } from './debug.js'
 import { ethMethods } from './eth.js'
 import { forwardedMethods } from './forwarded.js'
 
@@ -20,4 +21,4 @@ export function assembleMethods(...tables: RpcMethodTable[]): RpcMethodTable {
   return out
 }
 
-export const rpcMethods: RpcMethodTable = assembleMethods(forwardedMethods, ethMethods)
+export const rpcMethods: RpcMethodTable = assembleMethods(forwardedMethods, ethMethods, debugMethods)
