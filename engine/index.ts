@@ -72,6 +72,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     traceCall: (params) => guard(() => traces.traceCall(params)),
     traceCallMany: (params) => guard(() => traces.traceCallMany(params)),
     simulateV1: (params) => guard(() => simulateV1(deps, params)),
+    traceBlock: (params) => guard(() => traces.traceBlock(params)),
     call: (params) => guard(() => runCall(deps, params)),
     estimateGas: (params) => guard(() => estimateGas(deps, params)),
     readChain: (method, params) => guard(() => readChain({ chain, cache: opts.cache }, method, params)),

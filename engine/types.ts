@@ -14,6 +14,8 @@ import type { TraceResult, TracerConfig } from '../tracers/config.js'
 
 export type BlockTag = 'latest' | 'earliest' | 'safe' | 'finalized' | 'pending'
 export type BlockSelector = { number: bigint } | { tag: BlockTag }
+/** a block by number, tag or hash (EIP-1898 style; the debug_* methods take all three) */
+export type BlockRef = BlockSelector | { hash: Hex }
 
 /** decisions §9, normalized to a map keyed by lowercase address */
 export interface AccountOverride {
@@ -160,20 +162,43 @@ export interface AccessListResult {
   error?: string
 }
 
-export interface TraceCallParams {
+/** what every trace may add: geth's per-transaction `timeout` */
+export interface TraceRunOptions {
+  /** a traced transaction running longer aborts with EXECUTION_TIMEOUT 'execution timeout' (geth) */
+  timeoutMs?: number
+}
+export interface TraceCallParams extends TraceRunOptions {
   call: CallInput
-  block: BlockSelector
+  block: BlockRef
   tracerConfig: TracerConfig
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
+  /**
+   * geth's TraceCallConfig.txIndex: run on the state before the block's transaction of this
+   * index (the block's earlier transactions replayed), under the block's own header
+   */
+  txIndex?: number
 }
-export interface TraceCallManyParams {
-  bundles: { transactions: CallInput[] }[]
-  block: BlockSelector
+export interface TraceCallManyParams extends TraceRunOptions {
+  /**
+   * bundles run in order, state carried over; a bundle's `blockOverrides` (Erigon/reth
+   * `blockOverride`) apply from that bundle on, on top of the earlier bundles' overrides
+   */
+  bundles: { transactions: CallInput[]; blockOverrides?: BlockOverrides }[]
+  block: BlockRef
   tracerConfig: TracerConfig
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
+  /** Erigon/reth `stateContext.transactionIndex`: as TraceCallParams.txIndex; absent = after the whole block */
+  txIndex?: number
 }
+/** every transaction of a block traced in order on the block's own state (debug_traceBlockBy*) */
+export interface TraceBlockParams extends TraceRunOptions {
+  block: BlockRef
+  tracerConfig: TracerConfig
+}
+/** geth's txTraceResult: one per transaction of the block, in order */
+export type BlockTraceEntry = { txHash: Hex; result: TraceResult } | { txHash: Hex; error: string }
 
 /** eth_simulateV1 (execution-apis): a block of calls with its own overrides */
 export interface SimulateV1Block {
@@ -259,7 +284,7 @@ export interface Engine {
   traceTransaction(
     hash: Hex,
     tracerConfig: TracerConfig,
-    overrides?: { stateOverrides?: StateOverrides; blockOverrides?: BlockOverrides },
+    overrides?: { stateOverrides?: StateOverrides; blockOverrides?: BlockOverrides } & TraceRunOptions,
   ): Promise<TraceResult>
   traceCall(params: TraceCallParams): Promise<TraceResult>
   traceCallMany(params: TraceCallManyParams): Promise<TraceResult[][]>
@@ -268,6 +293,8 @@ export interface Engine {
    * spec's error (see engine/simulateV1/simulateErrors.ts) so the JSON-RPC layer can give its code.
    */
   simulateV1(params: SimulateV1Params): Promise<SimulateV1BlockResult[]>
+  /** every transaction of a mined block, each with its own tracers; a failing one answers `{txHash, error}` */
+  traceBlock(params: TraceBlockParams): Promise<BlockTraceEntry[]>
   /** eth_call */
   call(params: CallParams): Promise<CallOutcome>
   /** eth_estimateGas (geth's search) */

@@ -23,12 +23,20 @@ export interface TracerConfig {
     disableStack?: boolean
     disableStorage?: boolean
     enableReturnData?: boolean
+    /** geth's `limit`: stop logging (no error) once the logs' JSON passed this many bytes; 0 = none */
+    limit?: number
   }
-  '4byteTracer'?: boolean
+  /**
+   * `true`: our REST shape `{totalIdentifiers, identifiers}`; `{gethForm: true}`: geth's own
+   * `{"0xsel-size": count}` (the JSON-RPC debug_* methods)
+   */
+  '4byteTracer'?: boolean | { gethForm?: boolean }
+  /** geth's noopTracer: runs the transaction, answers `{}` */
+  noopTracer?: boolean
   /** geth's flatCallTracer (Parity's flat frames; trace_* and debug_* with tracer flatCallTracer) */
   flatCallTracer?: { convertParityErrors?: boolean; includePrecompiles?: boolean; parity?: boolean }
   callTree?: CallTreeConfig
 }
 /** keyed by the tracer names requested */
-export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'flatCallTracer' | 'callTree', unknown>>
+export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'callTree', unknown>>
 

@@ -14,14 +14,15 @@ import type { TraceResult, TracerConfig } from './config.js'
 import { createCallTracer } from './callTracer.js'
 import { createFourByteTracer } from './fourByteTracer.js'
 import { createFlatCallTracer, type FlatCallContext } from './flatCallTracer.js'
+import { createNoopTracer } from './noopTracer.js'
 import { createPrestateTracer } from './prestateTracer.js'
 import { createStructLogger } from './structLogger.js'
 import type { Tracer } from './types.js'
 
-export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'flatCallTracer'
+export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer'
 
 export interface TracerSet {
-  /** in a fixed order: callTracer, prestateTracer, structLogger, 4byteTracer, flatCallTracer */
+  /** in a fixed order: callTracer, prestateTracer, structLogger, 4byteTracer, noopTracer, flatCallTracer */
   tracers: Tracer[]
   /** call after the execution finished; each tracer's result() is built once, here */
   result(): TraceResult
@@ -41,7 +42,9 @@ function selected(config: TracerConfig): TracerName[] {
   if (config.prestateTracer !== undefined && config.prestateTracer !== null) names.push('prestateTracer')
   if (config.structLogger !== undefined && config.structLogger !== null) names.push('structLogger')
   // the spec's value is a boolean: `true` enables it, `false` is the same as leaving it out
-  if (config['4byteTracer'] === true) names.push('4byteTracer')
+  const fourByte = config['4byteTracer']
+  if (fourByte === true || (typeof fourByte === 'object' && fourByte !== null)) names.push('4byteTracer')
+  if (config.noopTracer === true) names.push('noopTracer')
   if (config.flatCallTracer !== undefined && config.flatCallTracer !== null) names.push('flatCallTracer')
   return names
 }
@@ -59,8 +62,12 @@ export function createTracers(config: TracerConfig | undefined, opts: CreateTrac
         return [name, createPrestateTracer(cfg.prestateTracer ?? {})]
       case 'structLogger':
         return [name, createStructLogger(cfg.structLogger ?? {}, { maxSteps: opts.maxStructLogSteps })]
-      case '4byteTracer':
-        return [name, createFourByteTracer()]
+      case '4byteTracer': {
+        const o = cfg['4byteTracer']
+        return [name, createFourByteTracer({ gethForm: typeof o === 'object' && o?.gethForm === true })]
+      }
+      case 'noopTracer':
+        return [name, createNoopTracer()]
       case 'flatCallTracer':
         return [name, createFlatCallTracer(cfg.flatCallTracer ?? {}, opts.flatContext)]
     }

@@ -38,6 +38,12 @@ export interface StructLoggerConfig {
   disableStack?: boolean
   disableStorage?: boolean
   enableReturnData?: boolean
+  /**
+   * geth's `limit` (logger.Config.Limit): once the logs' JSON passed this many bytes, further
+   * steps are not logged — the trace is cut short, not refused. 0 or absent: no limit; negative:
+   * nothing logged (geth compares the size so far, 0, with it).
+   */
+  limit?: number
 }
 
 export interface StructLoggerOptions {
@@ -108,6 +114,10 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   const maxBytes = opts.maxBytes && opts.maxBytes > 0 ? opts.maxBytes : DEFAULT_MAX_BYTES
   /** estimated JSON size of the logs so far */
   let bytes = 0
+  // geth's int: a negative limit is already passed at the first step (nothing is logged)
+  const limit = config.limit ?? 0
+  /** geth's resultSize: the exact JSON bytes of the logs so far (kept only under a limit) */
+  let resultSize = 0
 
   const logs: StructLog[] = []
   /** cumulative storage seen per contract (geth l.storage) */
@@ -150,6 +160,8 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
 
     async onOpcode(step: OpcodeStep) {
       if (refused) throw refused
+      // geth checks before logging: the step that crosses the limit is still logged
+      if (limit !== 0 && resultSize > limit) return
       if (logs.length >= maxSteps) refuse('steps')
       const log: StructLog = {
         pc: step.pc,
@@ -196,6 +208,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
       if (step.refund !== 0n) log.refund = Number(step.refund)
       bytes += estimateSize(log)
       if (bytes > maxBytes) refuse('bytes')
+      if (limit !== 0) resultSize += JSON.stringify(log).length
       logs.push(log)
     },
 

@@ -256,6 +256,10 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
         throw e
       }
     },
+    async headerByHash(hash: Hex) {
+      const b = readUpstream('eth_getBlockByHash(hashes)', await rpc.request('eth_getBlockByHash', [hash, false]))
+      return b ? toHeader(b) : undefined
+    },
     async getTransaction(hash: Hex) {
       const t = readUpstream('eth_getTransactionByHash', await rpc.request('eth_getTransactionByHash', [hash]))
       if (!t || t.blockNumber === null) return undefined

@@ -41,6 +41,8 @@ export interface ChainSource {
   /** Common with the hardfork active at that block */
   commonAt(header: BlockHeaderInfo): Common
   getBlockHash(number: bigint): Promise<Hex | undefined>
+  /** the header of the block with this hash; undefined when the hash names no block of the chain */
+  headerByHash(hash: Hex): Promise<BlockHeaderInfo | undefined>
   /** undefined when the hash is unknown */
   getTransaction(hash: Hex): Promise<MinedTransaction | undefined>
   /** every transaction of the block, in order */

@@ -103,6 +103,10 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     async getBlockHash(n: bigint): Promise<Hex | undefined> {
       return n >= 0n && n <= head() ? blocks[Number(n)]!.header.hash : undefined
     },
+    async headerByHash(hash: Hex): Promise<BlockHeaderInfo | undefined> {
+      const b = blocks.find((x) => x.header.hash === hash.toLowerCase())
+      return b ? { ...b.header } : undefined
+    },
     async getTransaction(hash: Hex): Promise<MinedTransaction | undefined> {
       return byHash.get(hash.toLowerCase() as Hex)
     },

@@ -130,7 +130,10 @@ async function run(
   let adapter: TracingAdapter | undefined
   if (tracers.length > 0) {
     const price = tx.supports(Capability.EIP1559FeeMarket) ? min(feeCap, (baseFee ?? 0n) + tip) : feeCap
-    adapter = new TracingAdapter(tracers, common, buildTxContext(ctx, common, tx, sender, price))
+    adapter = new TracingAdapter(tracers, common, buildTxContext(ctx, common, tx, sender, price), {
+      logIndexBase: opts.logIndexBase,
+      deadline: opts.deadline,
+    })
     adapter.bindState(state)
     await adapter.txStart()
     attachAdapter(vm.evm, adapter)

@@ -13,7 +13,11 @@
  * - step cost: CALL-family cost includes the forwarded gas (geth's callGasTemp), computed from the
  *   stack, never read from ethereumjs internals.
  * - logs: seen at the LOG step, announced once the op succeeded (the next event proves it), with
- *   geth's tx-wide index (reverted frames give their numbers back).
+ *   geth's index (reverted frames give their numbers back). It counts from `logIndexBase`: geth's
+ *   state keeps one log counter for the whole block, so a mined transaction replayed after the
+ *   earlier ones of its block numbers its logs from the block start (callTracer `index`).
+ * - deadline: geth's trace `timeout` stops the EVM; here the step hook checks the clock every
+ *   DEADLINE_EVERY steps (and at every message) and aborts with geth's `execution timeout`.
  * - errors: ethereumjs strings → geth's (tracers/gethErrors.ts), with the failing step's facts.
  *
  * Outcomes of a step (did the CALL start a message, did the LOG land) are only known at the next
@@ -26,11 +30,24 @@ import type { Address, Hex } from 'viem'
 import { GETH_ERRORS, toGethError, toGethPrecompileError, type FailingStep } from '../../tracers/gethErrors.js'
 import type { CallType, EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext, TxEndEvent } from '../../tracers/types.js'
 import { bigTo32, bigToBytes, hexBytes, readMemory, wordToAddress } from '../../tracers/evmWords.js'
+import { EngineError } from '../errors.js'
 import { setDirectStepHandler, type LightSteps } from './leanStepHook.js'
 import { OP, gethOpName, stackBounds } from '../../tracers/opcodes.js'
 
 const EMPTY = new Uint8Array(0)
 const MAX_CALL_DEPTH = 1024
+/** steps between two clock reads when a deadline is set (a read is cheap, a step cheaper still) */
+const DEADLINE_EVERY = 1024
+
+export interface AdapterOptions {
+  /** logs the block's earlier transactions emitted: the first log of this one gets this index */
+  logIndexBase?: number
+  /** Date.now() past which the run aborts with EngineError EXECUTION_TIMEOUT 'execution timeout' */
+  deadline?: number
+}
+
+/** geth's trace timeout error (eth/tracers/api.go traceTx: tracer.Stop(errors.New("execution timeout"))) */
+export const TRACE_TIMEOUT_MESSAGE = 'execution timeout'
 const hex = (b: Uint8Array): Hex => bytesToHex(b) as Hex
 const addr = (a: EjsAddress): Address => a.toString().toLowerCase() as Address
 
@@ -116,7 +133,9 @@ export class TracingAdapter {
   private pendingSelfdestruct: PendingSelfdestruct | undefined
   private topExit: ExitEvent | undefined
   private topEntered = false
-  private logCount = 0
+  private logCount: number
+  private readonly deadline: number | undefined
+  private stepsToClock = DEADLINE_EVERY
   private readonly wantsOpcode: Tracer[]
   private readonly tangerineWhistle: boolean
   private readonly eip2200: boolean
@@ -125,7 +144,10 @@ export class TracingAdapter {
     private readonly tracers: readonly Tracer[],
     private readonly common: Common,
     private readonly tx: TxContext,
+    opts: AdapterOptions = {},
   ) {
+    this.logCount = opts.logIndexBase ?? 0
+    this.deadline = opts.deadline
     this.wantsOpcode = tracers.filter((t) => t.onOpcode)
     this.tangerineWhistle = common.gteHardfork('tangerineWhistle')
     // EIP-2200's SSTORE sentry: Istanbul on (ethereumjs gates it by fork, not by the EIP number)
@@ -171,6 +193,7 @@ export class TracingAdapter {
    * what tracing would otherwise cost.
    */
   onStep(ev: InterpreterStep): void | Promise<void> {
+    this.tick()
     const code = ev.opcode.code
     const log = this.pendingLog
     const call = this.pendingCall
@@ -190,6 +213,7 @@ export class TracingAdapter {
       full: (code, depth) =>
         READS_STEP[code] === 1 || this.pendingLog?.depth === depth || this.pendingCall?.stepDepth === depth,
       step: (opcode, stackLen, gasLeft, cost) => {
+        this.tick()
         const frame = this.frames[this.frames.length - 1]
         if (frame) frame.lastStep = { opcode, stackLen, gasLeft, cost }
       },
@@ -361,7 +385,20 @@ export class TracingAdapter {
     return this.stateManager?.getAccount(new EjsAddress(hexBytes(a)))
   }
 
+  /** every step, full or light: the clock is read once per DEADLINE_EVERY steps */
+  private tick(): void {
+    if (this.deadline !== undefined && --this.stepsToClock <= 0) {
+      this.stepsToClock = DEADLINE_EVERY
+      this.checkDeadline()
+    }
+  }
+
+  private checkDeadline(): void {
+    if (this.deadline !== undefined && Date.now() > this.deadline) throw new EngineError('EXECUTION_TIMEOUT', TRACE_TIMEOUT_MESSAGE)
+  }
+
   async onBeforeMessage(msg: Message): Promise<void> {
+    this.checkDeadline()
     const depth = msg.depth
     let type: CallType
     let from = addr(msg.caller)

@@ -69,6 +69,13 @@ export interface ExecuteOptions {
    * precompile of `from` at `to`. Addresses lowercase.
    */
   precompiles?: { removed: Address[]; moved: { from: Address; to: Address }[] }
+  /**
+   * logs the earlier transactions of the block emitted: a mined transaction's tracers number its
+   * logs from there (geth's block-wide log counter). Default 0 (a call, or the block's first tx).
+   */
+  logIndexBase?: number
+  /** Date.now() after which a traced run aborts with EngineError EXECUTION_TIMEOUT (geth's trace `timeout`) */
+  deadline?: number
 }
 
 export type ExecutionStatus = 'success' | 'reverted' | 'failed'

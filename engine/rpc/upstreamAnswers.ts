@@ -84,6 +84,7 @@ const schemas = {
   eth_getTransactionByHash: upstreamTransaction.nullable(),
   'eth_getBlockByNumber(hashes)': blockWithHashes.nullable(),
   'eth_getBlockByNumber(full)': blockWithTransactions.nullable(),
+  'eth_getBlockByHash(hashes)': blockWithHashes.nullable(),
   eth_createAccessList: z.looseObject({ accessList }),
 } as const
 

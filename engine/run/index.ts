@@ -5,3 +5,4 @@ export { withCallDefaults, defaultGas, GAS_DEFAULTS, type CallOperation, type Ga
 export { executionContext, applyBlockOverrides } from './blockEnvironment.js'
 export { applyStateOverrides } from './stateOverrides.js'
 export type { RunDeps } from './deps.js'
+export { openBlock, replayUpTo, advance, blockStart, resolveBlockRef, type OpenedBlock, type BlockProgress } from './openBlock.js'

@@ -1,24 +1,23 @@
 /**
- * openReplay: the way into a run of a MINED transaction. The transaction is found, the state
- * after its parent block is opened, the block's start system calls (EIP-4788, EIP-2935) are
- * applied and every earlier transaction of its block is replayed on it, as geth's
- * `stateAtTransaction` does (then the caller's overrides, if any, on top) — so what follows equals debug_traceTransaction on an archive geth,
+ * openReplay: the way into a run of a MINED transaction. The transaction is found, its block
+ * opened (engine/run/openBlock.ts: state after the parent, start system calls) and every earlier
+ * transaction of the block replayed on it, as geth's `stateAtTransaction` does (then the caller's
+ * overrides, if any, on top) — so what follows equals debug_traceTransaction on an archive geth,
  * with no debug_* method upstream.
  *
  * @example
  * const replay = await openReplay(deps.chain, hash)
- * await executeSignedTx(replay.ctx, replay.tx.tx, { tracers, validation: true, blockGasUsed: replay.blockGasUsed })
+ * await executeSignedTx(replay.ctx, replay.tx.tx, { tracers, validation: true, blockGasUsed: replay.blockGasUsed, logIndexBase: replay.logIndexBase })
  */
 import type { Hex } from 'viem'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
-import { EngineError, isEngineError } from '../errors.js'
-import { executeSignedTx } from '../execution/executeTransaction.js'
+import { EngineError } from '../errors.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
 import type { BlockOverrides, StateOverrides } from '../types.js'
 import { executionContext } from './blockEnvironment.js'
+import { openBlock, replayUpTo } from './openBlock.js'
 import { applyStateOverrides } from './stateOverrides.js'
-import { applyBlockSystemCalls } from './systemCalls.js'
 
 export interface OpenedReplay {
   /** the transaction's own block */
@@ -30,6 +29,8 @@ export interface OpenedReplay {
   tx: MinedTransaction
   /** gas the earlier transactions of the block used (for the block gas limit check) */
   blockGasUsed: bigint
+  /** logs the earlier transactions emitted: the traced transaction's first log index (geth) */
+  logIndexBase: number
 }
 
 /** what a caller may change on top of the state the transaction starts from (/trace/tx extras) */
@@ -48,30 +49,9 @@ export async function openReplay(chain: ChainSource, hash: Hex, overrides: Repla
   if (header.number === 0n) {
     throw new EngineError('VALIDATION_ERROR', 'genesis is not traceable', { transactionHash: hash })
   }
-  const [state, blockTxs] = await Promise.all([chain.stateAfter(header.number - 1n), chain.getBlockTransactions(header.number)])
-  const earlier = blockTxs.filter((t) => t.index < mined.index).sort((a, b) => a.index - b.index)
-  await chain.prefetch?.(header.number - 1n, [...earlier, mined].map((t) => ({
-    from: t.from,
-    to: t.tx.to ? (t.tx.to.toString() as Hex) : null,
-    data: `0x${Buffer.from(t.tx.data).toString('hex')}` as Hex,
-    value: t.tx.value,
-  })))
-  const ctx = executionContext(chain, header, state)
-  await applyBlockSystemCalls(state, ctx.common, header)
-  let blockGasUsed = 0n
-  for (const prior of earlier) {
-    try {
-      const r = await executeSignedTx(ctx, prior.tx, { validation: true, blockGasUsed })
-      blockGasUsed += r.gasUsed
-    } catch (e) {
-      // a mined transaction that does not replay means our state or rules differ from the chain's
-      if (isEngineError(e) && e.code !== 'VALIDATION_ERROR' && e.code !== 'INSUFFICIENT_GAS') throw e
-      throw new EngineError('INTERNAL_ERROR', `replaying transaction ${prior.hash} (index ${prior.index}) before ${hash} failed`, {
-        cause: e instanceof Error ? e.message : String(e),
-      })
-    }
-  }
-  await applyStateOverrides(state, overrides.stateOverrides)
-  const txCtx = overrides.blockOverrides ? executionContext(chain, header, state, overrides.blockOverrides) : ctx
-  return { header, state, ctx: txCtx, tx: mined, blockGasUsed }
+  const block = await openBlock(chain, header, { prefetchUpTo: mined.index + 1 })
+  const progress = await replayUpTo(block, block.transactions.filter((t) => t.index < mined.index).length)
+  await applyStateOverrides(block.state, overrides.stateOverrides)
+  const ctx = overrides.blockOverrides ? executionContext(chain, header, block.state, overrides.blockOverrides) : block.ctx
+  return { header, state: block.state, ctx, tx: mined, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
 }

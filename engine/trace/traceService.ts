@@ -1,8 +1,10 @@
 /**
- * The trace service behind /trace/tx, /trace/call and /trace/call-many (decisions.md §8). It works
- * over any ChainSource (embedded devnet or JSON-RPC fork) and needs no debug_* method upstream: a
- * mined transaction is replayed where it ran (engine/run/openReplay.ts), a call runs on a block
- * opened by engine/run/openRun.ts.
+ * The trace service behind /trace/tx, /trace/call, /trace/call-many and the JSON-RPC debug_trace*
+ * methods (decisions.md §8). It works over any ChainSource (embedded devnet or JSON-RPC fork) and
+ * needs no debug_* method upstream: a mined transaction is replayed where it ran
+ * (engine/run/openReplay.ts), a block's transactions one after another on the block's own state
+ * (engine/run/openBlock.ts), a call runs on a block opened by engine/run/openRun.ts — or, with a
+ * transaction index, inside a block after its earlier transactions.
  *
  * Call semantics follow geth's debug_traceCall:
  * - block selector default `latest` (`pending` traces on `latest`, see openRun);
@@ -11,52 +13,143 @@
  * - no nonce or fee validation (eth_call semantics), the value and gas*price still need funds;
  * - reverts are not errors: they show in the tracer output.
  *
+ * Mined transactions number their logs from the block start (geth's block-wide log counter: the
+ * callTracer's log `index` of a transaction after others with logs does not start at 0).
+ * `timeoutMs` is geth's per-transaction trace timeout: the clock starts when the traced
+ * transaction does (replaying the earlier ones is not counted).
+ *
  * @example
  * const traces = createTraceService(chain, { gasCap: 50_000_000n, maxStructLogSteps: 100_000 })
  * await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })
  */
 import type { Hex } from 'viem'
-import type { ChainSource } from '../chain/types.js'
+import type { BlockHeaderInfo, ChainSource } from '../chain/types.js'
+import { EngineError, isEngineError } from '../errors.js'
 import { executeCall, executeSignedTx } from '../execution/executeTransaction.js'
-import type { CallInput } from '../execution/types.js'
-import { openReplay, openRun, withCallDefaults, type ReplayOverrides, type RunDeps } from '../run/index.js'
-import type { BlockOverrides, BlockSelector, StateOverrides, TraceCallManyParams, TraceCallParams, TraceResult, TracerConfig } from '../types.js'
+import type { CallInput, ExecutionContext } from '../execution/types.js'
+import {
+  advance,
+  blockStart,
+  executionContext,
+  openBlock,
+  openReplay,
+  openRun,
+  replayUpTo,
+  resolveBlockRef,
+  withCallDefaults,
+  type ReplayOverrides,
+  type RunDeps,
+} from '../run/index.js'
+import { applyStateOverrides } from '../run/stateOverrides.js'
+import type {
+  BlockOverrides,
+  BlockRef,
+  BlockTraceEntry,
+  StateOverrides,
+  TraceBlockParams,
+  TraceCallManyParams,
+  TraceCallParams,
+  TraceResult,
+  TracerConfig,
+  TraceRunOptions,
+} from '../types.js'
 import { createTracers } from '../../tracers/createTracers.js'
 import { createTraceSet } from './traceSet.js'
 
 export type TraceServiceOptions = Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'>
 
 /** optional extras of /trace/tx: applied on top of the state the traced transaction starts from */
-export type TraceTransactionOptions = ReplayOverrides
+export interface TraceTransactionOptions extends ReplayOverrides, TraceRunOptions {}
 
 export interface TraceService {
   traceTransaction(hash: Hex, tracerConfig: TracerConfig, opts?: TraceTransactionOptions): Promise<TraceResult>
   traceCall(params: TraceCallParams): Promise<TraceResult>
   traceCallMany(params: TraceCallManyParams): Promise<TraceResult[][]>
+  traceBlock(params: TraceBlockParams): Promise<BlockTraceEntry[]>
 }
+
+interface CallBundle {
+  transactions: CallInput[]
+  blockOverrides?: BlockOverrides
+}
+
+/** later overrides win field by field (a bundle's blockOverride applies on top of the earlier ones) */
+function mergeOverrides(a: BlockOverrides | undefined, b: BlockOverrides | undefined): BlockOverrides | undefined {
+  if (!a) return b
+  if (!b) return a
+  return { ...a, ...b }
+}
+
+/**
+ * BLOCKHASH under a number override, as geth's traceCall answers it: hashes come from the chain
+ * below the traced block's header (GetHashFn walks back from it), so a block at or past the header
+ * reads as zero even when the chain has it — except the header itself when the override is the
+ * next number (geth #32183 re-parents the header so that `blockhash(number - 1)` is real).
+ */
+function withTraceBlockHashes(ctx: ExecutionContext, header: BlockHeaderInfo, overrides: BlockOverrides | undefined): ExecutionContext {
+  const number = overrides?.number
+  const known = ctx.getBlockHash
+  if (number === undefined || !known) return ctx
+  return {
+    ...ctx,
+    getBlockHash: (n) => (n < header.number || (n === header.number && number === header.number + 1n) ? known(n) : Promise.resolve(undefined)),
+  }
+}
+
+const deadlineOf = (opts: TraceRunOptions): number | undefined => (opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? Date.now() + opts.timeoutMs : undefined)
 
 export function createTraceService(chain: ChainSource, opts: TraceServiceOptions): TraceService {
   const tracerOpts = { maxStructLogSteps: opts.maxStructLogSteps }
 
-  async function traceCalls(
-    block: BlockSelector | undefined,
-    bundles: CallInput[][],
-    tracerConfig: TracerConfig,
-    stateOverrides: StateOverrides | undefined,
-    blockOverrides: BlockOverrides | undefined,
-  ): Promise<TraceResult[][]> {
+  /**
+   * The state and header a run of calls starts from: after block `ref`, or, with `txIndex`,
+   * inside it before that transaction (geth `StateAtTransaction`, Erigon/reth `stateContext`).
+   */
+  async function openCalls(ref: BlockRef | undefined, txIndex: number | undefined, calls: CallInput[], stateOverrides: StateOverrides | undefined) {
+    if (txIndex === undefined) {
+      const selector = ref && 'hash' in ref ? { number: (await resolveBlockRef(chain, ref)).number } : ref
+      return openRun(chain, { block: selector, calls, stateOverrides })
+    }
+    const header = await resolveBlockRef(chain, ref ?? { tag: 'latest' })
+    const block = await openBlock(chain, header, { prefetchUpTo: txIndex })
+    if (!Number.isSafeInteger(txIndex) || txIndex < 0 || txIndex > block.transactions.length) {
+      // geth eth/state_accessor.go stateAtTransaction
+      throw new EngineError('VALIDATION_ERROR', `transaction index ${txIndex} out of range for block 0x${header.hash.slice(2)}`, {
+        transactionIndex: txIndex,
+        transactions: block.transactions.length,
+      })
+    }
+    await chain.prefetch?.(header.number - 1n, calls)
+    await replayUpTo(block, txIndex)
+    await applyStateOverrides(block.state, stateOverrides)
+    return { header, state: block.state, ctx: block.ctx }
+  }
+
+  async function traceCalls(params: {
+    block: BlockRef | undefined
+    txIndex?: number
+    bundles: CallBundle[]
+    tracerConfig: TracerConfig
+    stateOverrides?: StateOverrides
+    blockOverrides?: BlockOverrides
+    timeoutMs?: number
+  }): Promise<TraceResult[][]> {
     // build the tracers' configs first: a bad tracer option fails before any state is read
-    createTracers(tracerConfig, tracerOpts)
-    const { ctx } = await openRun(chain, { block, calls: bundles.flat(), stateOverrides, blockOverrides })
-    const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
+    createTracers(params.tracerConfig, tracerOpts)
+    const calls = params.bundles.flatMap((b) => b.transactions)
+    const { header, state } = await openCalls(params.block, params.txIndex, calls, params.stateOverrides)
     const out: TraceResult[][] = []
-    for (const calls of bundles) {
+    let overrides = params.blockOverrides
+    for (const bundle of params.bundles) {
+      overrides = mergeOverrides(overrides, bundle.blockOverrides)
+      const ctx: ExecutionContext = withTraceBlockHashes(executionContext(chain, header, state, overrides), header, overrides)
+      const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
       const results: TraceResult[] = []
-      for (const call of calls) {
+      for (const call of bundle.transactions) {
         // one tracer set per transaction; the state carries over to the next one
-        // geth's debug_traceCall context: the block number; no block hash, the tx is not mined
-        const set = createTraceSet(tracerConfig, { ...tracerOpts, flatContext: { blockNumber: ctx.block.number } })
-        await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false })
+        // geth's debug_traceCall context for the flat tracer: the block number; no block hash, the tx is not mined
+        const set = createTraceSet(params.tracerConfig, { ...tracerOpts, flatContext: { blockNumber: ctx.block.number } })
+        await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
         results.push(await set.result(ctx, executeCall))
       }
       out.push(results)
@@ -76,17 +169,53 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
         tracers: set.tracers,
         validation: !extra.stateOverrides && !extra.blockOverrides,
         blockGasUsed: replay.blockGasUsed,
+        logIndexBase: replay.logIndexBase,
+        deadline: deadlineOf(extra),
       })
       return set.result(replay.ctx, executeCall)
     },
 
     async traceCall(params) {
-      const [[result]] = await traceCalls(params.block, [[params.call]], params.tracerConfig, params.stateOverrides, params.blockOverrides)
+      const [[result]] = await traceCalls({ ...params, bundles: [{ transactions: [params.call] }] })
       return result
     },
 
     traceCallMany(params) {
-      return traceCalls(params.block, params.bundles.map((b) => b.transactions), params.tracerConfig, params.stateOverrides, params.blockOverrides)
+      return traceCalls(params)
+    },
+
+    async traceBlock(params) {
+      createTracers(params.tracerConfig, tracerOpts)
+      const header = await resolveBlockRef(chain, params.block)
+      let block = await openBlock(chain, header)
+      const txs = block.transactions
+      const entries: BlockTraceEntry[] = []
+      let progress = blockStart()
+      for (let i = 0; i < txs.length; i++) {
+        const mined = txs[i]!
+        const set = createTraceSet(params.tracerConfig, tracerOpts)
+        const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
+        try {
+          const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })
+          entries.push({ txHash: mined.hash, result: await set.result(block.ctx, executeCall) })
+          progress = advance(progress, result)
+        } catch (e) {
+          if (!isEngineError(e)) throw e
+          entries.push({ txHash: mined.hash, error: e.message })
+          // a run stopped mid-way (timeout, an oversized struct log) leaves its frames' writes
+          // behind: the EVM rolls back only what it finished. The transaction still happened, so
+          // the block's state is rebuilt with it applied untraced; if it does not replay at all
+          // (our rules differ from the chain's), the next ones run without it
+          block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
+          try {
+            progress = await replayUpTo(block, i + 1)
+          } catch {
+            block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
+            progress = { ...(await replayUpTo(block, i)), applied: i + 1 }
+          }
+        }
+      }
+      return entries
     },
   }
 }

@@ -28,7 +28,16 @@ export interface TraceSet {
 
 /** geth's selection rule (createTracers): does the config name any geth tracer? */
 function namesGethTracer(config: TracerConfig): boolean {
-  return config.callTracer != null || config.prestateTracer != null || config.structLogger != null || config['4byteTracer'] === true || config.flatCallTracer != null
+  const fourByte = config['4byteTracer']
+  return (
+    config.callTracer != null ||
+    config.prestateTracer != null ||
+    config.structLogger != null ||
+    fourByte === true ||
+    (typeof fourByte === 'object' && fourByte !== null) ||
+    config.noopTracer === true ||
+    config.flatCallTracer != null
+  )
 }
 
 export function createTraceSet(config: TracerConfig, opts: CreateTracersOptions): TraceSet {

@@ -18,6 +18,7 @@ export const ENGINE_METHODS: readonly EngineMethod[] = [
   'traceCall',
   'traceCallMany',
   'simulateV1',
+  'traceBlock',
   'call',
   'estimateGas',
   'readChain',

@@ -336,6 +336,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     traceCall: (...args) => call('traceCall', args),
     traceCallMany: (...args) => call('traceCallMany', args),
     simulateV1: (...args) => call('simulateV1', args),
+    traceBlock: (...args) => call('traceBlock', args),
     call: (...args) => call('call', args),
     estimateGas: (...args) => call('estimateGas', args),
     readChain: (...args) => call('readChain', args),

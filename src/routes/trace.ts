@@ -30,7 +30,7 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     path: '/v1/trace/tx',
     tags: ['trace'],
     summary: 'Trace a mined transaction by hash (debug_traceTransaction)',
-    description: 'Replayed on the state before it, every earlier transaction of its block applied first. Tracers: callTracer (default), prestateTracer, structLogger, 4byteTracer; combinable.',
+    description: 'Replayed on the state before it, every earlier transaction of its block applied first (the callTracer log index counts from the block start, as geth v1.17). Tracers: callTracer (default), prestateTracer, structLogger, 4byteTracer; combinable.',
     body: traceTxRequest,
     ok: { schema: envelope(traceResult), description: 'tracer outputs keyed by tracer name' },
     errors: [400, 404, 413, 415, 502, 504],

@@ -39,7 +39,7 @@ export function listFixtures(): Fixture[] {
   return out
 }
 
-interface FixtureJson {
+export interface FixtureJson {
   genesis: {
     config: Record<string, unknown>
     alloc: Record<string, { balance?: string; nonce?: string; code?: string; storage?: Record<string, string> }>
@@ -69,7 +69,7 @@ function gethConfig(config: Record<string, unknown>): Record<string, unknown> {
 }
 
 
-function commonFor(fx: FixtureJson): Common {
+export function commonFor(fx: FixtureJson): Common {
   const g = fx.genesis
   const genesis = {
     ...g,
@@ -88,7 +88,7 @@ function commonFor(fx: FixtureJson): Common {
   return common
 }
 
-function blockEnvFor(fx: FixtureJson, common: Common): BlockEnv {
+export function blockEnvFor(fx: FixtureJson, common: Common): BlockEnv {
   const c = fx.context
   const g = fx.genesis
   const env: BlockEnv = {
@@ -105,7 +105,7 @@ function blockEnvFor(fx: FixtureJson, common: Common): BlockEnv {
   return env
 }
 
-function stateFor(fx: FixtureJson): OverlayStateManager {
+export function stateFor(fx: FixtureJson): OverlayStateManager {
   const alloc: Record<string, GenesisAccount> = {}
   for (const [a, acc] of Object.entries(fx.genesis.alloc)) {
     alloc[a] = {
@@ -168,7 +168,7 @@ export async function runFixture(fixture: Fixture): Promise<FixtureOutcome> {
 }
 
 /** a log without `index` counts as 0x0 (fixtures older than geth's #33629) */
-function normalize(v: unknown, key?: string): unknown {
+export function normalize(v: unknown, key?: string): unknown {
   if (Array.isArray(v)) return v.map((x) => normalize(x, key))
   if (v && typeof v === 'object') {
     const o: Record<string, unknown> = {}

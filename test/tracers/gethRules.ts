@@ -55,9 +55,11 @@ export function gethCallFrame(anvil: Frame, gasLimit: bigint): Frame {
 /**
  * §5.3: geth numbers logs from 0 in a debug_traceCall and a reverted frame gives its numbers back,
  * so the logs that remain are numbered consecutively in execution order. Anvil counts reverted logs.
+ * A MINED transaction's logs count on from the logs of the earlier transactions of its block
+ * (geth's block-wide log counter): pass that count as `firstIndex`.
  */
-export function renumberLogs(root: Frame): Frame {
-  let next = 0
+export function renumberLogs(root: Frame, firstIndex = 0): Frame {
+  let next = firstIndex
   const walk = (f: Frame): Frame => {
     const out: Frame = { ...f }
     // a frame's logs interleave with its sub-calls by `position`: emit logs at position p before call p

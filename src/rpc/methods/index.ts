@@ -4,6 +4,7 @@
  * A name in two tables is a bug: the assembly throws at start-up rather than pick one silently.
  */
 import type { RpcMethodTable } from '../types.js'
+import { debugMethods } from './debug.js'
 import { ethMethods } from './eth.js'
 import { forwardedMethods } from './forwarded.js'
 import { simulateV1Methods } from './simulateV1.js'
@@ -22,4 +23,4 @@ export function assembleMethods(...tables: RpcMethodTable[]): RpcMethodTable {
   return out
 }
 
-export const rpcMethods: RpcMethodTable = assembleMethods(forwardedMethods, ethMethods, simulateV1Methods, traceMethods)
+export const rpcMethods: RpcMethodTable = assembleMethods(forwardedMethods, ethMethods, debugMethods, simulateV1Methods, traceMethods)

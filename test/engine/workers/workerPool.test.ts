@@ -6,7 +6,7 @@
  * the other (memory:// shared by the main thread), and workers=1 runs in-process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { hexToBigInt, type Address } from 'viem'
+import { hexToBigInt, type Address, type Hex } from 'viem'
 import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
 import { EngineError } from '../../../engine/errors.js'
 import type { SimulateParams, TraceCallParams } from '../../../engine/types.js'
@@ -203,6 +203,14 @@ describe.runIf(ready)('worker pool engine', () => {
     expect(firstWorker).not.toBe(secondWorker)
     expect(second.calls[0]!.returnData).toBe(first.calls[0]!.returnData)
     expect(proxy.total(STATE_METHODS), JSON.stringify(proxy.counts())).toBe(0)
+  })
+
+  it('traces a whole block through a worker (traceBlock crosses the thread boundary)', async () => {
+    const block = await anvil.rpc<{ number: Hex; transactions: Hex[] }>('eth_getBlockByNumber', ['latest', false])
+    expect(block.transactions.length).toBeGreaterThan(0)
+    const entries = await pool.traceBlock({ block: { number: hexToBigInt(block.number) }, tracerConfig: { callTracer: {} } })
+    expect(entries.map((e) => e.txHash)).toEqual(block.transactions)
+    for (const e of entries) expect('result' in e && (e.result.callTracer as { type: string }).type).toMatch(/^(CALL|CREATE)$/)
   })
 
   it('answers health through a worker', async () => {

@@ -66,6 +66,7 @@ export function createTestEngine(): TestEngine {
       p.bundles.map((b) => b.transactions.map(() => ({ callTracer: { type: 'CALL' } }))),
     ) as Engine['traceCallMany'],
     simulateV1: record('simulateV1', async () => []) as Engine['simulateV1'],
+    traceBlock: record('traceBlock', async () => []) as Engine['traceBlock'],
     call: record('call', async () => ({ status: 'success', returnData: '0x', gasUsed: '0x5208' })) as Engine['call'],
     estimateGas: record('estimateGas', async () => ({ gas: '0x5208' })) as Engine['estimateGas'],
     readChain: record('readChain', async (method: string) => (method === 'eth_chainId' ? '0x7a69' : null)) as Engine['readChain'],

@@ -1,0 +1,222 @@
+/**
+ * geth's TraceConfig (eth/tracers/api.go) → the engine's TracerConfig (tracers/config.ts), and the
+ * engine's answer (keyed by tracer name) back to what geth prints for that config:
+ *
+ * | TraceConfig.tracer | engine tracer                                      | answer                    |
+ * |--------------------|----------------------------------------------------|---------------------------|
+ * | (none)             | structLogger; geth's enableMemory / disableStack / disableStorage / enableReturnData / limit | `{gas, failed, returnValue, structLogs}` |
+ * | callTracer         | callTracer `{onlyTopCall, withLog}`                | the call frame            |
+ * | prestateTracer     | prestateTracer `{diffMode, disableCode, disableStorage, includeEmpty}` | geth's prestate  |
+ * | 4byteTracer        | 4byteTracer in geth's form                         | `{"0xsel-size": n}`       |
+ * | noopTracer         | noopTracer                                         | `{}`                      |
+ * | muxTracer          | each tracer named in tracerConfig, in ONE run      | `{name: answer}`, names sorted as Go prints a map |
+ * | flatCallTracer     | FLAT_CALL_TRACER hook below (the trace_* lane's tracer) | the flat frames      |
+ *
+ * `timeout` is a Go duration ("5s", "300ms", "1m30s"); geth's default is 5 s, and here it is
+ * capped by the request timeout (a trace cannot outlive the HTTP request that asked for it).
+ * Tracer options are checked strictly: an unknown option is refused (-32602), not ignored.
+ *
+ * @example
+ * const { tracerConfig, shape, timeoutMs } = parseTraceConfig(params[1], 1, { maxTimeoutMs: 30_000 })
+ * shape(await engine.traceTransaction(hash, tracerConfig, { timeoutMs }))
+ */
+import type { TraceResult, TracerConfig } from '../../../engine/types.js'
+import { invalidArgument, RpcError } from '../rpcError.js'
+import { isObject, onlyKeys, parseBlockOverrides, parseIndex, parseStateOverrides, typeName } from './debug.js'
+import type { BlockOverrides, StateOverrides } from '../../../engine/types.js'
+
+/** geth defaultTraceTimeout */
+export const DEFAULT_TRACE_TIMEOUT_MS = 5_000
+
+/** the struct logger's options, top level in TraceConfig (geth embeds logger.Config) */
+const LOGGER_KEYS = ['enableMemory', 'disableMemory', 'disableStack', 'disableStorage', 'enableReturnData', 'limit', 'debug'] as const
+/** `reexec` and `debug` are read by geth but mean nothing here: accepted (docs/decisions.md) */
+const TRACE_CONFIG_KEYS = ['tracer', 'tracerConfig', 'timeout', 'reexec', ...LOGGER_KEYS]
+/** debug_traceCall's TraceCallConfig adds these */
+const CALL_CONFIG_KEYS = [...TRACE_CONFIG_KEYS, 'stateOverrides', 'blockOverrides', 'txIndex']
+
+type TracerName = 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer' | 'flatCallTracer'
+
+export interface ParsedTraceConfig {
+  tracerConfig: TracerConfig
+  /** the engine's keyed answer → what geth answers for this TraceConfig */
+  shape(result: TraceResult): unknown
+  timeoutMs: number
+}
+
+export interface ParsedTraceCallConfig extends ParsedTraceConfig {
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+  txIndex?: number
+}
+
+export interface TraceConfigLimits {
+  /** the request timeout: no trace is given longer */
+  maxTimeoutMs: number
+}
+
+/**
+ * HOOK(flatCallTracer): the Parity-style flat call tracer belongs to the trace_* lane
+ * (tracers/flatCallTracer.ts, config `{convertParityErrors, includePrecompiles}`). Once the engine's
+ * TracerConfig has a `flatCallTracer` entry, map its options here and return it; until then the
+ * tracer name is refused with a clear message instead of running something else.
+ */
+export function flatCallTracerConfig(options: Record<string, unknown>, index: number): TracerConfig {
+  onlyKeys(options, ['convertParityErrors', 'includePrecompiles'], index, 'tracerConfig')
+  throw new RpcError(-32000, 'tracer flatCallTracer is not available on this endpoint yet (use callTracer, or trace_transaction)')
+}
+
+function bool(v: unknown, index: number, path: string): boolean | undefined {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'boolean') throw invalidArgument(index, `${path}: expected a boolean, got ${typeName(v)}`)
+  return v
+}
+
+/** the options object a native tracer takes (`tracerConfig`); null and absent are `{}` as in geth */
+function options(v: unknown, index: number, path: string): Record<string, unknown> {
+  if (v === undefined || v === null) return {}
+  if (!isObject(v)) throw invalidArgument(index, `${path}: expected an object, got ${typeName(v)}`)
+  return v
+}
+
+/** one native tracer's options → its entry of the engine's TracerConfig */
+function nativeTracer(name: TracerName, raw: unknown, index: number, path: string): TracerConfig {
+  const o = options(raw, index, path)
+  switch (name) {
+    case 'callTracer': {
+      onlyKeys(o, ['onlyTopCall', 'withLog'], index, path)
+      const onlyTopCall = bool(o.onlyTopCall, index, `${path}.onlyTopCall`)
+      const withLog = bool(o.withLog, index, `${path}.withLog`)
+      return { callTracer: { ...(onlyTopCall !== undefined && { onlyTopCall }), ...(withLog !== undefined && { withLog }) } }
+    }
+    case 'prestateTracer': {
+      onlyKeys(o, ['diffMode', 'disableCode', 'disableStorage', 'includeEmpty'], index, path)
+      const cfg: NonNullable<TracerConfig['prestateTracer']> = {}
+      for (const k of ['diffMode', 'disableCode', 'disableStorage', 'includeEmpty'] as const) {
+        const b = bool(o[k], index, `${path}.${k}`)
+        if (b !== undefined) cfg[k] = b
+      }
+      return { prestateTracer: cfg }
+    }
+    case '4byteTracer':
+      onlyKeys(o, [], index, path)
+      return { '4byteTracer': { gethForm: true } }
+    case 'noopTracer':
+      onlyKeys(o, [], index, path)
+      return { noopTracer: true }
+    case 'flatCallTracer':
+      return flatCallTracerConfig(o, index)
+  }
+}
+
+const NATIVE: readonly TracerName[] = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'flatCallTracer']
+
+function unknownTracer(name: string): RpcError {
+  // geth DefaultDirectory.New: a name that is no native tracer is compiled as JavaScript
+  if (/[{}()]/.test(name)) return new RpcError(-32000, 'JavaScript tracers are not supported by this endpoint (use callTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer or the struct logger)')
+  return new RpcError(-32000, 'tracer not found')
+}
+
+/** Go's time.ParseDuration, in milliseconds */
+export function parseGoDuration(s: string): number {
+  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 }
+  const invalid = () => new RpcError(-32000, `time: invalid duration ${JSON.stringify(s)}`)
+  let rest = s
+  let sign = 1
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    sign = rest.startsWith('-') ? -1 : 1
+    rest = rest.slice(1)
+  }
+  if (rest === '0') return 0
+  if (rest === '') throw invalid()
+  let total = 0
+  const part = /^([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)/
+  while (rest.length > 0) {
+    const m = part.exec(rest)
+    if (!m || m[1] === '' || m[1] === '.') throw invalid()
+    total += Number(m[1]) * units[m[2]!]!
+    rest = rest.slice(m[0].length)
+  }
+  return sign * total
+}
+
+function parseTimeout(v: unknown, index: number, limits: TraceConfigLimits): number {
+  if (v === undefined || v === null) return Math.min(DEFAULT_TRACE_TIMEOUT_MS, limits.maxTimeoutMs)
+  if (typeof v !== 'string') throw invalidArgument(index, `timeout: expected a duration string such as "10s", got ${typeName(v)}`)
+  const ms = parseGoDuration(v)
+  // a zero or negative timeout has already expired (geth: context.WithTimeout fires at once)
+  return Math.min(Math.max(ms, Number.MIN_VALUE), limits.maxTimeoutMs)
+}
+
+function structLoggerConfig(cfg: Record<string, unknown>, index: number): TracerConfig {
+  const enableMemory = bool(cfg.enableMemory, index, 'enableMemory')
+  // `disableMemory` is the pre-1.11 geth name, still sent by some tools
+  const disableMemory = bool(cfg.disableMemory, index, 'disableMemory')
+  const out: NonNullable<TracerConfig['structLogger']> = { disableMemory: enableMemory !== undefined ? !enableMemory : (disableMemory ?? true) }
+  for (const k of ['disableStack', 'disableStorage', 'enableReturnData'] as const) {
+    const b = bool(cfg[k], index, k)
+    if (b !== undefined) out[k] = b
+  }
+  if (cfg.limit !== undefined && cfg.limit !== null) {
+    if (typeof cfg.limit !== 'number' || !Number.isSafeInteger(cfg.limit)) throw invalidArgument(index, `limit: expected an integer, got ${typeName(cfg.limit)}`)
+    if (cfg.limit !== 0) out.limit = cfg.limit
+  }
+  return { structLogger: out }
+}
+
+function parseWith(raw: unknown, index: number, limits: TraceConfigLimits, keys: readonly string[]): { parsed: ParsedTraceConfig; cfg: Record<string, unknown> } {
+  const cfg = raw === undefined || raw === null ? {} : raw
+  if (!isObject(cfg)) throw invalidArgument(index, `expected a trace config object, got ${typeName(cfg)}`)
+  if (cfg.overrides !== undefined) throw invalidArgument(index, 'overrides: chain config overrides are not supported by this endpoint')
+  onlyKeys(cfg, keys, index, '')
+  if (cfg.reexec !== undefined && cfg.reexec !== null) parseIndex(cfg.reexec, index, 'reexec')
+  bool(cfg.debug, index, 'debug')
+  const timeoutMs = parseTimeout(cfg.timeout, index, limits)
+
+  if (cfg.tracer === undefined || cfg.tracer === null) {
+    if (cfg.tracerConfig !== undefined && cfg.tracerConfig !== null) throw invalidArgument(index, 'tracerConfig: given without a tracer (the struct logger takes its options at the top level)')
+    return { cfg, parsed: { tracerConfig: structLoggerConfig(cfg, index), shape: (r) => r.structLogger, timeoutMs } }
+  }
+  if (typeof cfg.tracer !== 'string') throw invalidArgument(index, `tracer: expected a tracer name, got ${typeName(cfg.tracer)}`)
+  const name = cfg.tracer
+  if (name === 'muxTracer') {
+    const mux = options(cfg.tracerConfig, index, 'tracerConfig')
+    let tracerConfig: TracerConfig = {}
+    const names = Object.keys(mux).sort()
+    for (const inner of names) {
+      if (inner === 'muxTracer') throw invalidArgument(index, 'tracerConfig.muxTracer: a muxTracer inside a muxTracer is not supported')
+      if (!(NATIVE as readonly string[]).includes(inner)) throw unknownTracer(inner)
+      tracerConfig = { ...tracerConfig, ...nativeTracer(inner as TracerName, mux[inner], index, `tracerConfig.${inner}`) }
+    }
+    // geth's mux with no tracers runs and answers {}
+    if (names.length === 0) tracerConfig = { noopTracer: true }
+    return {
+      cfg,
+      parsed: {
+        tracerConfig,
+        timeoutMs,
+        shape: (r) => Object.fromEntries(names.map((n) => [n, (r as Record<string, unknown>)[n]])),
+      },
+    }
+  }
+  if (!(NATIVE as readonly string[]).includes(name)) throw unknownTracer(name)
+  const tracerName = name as TracerName
+  return { cfg, parsed: { tracerConfig: nativeTracer(tracerName, cfg.tracerConfig, index, 'tracerConfig'), timeoutMs, shape: (r) => (r as Record<string, unknown>)[tracerName] } }
+}
+
+/** debug_traceTransaction / debug_traceBlockBy* / debug_traceCallMany: TraceConfig */
+export function parseTraceConfig(raw: unknown, index: number, limits: TraceConfigLimits): ParsedTraceConfig {
+  return parseWith(raw, index, limits, TRACE_CONFIG_KEYS).parsed
+}
+
+/** debug_traceCall: TraceCallConfig (TraceConfig + stateOverrides, blockOverrides, txIndex) */
+export function parseTraceCallConfig(raw: unknown, index: number, limits: TraceConfigLimits): ParsedTraceCallConfig {
+  const { parsed, cfg } = parseWith(raw, index, limits, CALL_CONFIG_KEYS)
+  const out: ParsedTraceCallConfig = { ...parsed }
+  const stateOverrides = parseStateOverrides(cfg.stateOverrides, index, 'stateOverrides')
+  if (stateOverrides) out.stateOverrides = stateOverrides
+  const blockOverrides = parseBlockOverrides(cfg.blockOverrides, index, 'blockOverrides')
+  if (blockOverrides) out.blockOverrides = blockOverrides
+  if (cfg.txIndex !== undefined && cfg.txIndex !== null) out.txIndex = parseIndex(cfg.txIndex, index, 'txIndex')
+  return out
+}
