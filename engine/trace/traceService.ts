@@ -193,7 +193,10 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       let progress = blockStart()
       for (let i = 0; i < txs.length; i++) {
         const mined = txs[i]!
-        const set = createTraceSet(params.tracerConfig, tracerOpts)
+        const set = createTraceSet(params.tracerConfig, {
+          ...tracerOpts,
+          flatContext: { blockHash: header.hash, blockNumber: header.number, transactionHash: mined.hash, transactionPosition: i },
+        })
         const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
         try {
           const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })

@@ -68,6 +68,16 @@ export const traceMethods: RpcMethodTable = {
     return result.flatCallTracer
   },
 
+  async trace_block(params, ctx) {
+    arity(params, 1, 1)
+    const entries = await ctx.engine.traceBlock({ block: blockParam(params[0], 0), tracerConfig: PARITY })
+    return entries.flatMap((e) => {
+      // a mined transaction that does not replay is the engine's failure, not the caller's
+      if ('error' in e) throw new RpcError(-32000, `transaction ${e.txHash}: ${e.error}`)
+      return e.result.flatCallTracer as FlatCallFrame[]
+    })
+  },
+
   async trace_get(params, ctx) {
     arity(params, 2, 2)
     const hash = txHash(params[0], 0)

@@ -73,6 +73,12 @@ describe.runIf(run)('trace_* against Anvil', () => {
     })
   }
 
+  it("trace_block equals Anvil's for every block the transactions were mined in", async () => {
+    const blocks = new Set<Hex>()
+    for (const hash of Object.values(txs)) blocks.add((await anvil.rpc<{ blockNumber: Hex }>('eth_getTransactionReceipt', [hash])).blockNumber)
+    for (const n of blocks) expect(await traceMethods.trace_block!([n], ctx)).toEqual(await anvil.rpc('trace_block', [n]))
+  })
+
   it('trace_get picks one frame of the list; a missing one is null', async () => {
     const all = (await traceMethods.trace_transaction!([txs.nested], ctx)) as unknown[]
     expect(all.length).toBeGreaterThan(2)
