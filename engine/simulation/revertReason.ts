@@ -14,47 +14,13 @@
  */
 import { decodeAbiParameters, decodeErrorResult, hexToBigInt, parseAbi, size, slice, type Abi, type Hex } from 'viem'
 import { ERROR_SELECTOR, PANIC_SELECTOR, panicReason } from '../../tracers/gethRevert.js'
+import { STANDARD_ERROR_SIGNATURES } from '../decoding/standardErrors.js'
 
 export { panicReason } from '../../tracers/gethRevert.js'
 
 
-/**
- * Custom errors every decoder should know: the standard token errors of ERC-6093 and the
- * OpenZeppelin v5 access/security errors most deployed contracts now revert with.
- */
-const STANDARD_ERRORS = parseAbi([
-  'error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)',
-  'error ERC20InvalidSender(address sender)',
-  'error ERC20InvalidReceiver(address receiver)',
-  'error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed)',
-  'error ERC20InvalidApprover(address approver)',
-  'error ERC20InvalidSpender(address spender)',
-  'error ERC721InvalidOwner(address owner)',
-  'error ERC721NonexistentToken(uint256 tokenId)',
-  'error ERC721IncorrectOwner(address sender, uint256 tokenId, address owner)',
-  'error ERC721InvalidSender(address sender)',
-  'error ERC721InvalidReceiver(address receiver)',
-  'error ERC721InsufficientApproval(address operator, uint256 tokenId)',
-  'error ERC721InvalidApprover(address approver)',
-  'error ERC721InvalidOperator(address operator)',
-  'error ERC1155InsufficientBalance(address sender, uint256 balance, uint256 needed, uint256 tokenId)',
-  'error ERC1155InvalidSender(address sender)',
-  'error ERC1155InvalidReceiver(address receiver)',
-  'error ERC1155MissingApprovalForAll(address operator, address owner)',
-  'error ERC1155InvalidApprover(address approver)',
-  'error ERC1155InvalidOperator(address operator)',
-  'error ERC1155InvalidArrayLength(uint256 idsLength, uint256 valuesLength)',
-  'error OwnableUnauthorizedAccount(address account)',
-  'error OwnableInvalidOwner(address owner)',
-  'error AccessControlUnauthorizedAccount(address account, bytes32 neededRole)',
-  'error AccessControlBadConfirmation()',
-  'error ReentrancyGuardReentrantCall()',
-  'error EnforcedPause()',
-  'error ExpectedPause()',
-  'error SafeERC20FailedOperation(address token)',
-  'error AddressEmptyCode(address target)',
-  'error FailedCall()',
-])
+/** Custom errors every decoder should know (engine/decoding/standardErrors.ts) */
+const STANDARD_ERRORS = parseAbi(STANDARD_ERROR_SIGNATURES)
 
 /**
  * ABIs whose custom errors we can name: the standard set above, plus what a caller (or a future

@@ -10,6 +10,7 @@
  * first entry wins, the duplicates are not reported as alternatives (same selector, same types).
  */
 import { parseAbi, type Abi } from 'viem'
+import { STANDARD_ERROR_SIGNATURES } from '../standardErrors.js'
 
 const ERC20 = [
   'function name() view returns (string)',
@@ -147,38 +148,7 @@ const PROXIES_AND_OWNERSHIP = [
   'function renounceOwnership()',
 ]
 
-/** ERC-6093 and OpenZeppelin v5: what most recent contracts revert with */
-const STANDARD_ERRORS = [
-  'error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)',
-  'error ERC20InvalidSender(address sender)',
-  'error ERC20InvalidReceiver(address receiver)',
-  'error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed)',
-  'error ERC20InvalidApprover(address approver)',
-  'error ERC20InvalidSpender(address spender)',
-  'error ERC721InvalidOwner(address owner)',
-  'error ERC721NonexistentToken(uint256 tokenId)',
-  'error ERC721IncorrectOwner(address sender, uint256 tokenId, address owner)',
-  'error ERC721InvalidSender(address sender)',
-  'error ERC721InvalidReceiver(address receiver)',
-  'error ERC721InsufficientApproval(address operator, uint256 tokenId)',
-  'error ERC1155InsufficientBalance(address sender, uint256 balance, uint256 needed, uint256 tokenId)',
-  'error ERC1155MissingApprovalForAll(address operator, address owner)',
-  'error OwnableUnauthorizedAccount(address account)',
-  'error OwnableInvalidOwner(address owner)',
-  'error AccessControlUnauthorizedAccount(address account, bytes32 neededRole)',
-  'error ReentrancyGuardReentrantCall()',
-  'error EnforcedPause()',
-  'error SafeERC20FailedOperation(address token)',
-  'error AddressEmptyCode(address target)',
-  'error FailedCall()',
-  'error ERC1967InvalidImplementation(address implementation)',
-  'error InvalidSignature()',
-  'error SignatureExpired(uint256 signatureDeadline)',
-  'error InvalidNonce()',
-  'error FailedOp(uint256 opIndex, string reason)',
-]
-
-const FAMILIES: [string, string[]][] = [
+const FAMILIES: [string, readonly string[]][] = [
   ['ERC-20', ERC20],
   ['ERC-721', ERC721],
   ['ERC-1155', ERC1155],
@@ -189,7 +159,7 @@ const FAMILIES: [string, string[]][] = [
   ['Multicall3', MULTICALL3],
   ['ERC-4337', ERC4337],
   ['Proxy/Ownable', PROXIES_AND_OWNERSHIP],
-  ['errors', STANDARD_ERRORS],
+  ['errors', STANDARD_ERROR_SIGNATURES],
 ]
 
 let parsed: readonly { family: string; abi: Abi }[] | undefined
