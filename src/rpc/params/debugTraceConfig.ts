@@ -10,7 +10,7 @@
  * | 4byteTracer        | 4byteTracer in geth's form                         | `{"0xsel-size": n}`       |
  * | noopTracer         | noopTracer                                         | `{}`                      |
  * | muxTracer          | each tracer named in tracerConfig, in ONE run      | `{name: answer}`, names sorted as Go prints a map |
- * | flatCallTracer     | FLAT_CALL_TRACER hook below (the trace_* lane's tracer) | the flat frames      |
+ * | flatCallTracer     | flatCallTracer `{convertParityErrors, includePrecompiles}` | the flat frames      |
  *
  * `timeout` is a Go duration ("5s", "300ms", "1m30s"); geth's default is 5 s, and here it is
  * capped by the request timeout (a trace cannot outlive the HTTP request that asked for it).
@@ -55,15 +55,15 @@ export interface TraceConfigLimits {
   maxTimeoutMs: number
 }
 
-/**
- * HOOK(flatCallTracer): the Parity-style flat call tracer belongs to the trace_* lane
- * (tracers/flatCallTracer.ts, config `{convertParityErrors, includePrecompiles}`). Once the engine's
- * TracerConfig has a `flatCallTracer` entry, map its options here and return it; until then the
- * tracer name is refused with a clear message instead of running something else.
- */
+/** geth's flatCallTracer (tracers/flatCallTracer.ts): `{convertParityErrors, includePrecompiles}` */
 export function flatCallTracerConfig(options: Record<string, unknown>, index: number): TracerConfig {
   onlyKeys(options, ['convertParityErrors', 'includePrecompiles'], index, 'tracerConfig')
-  throw new RpcError(-32000, 'tracer flatCallTracer is not available on this endpoint yet (use callTracer, or trace_transaction)')
+  const cfg: NonNullable<TracerConfig['flatCallTracer']> = {}
+  for (const k of ['convertParityErrors', 'includePrecompiles'] as const) {
+    const b = bool(options[k], index, `tracerConfig.${k}`)
+    if (b !== undefined) cfg[k] = b
+  }
+  return { flatCallTracer: cfg }
 }
 
 function bool(v: unknown, index: number, path: string): boolean | undefined {

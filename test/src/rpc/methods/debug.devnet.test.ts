@@ -118,7 +118,20 @@ describe('debug_* handlers on the devnet engine', () => {
         'invalid argument 1: tracerConfig.onlyTopCall: expected a boolean, got string',
       )
       expect((await rpcError('debug_traceTransaction', [BLOCK4_TX0, { tracr: 'callTracer' }])).message).toMatch(/^invalid argument 1: tracr: unknown field/)
-      expect((await rpcError('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'flatCallTracer' }])).message).toMatch(/flatCallTracer is not available/)
+      expect((await rpcError('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'flatCallTracer', tracerConfig: { parity: true } }])).message).toMatch(
+        /^invalid argument 1: tracerConfig\.parity: unknown field/,
+      )
+    })
+  })
+
+  describe('debug_traceTransaction with flatCallTracer', () => {
+    it('answers geth\'s flat frames of the mined transaction: the top call first, with the transaction\'s own fields', async () => {
+      const flat = (await call('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'flatCallTracer' }])) as {
+        type: string; traceAddress: number[]; transactionHash: Hex; blockNumber: number; action: { to: Hex }
+      }[]
+      const top = (await call('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'callTracer' }])) as Frame & { to: Hex }
+      expect(flat[0]).toMatchObject({ type: 'call', traceAddress: [], transactionHash: BLOCK4_TX0, blockNumber: 4 })
+      expect(flat[0]!.action.to).toBe(top.to)
     })
   })
 
