@@ -11,7 +11,7 @@
  *   `{blockNumber, transactionIndex}` (-1 or absent: after the whole block); answers `[[result]]`.
  *
  * TraceConfig → engine tracers and back: src/rpc/params/debugTraceConfig.ts. Params: strict, geth's
- * words (src/rpc/params/debug.ts). Engine failures propagate as EngineError (the front door maps
+ * words (src/rpc/params/debugParams.ts). Engine failures propagate as EngineError (the front door maps
  * them), except where geth's own text is part of the answer: an unknown transaction is
  * `transaction not found`, a missing block `block #N not found` / `block 0x… not found`.
  *
@@ -23,7 +23,7 @@ import type { BlockRef, TraceResult } from '../../../engine/types.js'
 import type { BlockTraceEntry } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 import type { RpcContext, RpcMethodTable } from '../types.js'
-import { isObject, onlyKeys, parseBlockNumber, parseBlockOverrides, parseBlockRef, parseCallObject, parseHash } from '../params/debug.js'
+import { isObject, onlyKeys, parseBlockNumber, parseBlockOverrides, parseBlockRef, parseCallObject, parseHash } from '../params/debugParams.js'
 import { parseTraceCallConfig, parseTraceConfig, type ParsedTraceConfig } from '../params/debugTraceConfig.js'
 
 /** geth's argument count rules: required ones present, no extra ones */

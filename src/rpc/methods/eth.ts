@@ -8,7 +8,7 @@
 import type { Hex } from 'viem'
 import { RpcError } from '../rpcError.js'
 import type { RpcContext, RpcMethodTable } from '../types.js'
-import { atMost, blockArg, blockOverridesArg, callArgs, required, stateOverridesArg } from '../params/door.js'
+import { atMost, blockArg, blockOverridesArg, callArgs, required, stateOverridesArg } from '../params/ethParams.js'
 
 /** geth newRevertError: code 3 with the bytes, the reason when abi.UnpackRevert reads one */
 export function revertError(data: Hex, reason: string | undefined): RpcError {

@@ -9,7 +9,7 @@ import { isEngineError } from '../../../engine/errors.js'
 import type { SimulateV1Block, SimulateV1Params } from '../../../engine/types.js'
 import { RpcError } from '../rpcError.js'
 import type { RpcMethodTable } from '../types.js'
-import { accountOverridesParam, blockOverridesParam, blockParam, callParam, paramReader } from '../params/simv1.js'
+import { accountOverridesParam, blockOverridesParam, blockParam, callParam, paramReader } from '../params/simulateV1Params.js'
 
 /** execution-apis eth_simulateV1 errors (geth internal/ethapi/errors.go) */
 export const SIMULATE_ERROR_CODES: Record<string, number> = {

@@ -13,7 +13,7 @@ import type { CallInput, TracerConfig } from '../../../engine/types.js'
 import type { FlatCallFrame } from '../../../tracers/flatCallTracer.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 import type { RpcMethodTable } from '../types.js'
-import { blockParam, callParam, paramReader } from '../params/simv1.js'
+import { blockParam, callParam, paramReader } from '../params/simulateV1Params.js'
 
 /** reth's parity traces: Parity's error names, precompile calls included, Parity's top-frame gas */
 const PARITY: TracerConfig = { flatCallTracer: { convertParityErrors: true, includePrecompiles: true, parity: true } }
