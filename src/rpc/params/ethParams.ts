@@ -1,5 +1,5 @@
 /**
- * Parsing of JSON-RPC positional params for the door's methods (eth_call, eth_estimateGas,
+ * Parsing of JSON-RPC positional params for the engine-served eth_ methods (eth_call, eth_estimateGas,
  * eth_createAccessList), with geth's rules and wording: hex quantities without leading zeros,
  * 20-byte addresses, 0x data of even length, geth's BlockNumberOrHash (tag, number, hash or the
  * EIP-1898 object), geth's TransactionArgs, StateOverride and BlockOverrides objects. Every
