@@ -58,7 +58,15 @@ describe('parseTraceConfig', () => {
     expect(err({ limit: '10' })).toBe('-32602 invalid argument 1: limit: expected an integer, got string')
     expect(err({ stateOverrides: {} })).toMatch(/^-32602 invalid argument 1: stateOverrides: unknown field/)
     expect(err([])).toBe('-32602 invalid argument 1: expected a trace config object, got array')
-    expect(err({ tracer: 'flatCallTracer', tracerConfig: { convertParityErrors: true } })).toMatch(/^-32000 tracer flatCallTracer is not available/)
+    expect(err({ tracer: 'flatCallTracer', tracerConfig: { convertParityErrors: 'yes' } })).toBe(
+      '-32602 invalid argument 1: tracerConfig.convertParityErrors: expected a boolean, got string',
+    )
+  })
+
+  it('flatCallTracer takes geth\'s two options', () => {
+    expect(parseTraceConfig({ tracer: 'flatCallTracer', tracerConfig: { convertParityErrors: true } }, 1, { maxTimeoutMs: 30_000 }).tracerConfig).toEqual({
+      flatCallTracer: { convertParityErrors: true },
+    })
   })
 
   it('debug_traceCall\'s TraceCallConfig adds overrides and txIndex', () => {
