@@ -193,7 +193,10 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
     const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
     const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
-    if (calls.length === 0 || (guess !== undefined && warmAt(guess, calls))) {
+    // the run will be at `guess` without asking (a number, or the tracked head): only then may
+    // cached accounts stand in for a hint; at a `latest` asked anew the head may have moved
+    const fixed = 'number' in selector || trackedFresh !== undefined
+    if (calls.length === 0 || (guess !== undefined && warmAt(guess, calls, fixed))) {
       const header = await resolveBlock(selector)
       // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
       const known = header.number === guess && !fork.hints.has(guess, calls) ? calls.map(() => []) : undefined
@@ -223,8 +226,9 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
    * every account they name was read at that block already (the same contracts with other
    * arguments): what it still lacks is read when the run reads it, in the round trip a hint costs.
    */
-  function warmAt(block: bigint, calls: PrefetchCalls): boolean {
+  function warmAt(block: bigint, calls: PrefetchCalls, fixed: boolean): boolean {
     if (fork.hints.has(block, calls)) return true
+    if (!fixed) return false
     const named = calls.flatMap((c) => (c.to ? [c.from, c.to] : [c.from]))
     return fork.holdsAccounts(block, named)
   }

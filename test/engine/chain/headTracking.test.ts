@@ -83,6 +83,17 @@ describe.runIf(ready)('head tracking', () => {
     expect(proxy.counts().eth_getBlockByNumber).toBe(2)
   })
 
+  it('with 0, a new call on a new head still sends the block and its hint in one batch (2 round trips)', async () => {
+    const engine = await engineWith(0)
+    await engine.simulate(send(10n))
+    await mine()
+    proxy.reset()
+    // its accounts were read at the head before: that must not count as warm at a head that moved
+    const r = await engine.simulate(send(11n))
+    expect(r.status).toBe('success')
+    expect(proxy.requests(), JSON.stringify(proxy.counts())).toBeLessThanOrEqual(2)
+  })
+
   it('a tracked head the upstream no longer knows (chain reverted to a snapshot) does not fail the request', async () => {
     const snapshot = await anvil.rpc<Hex>('evm_snapshot')
     await mine()
