@@ -65,10 +65,10 @@ describe.runIf(ready)('an upstream answering with the wrong types', () => {
   let txHash: Hex
   const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: '' } })
 
-  /** a fresh service (empty caches) over the proxy */
+  /** a fresh service (empty caches) over the proxy; a generous upstream budget: this is about answers, not time (a loaded machine replays slowly) */
   async function service() {
     const cache = createMemoryCacheStore()
-    const engine = await createEngine({ rpcUrl: proxy.url, cache, gasCap: 50_000_000n, rpcTimeoutMs: 5000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
+    const engine = await createEngine({ rpcUrl: proxy.url, cache, gasCap: 50_000_000n, rpcTimeoutMs: 20_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
     const server = await listen(createApp({ config, engine, cache, logger: createLogger({ level: 'silent', secrets: [] }) }), { host: '127.0.0.1', port: 0 })
     return {
       async post([path, body]: readonly [string, unknown]) {
