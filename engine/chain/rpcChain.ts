@@ -24,7 +24,7 @@ import { ForkCache, OverlayStateManager, type AccessList } from '../state/index.
 import { createRpcClient, type RpcClient } from '../rpc/rpcClient.js'
 import type { BlockSelector } from '../types.js'
 import { readUpstream, type UpstreamAnswer } from '../rpc/upstreamAnswers.js'
-import type { BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls } from './types.js'
+import type { BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from './types.js'
 
 /** blocks this close to the head may still be replaced: their cached state expires */
 const REORG_DEPTH = 64n
@@ -217,7 +217,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
    * costs 2 round trips instead of 3. Warm-looking calls (hints cached at the known head) skip the
    * hint request, so a warm run costs only what resolving the block costs.
    */
-  async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo> {
+  async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls, opts: { sideReads?: SideReads } = {}): Promise<BlockHeaderInfo> {
     const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
     const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
     const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
@@ -245,7 +245,15 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     const [header, lists] = await Promise.all([resolveBlock(selector), fork.hints.request(tag, calls)])
     // at a tag the head may have moved between the two answers: the lists are hints, never state
     fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
-    await prefetch(header.number, calls, lists)
+    // the caller's side reads wait for the state batch and leave with it
+    const side = opts.sideReads?.(header.number, lists, (method, params) => rpc.request(method, params, { deferred: true }))
+    try {
+      await prefetch(header.number, calls, lists)
+    } finally {
+      // what no state batch carried (all state held already) leaves now
+      rpc.flushDeferred()
+    }
+    await side?.catch(() => undefined)
     return header
   }
 

@@ -30,6 +30,13 @@ export interface MinedTransaction {
 /** the calls a prefetch warms the state for */
 export type PrefetchCalls = { from: Address; to?: Address | null; data: Hex; value?: bigint }[]
 
+/**
+ * Reads a run will want after it ran, asked ahead in the cold run's state batch (no round trip of
+ * their own): given the block and the calls' access-list hints, `ask` sends a read-only JSON-RPC
+ * call with that batch. Settles when what it read is kept. Only a cold fork run calls it.
+ */
+export type SideReads = (block: bigint, hints: (AccessList | undefined)[], ask: (method: string, params: unknown[]) => Promise<unknown>) => Promise<void>
+
 export interface ChainSource {
   readonly chainId: number
   /** human name for health, e.g. 'devnet', 'mainnet', 'chain-8453' */
@@ -57,7 +64,7 @@ export interface ChainSource {
    * resolveBlock, then prefetch — in fewer round trips where the source can (fork: the block and
    * the calls' access-list hints leave in one batch when the calls are cold). See resolveAndPrefetch.
    */
-  resolveForCalls?(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo>
+  resolveForCalls?(selector: BlockSelector, calls: PrefetchCalls, opts?: { sideReads?: SideReads }): Promise<BlockHeaderInfo>
   /**
    * A read-only JSON-RPC call answered by the chain itself, as is: the devnet from its own blocks,
    * transactions, receipts and logs (engine/devnet/devnetReads.ts); a fork by its upstream node.
