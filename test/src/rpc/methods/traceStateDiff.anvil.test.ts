@@ -9,7 +9,7 @@
  * the state reads before and after say.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { encodeAbiParameters, encodeDeployData, encodeFunctionData, keccak256, pad, toHex, type Address, type Hex } from 'viem'
+import { encodeAbiParameters, encodeDeployData, encodeFunctionData, getContractAddress, keccak256, pad, toHex, type Address, type Hex } from 'viem'
 import { loadConfig } from '../../../../config/loadConfig.js'
 import { createMemoryCacheStore } from '../../../../engine/cache/memoryCacheStore.js'
 import { createEngine } from '../../../../engine/index.js'
@@ -49,6 +49,7 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
   let target: Address
   let caller: Address
   let token: Address
+  let prefunded: Address
   const c = contracts()
   const { Token } = compile({ 'Token.sol': TOKEN_SOURCE })
   const mined: Record<string, { hash: Hex; blockNumber: Hex }> = {}
@@ -85,6 +86,23 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
     await keep('oogInner', toCaller('oogInner', [target]))
     await keep('failOuter', toCaller('failOuter', [target]))
     await keep('destroyOld', { from: SENDER, to: target, data: callData('Target', 'destroy', [BENEFICIARY]), gas: toHex(200_000n) })
+    // a deployment onto an address that already holds ether: code `*` from 0x, not `+`
+    const deployer = DEV_ACCOUNTS[2] as Address
+    const nonce = BigInt(await anvil.rpc<Hex>('eth_getTransactionCount', [deployer, 'latest']))
+    prefunded = getContractAddress({ from: deployer, nonce }).toLowerCase() as Address
+    await send({ from: DEV_ACCOUNTS[0], to: prefunded, value: '0x7' })
+    await keep('prefunded', { from: deployer, data: Token!.bytecode })
+    // several transactions in one block: each diff starts from the state the earlier ones left
+    await anvil.rpc('evm_setAutomine', [false])
+    const hashes = [
+      await anvil.rpc<Hex>('eth_sendTransaction', [{ from: SENDER, to: token, data: tokenTransfer(FRESH, 1n), gas: toHex(100_000n) }]),
+      await anvil.rpc<Hex>('eth_sendTransaction', [{ from: SENDER, to: token, data: tokenTransfer(FRESH, 2n), gas: toHex(100_000n) }]),
+      await anvil.rpc<Hex>('eth_sendTransaction', [{ from: DEV_ACCOUNTS[3], to: FRESH, value: '0x9', gas: toHex(21_000n) }]),
+    ]
+    await anvil.rpc('evm_mine', [])
+    await anvil.rpc('evm_setAutomine', [true])
+    const last = await send({ from: SENDER, to: FRESH, value: '0x1' }) // confirms the block above was mined
+    mined.block = { hash: hashes[0]!, blockNumber: toHex(BigInt(last.blockNumber) - 1n) }
     engine = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
     ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
   }, 120_000)
@@ -93,7 +111,7 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
     await anvil?.stop()
   })
 
-  const names = ['deploy', 'deployEmpty', 'deployToken', 'transfer', 'erc20', 'nested', 'children', 'kill', 'oogInner', 'failOuter', 'destroyOld']
+  const names = ['deploy', 'deployEmpty', 'deployToken', 'transfer', 'erc20', 'nested', 'children', 'kill', 'oogInner', 'failOuter', 'destroyOld', 'prefunded', 'block']
   for (const name of names) {
     it(`trace_replayBlockTransactions [trace, stateDiff] equals Anvil's, in its field order: ${name}`, async () => {
       const block = mined[name]!.blockNumber
@@ -102,6 +120,7 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
       expect(ours).toEqual(theirs)
       expect(JSON.stringify(ours.map((r) => ({ ...r, trace: [] })))).toBe(JSON.stringify(theirs.map((r) => ({ ...r, trace: [] }))))
       expect(ours[0]!.transactionHash).toBe(mined[name]!.hash)
+      if (name === 'block') expect(ours).toHaveLength(3)
     })
   }
 
@@ -114,6 +133,10 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
     expect(deployed.nonce).toEqual({ '+': '0x1' })
     expect(deployed.balance).toEqual({ '+': '0x0' })
     expect((deployed.code as { '+': Hex })['+']).toBe((await anvil.rpc<Hex>('eth_getCode', [token, 'latest'])).toLowerCase())
+    const onFunded = (await diffOf('prefunded'))[prefunded]!
+    expect(onFunded.balance).toBe('=')
+    expect(onFunded.nonce).toEqual({ '*': { from: '0x0', to: '0x1' } })
+    expect(onFunded.code).toMatchObject({ '*': { from: '0x' } })
     // the ERC-20 transfer: two mapping slots changed
     const erc20 = (await diffOf('erc20'))[token]!
     const slotOf = (who: Address) => keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [who, 0n]))
@@ -201,5 +224,44 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
       expect((e as RpcError).code).toBe(-32602)
       expect((e as RpcError).message).toMatch(message)
     }
+  })
+})
+
+describe.runIf(run)('stateDiff before Cancun (a Shanghai Anvil): SELFDESTRUCT deletes any contract', () => {
+  let anvil: AnvilInstance
+  let engine: Engine
+  let ctx: RpcContext
+  const c = contracts()
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ args: ['--hardfork', 'shanghai'] })
+    engine = await createEngine({ rpcUrl: anvil.url, hardfork: 'shanghai', cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+    ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
+  }, 60_000)
+  afterAll(async () => {
+    await engine?.close()
+    await anvil?.stop()
+  })
+
+  it("an old contract's selfdestruct and a child created and killed in one transaction, as Anvil prints them", async () => {
+    const receipt = async (hash: Hex) => {
+      for (let i = 0; ; i++) {
+        const r = await anvil.rpc<{ contractAddress: Address | null; blockNumber: Hex } | null>('eth_getTransactionReceipt', [hash])
+        if (r) return r
+        if (i === 100) throw new Error(`no receipt for ${hash}`)
+        await new Promise((done) => setTimeout(done, 20))
+      }
+    }
+    const send = async (tx: Record<string, unknown>) => receipt(await anvil.rpc<Hex>('eth_sendTransaction', [tx]))
+    const target = (await send({ from: SENDER, data: encodeDeployData({ abi: c.Target!.abi, bytecode: c.Target!.bytecode }), value: '0x10' })).contractAddress!.toLowerCase() as Address
+    const caller = (await send({ from: SENDER, data: c.Caller!.bytecode })).contractAddress!
+    const destroy = await send({ from: SENDER, to: target, data: encodeFunctionData({ abi: c.Target!.abi, functionName: 'destroy', args: [BENEFICIARY] } as never), gas: toHex(200_000n) })
+    const kill = await send({ from: SENDER, to: caller, data: encodeFunctionData({ abi: c.Caller!.abi, functionName: 'makeAndKill', args: [BENEFICIARY] } as never), value: '0x2', gas: toHex(1_000_000n) })
+    for (const { blockNumber } of [destroy, kill]) {
+      const ours = (await traceMethods.trace_replayBlockTransactions!([blockNumber, ['trace', 'stateDiff']], ctx)) as Results[]
+      expect(ours).toEqual(await anvil.rpc('trace_replayBlockTransactions', [blockNumber, ['trace', 'stateDiff']]))
+    }
+    const [gone] = (await traceMethods.trace_replayBlockTransactions!([destroy.blockNumber, ['stateDiff']], ctx)) as Results[]
+    expect(gone!.stateDiff![target]).toEqual({ balance: { '*': { from: '0x10', to: '0x0' } }, code: '=', nonce: '=', storage: {} })
   })
 })
