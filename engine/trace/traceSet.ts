@@ -37,7 +37,8 @@ function namesGethTracer(config: TracerConfig): boolean {
     (typeof fourByte === 'object' && fourByte !== null) ||
     config.noopTracer === true ||
     config.flatCallTracer != null ||
-    config.stateDiffTracer === true
+    config.stateDiffTracer === true ||
+    config.vmTraceTracer === true
   )
 }
 

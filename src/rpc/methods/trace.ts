@@ -6,14 +6,18 @@
  * reth's TraceResults `{ output, stateDiff, trace, vmTrace }` with bare frames, and
  * `trace_replayBlockTransactions` one of those per transaction with its `transactionHash`.
  *
- * Supported trace types: `trace` and `stateDiff` (the engine's stateDiffTracer, reth's
- * populate_state_diff). `vmTrace` is refused by name (-32602), never silently answered with null.
- * An empty list of trace types is reth's: the output alone, `trace: []`, the rest null.
+ * Trace types: `trace`, `stateDiff` (tracers/stateDiffTracer.ts, reth's populate_state_diff) and
+ * `vmTrace` (tracers/vmTraceTracer.ts, revm-inspectors' vm_trace); anything else is -32602. A
+ * type not asked for prints as reth prints it: `trace: []`, `stateDiff: null`, `vmTrace: null`.
+ * One difference from reth on purpose: trace_replayBlockTransactions fills each vmTrace's `code`
+ * as reth's trace_replayTransaction and Anvil's trace_replayBlockTransactions do (reth's block
+ * replay leaves it `0x`).
  */
 import type { Hex } from 'viem'
 import type { CallInput, TraceResult, TracerConfig } from '../../../engine/types.js'
 import type { FlatCallFrame } from '../../../tracers/flatCallTracer.js'
 import type { StateDiff } from '../../../tracers/stateDiffTracer.js'
+import type { VmTrace } from '../../../tracers/vmTraceTracer.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 import type { RpcMethodTable } from '../types.js'
 import { blockParam, callParam, paramReader } from '../params/simulateV1Params.js'
@@ -29,12 +33,13 @@ function traceTypes(v: unknown, index: number): TraceType[] {
     if (t !== 'trace' && t !== 'stateDiff' && t !== 'vmTrace') throw r.fail(`[${i}]`, `unknown trace type ${JSON.stringify(t)} (trace, stateDiff, vmTrace)`)
     return t as TraceType
   })
-  if (types.includes('vmTrace')) throw r.fail('', 'trace type vmTrace is not supported by this endpoint (supported: trace, stateDiff)')
   return types
 }
 
 /** the engine's tracers for a set of trace types: the flat frames always (the output comes from them) */
-const tracersFor = (types: TraceType[]): TracerConfig => (types.includes('stateDiff') ? { ...PARITY, stateDiffTracer: true } : PARITY)
+function tracersFor(types: TraceType[]): TracerConfig {
+  return { ...PARITY, ...(types.includes('stateDiff') ? { stateDiffTracer: true } : {}), ...(types.includes('vmTrace') ? { vmTraceTracer: true } : {}) }
+}
 
 function txHash(v: unknown, index: number): Hex {
   return paramReader(index).hash(v, '')
@@ -54,7 +59,7 @@ function traceResults(result: TraceResult, types: TraceType[]): Record<string, u
     output: top?.result?.output ?? top?.result?.code ?? '0x',
     stateDiff: types.includes('stateDiff') ? (result.stateDiffTracer as StateDiff) : null,
     trace: types.includes('trace') ? frames.map(bare) : [],
-    vmTrace: null,
+    vmTrace: types.includes('vmTrace') ? (result.vmTraceTracer as VmTrace) : null,
   }
 }
 

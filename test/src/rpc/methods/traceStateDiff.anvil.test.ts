@@ -1,10 +1,12 @@
 /**
- * The `stateDiff` trace type and trace_replayBlockTransactions, with the engine forking a real
- * Anvil. Anvil 1.x answers trace_replayBlockTransactions (with revm-inspectors' state diff, the
- * code reth runs) but not trace_replayTransaction / trace_call, so: every mined transaction's
- * block replayed by both and compared whole (a transfer to a fresh address, an ERC-20 transfer,
- * deployments, CREATE/CREATE2 children, a child created and selfdestructed in one transaction,
- * a Cancun selfdestruct of an old contract, a caught inner out-of-gas, an outer revert); then
+ * The `stateDiff` and `vmTrace` trace types and trace_replayBlockTransactions, with the engine
+ * forking a real Anvil. Anvil 1.x answers trace_replayBlockTransactions (revm-inspectors' state
+ * diff and vmTrace, the code reth runs) but not trace_replayTransaction / trace_call, so: every
+ * mined transaction's block replayed by both and compared whole (a transfer to a fresh address,
+ * an ERC-20 transfer, deployments, one onto a pre-funded address, CREATE/CREATE2 children, a
+ * child created and selfdestructed in one transaction, a Cancun selfdestruct of an old contract,
+ * a caught inner out-of-gas, an outer revert, ops running out of gas in each of revm's ways, a
+ * block of three transactions; a Shanghai Anvil for the pre-Cancun selfdestruct); then
  * trace_replayTransaction against the same entry, and trace_call / trace_callMany against what
  * the state reads before and after say.
  */
@@ -40,9 +42,20 @@ contract Token {
 
 type Delta = '=' | { '+': Hex } | { '-': Hex } | { '*': { from: Hex; to: Hex } }
 type AccountDiff = { balance: Delta; code: Delta; nonce: Delta; storage: Record<Hex, Delta> }
-type Results = { output: Hex; stateDiff: Record<Address, AccountDiff> | null; trace: unknown[]; vmTrace: null; transactionHash?: Hex }
+/** the first path where two JSON values differ, with both sides (a readable failure for a large vmTrace) */
+function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b ? undefined : `${path}: ${JSON.stringify(a)?.slice(0, 300)} != ${JSON.stringify(b)?.slice(0, 300)}`
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+  for (const k of keys) {
+    const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`)
+    if (d) return d
+  }
+  return undefined
+}
 
-describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil', () => {
+type Results = { output: Hex; stateDiff: Record<Address, AccountDiff> | null; trace: unknown[]; vmTrace: unknown; transactionHash?: Hex }
+
+describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions against Anvil', () => {
   let anvil: AnvilInstance
   let engine: Engine
   let ctx: RpcContext
@@ -86,6 +99,22 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
     await keep('oogInner', toCaller('oogInner', [target]))
     await keep('failOuter', toCaller('failOuter', [target]))
     await keep('destroyOld', { from: SENDER, to: target, data: callData('Target', 'destroy', [BENEFICIARY]), gas: toHex(200_000n) })
+    // ops that run out of gas on their static part or on a later part (revm charges in steps)
+    const raw = async (runtime: string) => {
+      const n = (runtime.length / 2).toString(16).padStart(2, '0')
+      const r = await send({ from: DEV_ACCOUNTS[0], data: `0x60${n}600c60003960${n}6000f3${runtime}`, gas: toHex(200_000n) })
+      return r.contractAddress!
+    }
+    const memoryHog = await raw('600062ffffff5200') // MSTORE at 16 MiB
+    const slotReader = await raw('60005400') // a cold SLOAD
+    const slotWriter = await raw('600160005500') // a cold SSTORE
+    const hasher = await raw('62ffffff600020') // KECCAK256 of 16 MiB: its word cost fails before memory
+    await keep('oogKeccak', { from: SENDER, to: hasher, gas: toHex(100_000n) })
+    await keep('oogStatic', { from: SENDER, to: memoryHog, gas: toHex(21_000n + 5n) }) // PUSH1 fits, PUSH3 does not
+    await keep('oogMemory', { from: SENDER, to: memoryHog, gas: toHex(100_000n) })
+    await keep('oogSload', { from: SENDER, to: slotReader, gas: toHex(21_000n + 3n + 150n) })
+    await keep('oogSstore', { from: SENDER, to: slotWriter, gas: toHex(21_000n + 6n + 2400n) })
+    await keep('oogSentry', { from: SENDER, to: slotWriter, gas: toHex(21_000n + 6n + 2000n) })
     // a deployment onto an address that already holds ether: code `*` from 0x, not `+`
     const deployer = DEV_ACCOUNTS[2] as Address
     const nonce = BigInt(await anvil.rpc<Hex>('eth_getTransactionCount', [deployer, 'latest']))
@@ -111,7 +140,7 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
     await anvil?.stop()
   })
 
-  const names = ['deploy', 'deployEmpty', 'deployToken', 'transfer', 'erc20', 'nested', 'children', 'kill', 'oogInner', 'failOuter', 'destroyOld', 'prefunded', 'block']
+  const names = ['deploy', 'deployEmpty', 'deployToken', 'transfer', 'erc20', 'nested', 'children', 'kill', 'oogInner', 'failOuter', 'destroyOld', 'prefunded', 'block', 'oogMemory', 'oogKeccak', 'oogStatic', 'oogSload', 'oogSstore', 'oogSentry']
   for (const name of names) {
     it(`trace_replayBlockTransactions [trace, stateDiff] equals Anvil's, in its field order: ${name}`, async () => {
       const block = mined[name]!.blockNumber
@@ -121,6 +150,14 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
       expect(JSON.stringify(ours.map((r) => ({ ...r, trace: [] })))).toBe(JSON.stringify(theirs.map((r) => ({ ...r, trace: [] }))))
       expect(ours[0]!.transactionHash).toBe(mined[name]!.hash)
       if (name === 'block') expect(ours).toHaveLength(3)
+    })
+    it(`trace_replayBlockTransactions [vmTrace] equals Anvil's: ${name}`, async () => {
+      const block = mined[name]!.blockNumber
+      const theirs = await anvil.rpc<Results[]>('trace_replayBlockTransactions', [block, ['vmTrace']])
+      const ours = (await trace('trace_replayBlockTransactions', [block, ['vmTrace']])) as Results[]
+      const d = firstDifference(ours, theirs)
+      expect(d, d).toBeUndefined()
+      expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs))
     })
   }
 
@@ -162,14 +199,18 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
       const [entry] = (await trace('trace_replayBlockTransactions', [blockNumber, ['trace', 'stateDiff']])) as Results[]
       const { transactionHash, ...results } = entry!
       expect(transactionHash).toBe(hash)
+      const [full] = (await trace('trace_replayBlockTransactions', [blockNumber, ['trace', 'stateDiff', 'vmTrace']])) as Results[]
+      const { transactionHash: _h, ...all } = full!
+      expect(all).toEqual({ ...results, vmTrace: expect.objectContaining({ ops: expect.any(Array) }) })
+      expect(await trace('trace_replayTransaction', [hash, ['vmTrace', 'trace', 'stateDiff']])).toEqual(all)
       expect(await trace('trace_replayTransaction', [hash, ['trace', 'stateDiff']])).toEqual(results)
       expect(await trace('trace_replayTransaction', [hash, ['stateDiff']])).toEqual({ ...results, trace: [] })
       expect(await trace('trace_replayTransaction', [hash, ['trace']])).toEqual({ ...results, stateDiff: null })
       expect(await trace('trace_replayTransaction', [hash, []])).toEqual({ ...results, stateDiff: null, trace: [] })
     }
-    // Anvil agrees on the stateDiff-only and trace-only forms too
+    // Anvil agrees on the other combinations too
     const block = mined.children!.blockNumber
-    for (const types of [['stateDiff'], ['trace'], []]) {
+    for (const types of [['stateDiff'], ['trace'], [], ['trace', 'stateDiff', 'vmTrace'], ['stateDiff', 'stateDiff']]) {
       expect(await trace('trace_replayBlockTransactions', [block, types])).toEqual(await anvil.rpc('trace_replayBlockTransactions', [block, types]))
     }
   })
@@ -197,6 +238,16 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
     expect(await anvil.rpc<Hex>('eth_getStorageAt', [target, slot0, 'latest'])).toBe(before)
   })
 
+  it("trace_call's vmTrace of a mined call, on the state before it, is the one Anvil prints for the mined transaction", async () => {
+    const { hash, blockNumber } = mined.erc20!
+    const tx = await anvil.rpc<{ from: Address; to: Address; input: Hex; gas: Hex }>('eth_getTransactionByHash', [hash])
+    const parent = toHex(BigInt(blockNumber) - 1n)
+    const ours = (await trace('trace_call', [{ from: tx.from, to: tx.to, data: tx.input, gas: tx.gas }, ['vmTrace'], parent])) as Results
+    const [theirs] = await anvil.rpc<Results[]>('trace_replayBlockTransactions', [blockNumber, ['vmTrace']])
+    expect(ours.vmTrace).toEqual(theirs!.vmTrace)
+    expect((ours.vmTrace as { code: Hex }).code).toBe((await anvil.rpc<Hex>('eth_getCode', [token, parent])).toLowerCase())
+  })
+
   it('trace_callMany: each call diffs against the state the previous one left', async () => {
     const slot0 = pad('0x0')
     const store = (v: bigint) => [{ from: SENDER, to: target, data: callData('Target', 'store', [v]) }, ['stateDiff']]
@@ -207,15 +258,15 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
     expect(b!.stateDiff![SENDER.toLowerCase() as Address]!.nonce).toEqual({ '*': { from: toHex(n + 1n), to: toHex(n + 2n) } })
   })
 
-  it('bad params: -32602 naming the param; vmTrace refused by name', async () => {
+  it('bad params: -32602 naming the param', async () => {
     const cases: [string, unknown[], RegExp][] = [
-      ['trace_replayBlockTransactions', ['latest', ['vmTrace']], /invalid argument 1: trace type vmTrace is not supported/],
+      ['trace_replayBlockTransactions', ['latest', ['VmTrace']], /invalid argument 1: \[0\]: unknown trace type "VmTrace"/],
       ['trace_replayBlockTransactions', ['latest', ['bogus']], /invalid argument 1: \[0\]: unknown trace type "bogus"/],
       ['trace_replayBlockTransactions', ['latest', 'stateDiff'], /invalid argument 1/],
       ['trace_replayBlockTransactions', [{ x: 1 }, ['trace']], /invalid argument 0/],
       ['trace_replayBlockTransactions', ['latest'], /missing value for required argument 1/],
       ['trace_replayBlockTransactions', ['latest', ['trace'], 1], /too many arguments/],
-      ['trace_call', [{ from: SENDER, to: target }, ['stateDiff', 'vmTrace']], /invalid argument 1: trace type vmTrace is not supported/],
+      ['trace_call', [{ from: SENDER, to: target }, ['stateDiff', null]], /invalid argument 1: \[1\]: unknown trace type null/],
       ['trace_replayTransaction', [mined.erc20?.hash ?? '0x', [7]], /invalid argument 1: \[0\]: unknown trace type 7/],
     ]
     for (const [method, params, message] of cases) {
@@ -227,7 +278,7 @@ describe.runIf(run)('stateDiff and trace_replayBlockTransactions against Anvil',
   })
 })
 
-describe.runIf(run)('stateDiff before Cancun (a Shanghai Anvil): SELFDESTRUCT deletes any contract', () => {
+describe.runIf(run)('stateDiff and vmTrace before Cancun (a Shanghai Anvil): SELFDESTRUCT deletes any contract', () => {
   let anvil: AnvilInstance
   let engine: Engine
   let ctx: RpcContext
@@ -258,8 +309,8 @@ describe.runIf(run)('stateDiff before Cancun (a Shanghai Anvil): SELFDESTRUCT de
     const destroy = await send({ from: SENDER, to: target, data: encodeFunctionData({ abi: c.Target!.abi, functionName: 'destroy', args: [BENEFICIARY] } as never), gas: toHex(200_000n) })
     const kill = await send({ from: SENDER, to: caller, data: encodeFunctionData({ abi: c.Caller!.abi, functionName: 'makeAndKill', args: [BENEFICIARY] } as never), value: '0x2', gas: toHex(1_000_000n) })
     for (const { blockNumber } of [destroy, kill]) {
-      const ours = (await traceMethods.trace_replayBlockTransactions!([blockNumber, ['trace', 'stateDiff']], ctx)) as Results[]
-      expect(ours).toEqual(await anvil.rpc('trace_replayBlockTransactions', [blockNumber, ['trace', 'stateDiff']]))
+      const ours = (await traceMethods.trace_replayBlockTransactions!([blockNumber, ['trace', 'stateDiff', 'vmTrace']], ctx)) as Results[]
+      expect(ours).toEqual(await anvil.rpc('trace_replayBlockTransactions', [blockNumber, ['trace', 'stateDiff', 'vmTrace']]))
     }
     const [gone] = (await traceMethods.trace_replayBlockTransactions!([destroy.blockNumber, ['stateDiff']], ctx)) as Results[]
     expect(gone!.stateDiff![target]).toEqual({ balance: { '*': { from: '0x10', to: '0x0' } }, code: '=', nonce: '=', storage: {} })
