@@ -7,7 +7,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Address, Hex } from 'viem'
 import type { BlockSelector } from '../types.js'
 import type { BlockEnv } from '../execution/types.js'
-import type { OverlayStateManager } from '../state/index.js'
+import type { AccessList, OverlayStateManager } from '../state/index.js'
 
 export interface BlockHeaderInfo extends BlockEnv {
   hash: Hex
@@ -47,8 +47,12 @@ export interface ChainSource {
   getTransaction(hash: Hex): Promise<MinedTransaction | undefined>
   /** every transaction of the block, in order */
   getBlockTransactions(number: bigint): Promise<MinedTransaction[]>
-  /** prefetch hint before a cold run (fork: upstream eth_createAccessList); no-op on the devnet */
-  prefetch?(number: bigint, calls: PrefetchCalls): Promise<void>
+  /**
+   * prefetch hint before a cold run (fork: upstream eth_createAccessList); no-op on the devnet.
+   * `also`: accounts and slots the run reads besides the calls' (a block replay: its coinbase and
+   * the system contracts' slots); without it the fork adds the coinbase of block `number` itself.
+   */
+  prefetch?(number: bigint, calls: PrefetchCalls, opts?: { also?: AccessList }): Promise<void>
   /**
    * resolveBlock, then prefetch — in fewer round trips where the source can (fork: the block and
    * the calls' access-list hints leave in one batch when the calls are cold). See resolveAndPrefetch.
