@@ -233,8 +233,22 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       const fixed = 'number' in selector || trackedFresh !== undefined
       if (calls.length === 0 || (guess !== undefined && warmAt(guess, calls, fixed))) {
         const header = await resolveBlock(selector)
-        // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
-        const known = header.number === guess && !fork.hints.has(guess, calls) ? calls.map(() => []) : undefined
+        let known: (AccessList | undefined)[] | undefined
+        if (header.number === guess) {
+          // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
+          known = fork.hints.has(guess, calls) ? undefined : calls.map(() => [])
+        } else if (guess !== undefined && fork.hints.has(guess, calls)) {
+          // the head moved past the block the hints were asked at: they still name what these
+          // calls touch (hints, never state), so the new block's state is read in one batch at
+          // once, instead of asking the hints again first (2 round trips, not 3)
+          known = await fork.hints.stored(guess, calls)
+          if (known) {
+            fork.hints.remember(header.number, calls, known, ttlFor(header.number))
+            // a new block: what the run reads after it ran is not held at it either
+            await prefetchWithSideReads(header.number, calls, known, opts.sideReads)
+            return header
+          }
+        }
         await prefetch(header.number, calls, known)
         return header
       }
@@ -252,16 +266,21 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       const [header, lists] = await Promise.all([resolveBlock(selector), fork.hints.request(tag, calls, budget)])
       // at a tag the head may have moved between the two answers: the lists are hints, never state
       fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
-      // the caller's side reads wait for the state batch and leave with it
-      const side = opts.sideReads?.(header.number, lists, (method, params) => rpc.request(method, params, { deferred: true }))
+      await prefetchWithSideReads(header.number, calls, lists, opts.sideReads)
+      return header
+    }
+
+    /** the state the hints name, with the caller's side reads in the same batch */
+    async function prefetchWithSideReads(n: bigint, calls: PrefetchCalls, lists: (AccessList | undefined)[], sideReads: SideReads | undefined): Promise<void> {
+      // the side reads wait for the state batch and leave with it
+      const side = sideReads?.(n, lists, (method, params) => rpc.request(method, params, { deferred: true }))
       try {
-        await prefetch(header.number, calls, lists)
+        await prefetch(n, calls, lists)
       } finally {
         // what no state batch carried (all state held already) leaves now
         rpc.flushDeferred()
       }
       await side?.catch(() => undefined)
-      return header
     }
 
     /**
