@@ -35,8 +35,12 @@ export interface TracerConfig {
   noopTracer?: boolean
   /** geth's flatCallTracer (Parity's flat frames; trace_* and debug_* with tracer flatCallTracer) */
   flatCallTracer?: { convertParityErrors?: boolean; includePrecompiles?: boolean; parity?: boolean }
+  /** Parity's `stateDiff` as reth prints it (trace_* with the `stateDiff` trace type) */
+  stateDiffTracer?: boolean
+  /** Parity's `vmTrace` as reth prints it (trace_* with the `vmTrace` trace type) */
+  vmTraceTracer?: boolean
   callTree?: CallTreeConfig
 }
 /** keyed by the tracer names requested */
-export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'callTree', unknown>>
+export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'stateDiffTracer' | 'vmTraceTracer' | 'callTree', unknown>>
 

@@ -16,13 +16,15 @@ import { createFourByteTracer } from './fourByteTracer.js'
 import { createFlatCallTracer, type FlatCallContext } from './flatCallTracer.js'
 import { createNoopTracer } from './noopTracer.js'
 import { createPrestateTracer } from './prestateTracer.js'
+import { createStateDiffTracer } from './stateDiffTracer.js'
+import { createVmTraceTracer } from './vmTraceTracer.js'
 import { createStructLogger, type StructLogSpill } from './structLogger.js'
 import type { Tracer } from './types.js'
 
-export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer'
+export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'stateDiffTracer' | 'vmTraceTracer'
 
 export interface TracerSet {
-  /** in a fixed order: callTracer, prestateTracer, structLogger, 4byteTracer, noopTracer, flatCallTracer */
+  /** in a fixed order: callTracer, prestateTracer, structLogger, 4byteTracer, noopTracer, flatCallTracer, stateDiffTracer, vmTraceTracer */
   tracers: Tracer[]
   /** call after the execution finished; each tracer's result() is built once, here */
   result(): TraceResult
@@ -48,6 +50,8 @@ function selected(config: TracerConfig): TracerName[] {
   if (fourByte === true || (typeof fourByte === 'object' && fourByte !== null)) names.push('4byteTracer')
   if (config.noopTracer === true) names.push('noopTracer')
   if (config.flatCallTracer !== undefined && config.flatCallTracer !== null) names.push('flatCallTracer')
+  if (config.stateDiffTracer === true) names.push('stateDiffTracer')
+  if (config.vmTraceTracer === true) names.push('vmTraceTracer')
   return names
 }
 
@@ -72,6 +76,10 @@ export function createTracers(config: TracerConfig | undefined, opts: CreateTrac
         return [name, createNoopTracer()]
       case 'flatCallTracer':
         return [name, createFlatCallTracer(cfg.flatCallTracer ?? {}, opts.flatContext)]
+      case 'stateDiffTracer':
+        return [name, createStateDiffTracer()]
+      case 'vmTraceTracer':
+        return [name, createVmTraceTracer()]
     }
   })
 

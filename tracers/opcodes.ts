@@ -116,6 +116,16 @@ export function stackBounds(code: number): { minStack: number; maxStack: number 
   return { minStack: info.pops, maxStack: STACK_LIMIT + info.pops - info.pushes }
 }
 
+/** what an opcode leaves on the stack (revm's `outputs`); 0 for an undefined byte */
+export function opPushes(code: number): number {
+  return TABLE[code]?.pushes ?? 0
+}
+
+/** revm's OpCode Display: the same names, `UNKNOWN(0xEF)` for an undefined byte (Parity's vmTrace `op`) */
+export function revmOpName(code: number): string {
+  return TABLE[code]?.name ?? `UNKNOWN(0x${code.toString(16).toUpperCase().padStart(2, '0')})`
+}
+
 /** the opcodes the tracers and the adapter single out, by geth's names */
 export const OP = {
   BALANCE: 0x31,

@@ -24,7 +24,7 @@ import { ForkCache, OverlayStateManager, type AccessList } from '../state/index.
 import { createRpcClient, type RpcClient } from '../rpc/rpcClient.js'
 import type { BlockSelector } from '../types.js'
 import { readUpstream, type UpstreamAnswer } from '../rpc/upstreamAnswers.js'
-import type { BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls } from './types.js'
+import type { BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from './types.js'
 
 /** blocks this close to the head may still be replaced: their cached state expires */
 const REORG_DEPTH = 64n
@@ -79,6 +79,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const commonFor = createCommonFactory(chainId, opts.hardfork)
   const fork = new ForkCache({ rpc, chainId, cache: opts.cache, hotMaxBytes: opts.forkCacheBytes })
   const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
+  /** blocks read whole for a replay, briefly: the transaction's lookup and the replay share one read */
+  const recentBlocks = new LRUCache<string, Promise<MinedTransaction[]>>({ max: 4, ttl: NEAR_HEAD_HEADER_TTL_MS })
   let head = 0n
   let headSeenAt = 0
   /** the newest `latest` header seen, and when: the tracked head */
@@ -147,6 +149,30 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     return h
   }
 
+  /**
+   * Every transaction of block `n`, read whole (its header kept too). A replay asks for its
+   * transaction, then for the block's: the block read for the first answers the second, so a
+   * cold trace of a mined transaction costs the transaction, the block, the hints and the state —
+   * 4 round trips, each needing the answer before it. Kept briefly (few blocks, a header's TTL).
+   */
+  function blockTransactions(n: bigint): Promise<MinedTransaction[]> {
+    const key = q(n)
+    let txs = recentBlocks.get(key)
+    if (!txs) {
+      txs = (async () => {
+        const b = await fetchFullBlock(n)
+        if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is not available upstream`)
+        const header = toHeader(b)
+        if (header.number > head) head = header.number
+        keepHeader(header)
+        return Promise.all(b.transactions.map((t) => mined(t, header)))
+      })()
+      recentBlocks.set(key, txs)
+      txs.catch(() => recentBlocks.delete(key))
+    }
+    return txs
+  }
+
   async function resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
     if ('number' in selector) return { ...(await headerAt(selector.number)) }
     // no mempool of our own: pending is the latest block's state
@@ -177,10 +203,12 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     return h
   }
 
-  async function prefetch(n: bigint, calls: PrefetchCalls, accessLists?: (AccessList | undefined)[]): Promise<void> {
-    const header = await headerAt(n).catch(() => undefined)
-    const extra = header ? [header.coinbase, ZERO_ADDRESS] : [ZERO_ADDRESS]
-    await fork.prefetch(n, calls, { extraAddresses: extra, ttlSeconds: ttlFor(n), accessLists })
+  async function prefetch(n: bigint, calls: PrefetchCalls, accessLists?: (AccessList | undefined)[], also?: AccessList): Promise<void> {
+    // the caller names what else the run reads, or the coinbase of this block is guessed at (a
+    // header read, usually cached: the block was just resolved)
+    const header = also ? undefined : await headerAt(n).catch(() => undefined)
+    const extra: AccessList = [...(also ?? (header ? [{ address: header.coinbase, storageKeys: [] }] : [])), { address: ZERO_ADDRESS, storageKeys: [] }]
+    await fork.prefetch(n, calls, { also: extra, ttlSeconds: ttlFor(n), accessLists })
   }
 
   /**
@@ -189,7 +217,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
    * costs 2 round trips instead of 3. Warm-looking calls (hints cached at the known head) skip the
    * hint request, so a warm run costs only what resolving the block costs.
    */
-  async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo> {
+  async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls, opts: { sideReads?: SideReads } = {}): Promise<BlockHeaderInfo> {
     const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
     const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
     const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
@@ -217,7 +245,15 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     const [header, lists] = await Promise.all([resolveBlock(selector), fork.hints.request(tag, calls)])
     // at a tag the head may have moved between the two answers: the lists are hints, never state
     fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
-    await prefetch(header.number, calls, lists)
+    // the caller's side reads wait for the state batch and leave with it
+    const side = opts.sideReads?.(header.number, lists, (method, params) => rpc.request(method, params, { deferred: true }))
+    try {
+      await prefetch(header.number, calls, lists)
+    } finally {
+      // what no state batch carried (all state held already) leaves now
+      rpc.flushDeferred()
+    }
+    await side?.catch(() => undefined)
     return header
   }
 
@@ -267,15 +303,14 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     async getTransaction(hash: Hex) {
       const t = readUpstream('eth_getTransactionByHash', await rpc.request('eth_getTransactionByHash', [hash]))
       if (!t || t.blockNumber === null) return undefined
-      return mined(t, await headerAt(BigInt(t.blockNumber)))
+      // a replay needs the whole block next: read it whole now, header and transactions in one answer
+      const txs = await blockTransactions(BigInt(t.blockNumber)).catch(() => undefined)
+      const own = txs?.find((x) => x.hash === t.hash.toLowerCase())
+      // not in the block read by number: replaced between the two answers (a reorg near the head)
+      return own ?? mined(t, await headerAt(BigInt(t.blockNumber)))
     },
-    async getBlockTransactions(n: bigint) {
-      const b = await fetchFullBlock(n)
-      if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is not available upstream`)
-      const header = toHeader(b)
-      return Promise.all(b.transactions.map((t) => mined(t, header)))
-    },
-    prefetch,
+    getBlockTransactions: blockTransactions,
+    prefetch: (n, calls, opts) => prefetch(n, calls, undefined, opts?.also),
     resolveForCalls,
     rawRead: (method, params) => rpc.request(method, params),
     reorgDepth: REORG_DEPTH,

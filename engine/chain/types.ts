@@ -7,7 +7,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Address, Hex } from 'viem'
 import type { BlockSelector } from '../types.js'
 import type { BlockEnv } from '../execution/types.js'
-import type { OverlayStateManager } from '../state/index.js'
+import type { AccessList, OverlayStateManager } from '../state/index.js'
 
 export interface BlockHeaderInfo extends BlockEnv {
   hash: Hex
@@ -30,6 +30,13 @@ export interface MinedTransaction {
 /** the calls a prefetch warms the state for */
 export type PrefetchCalls = { from: Address; to?: Address | null; data: Hex; value?: bigint }[]
 
+/**
+ * Reads a run will want after it ran, asked ahead in the cold run's state batch (no round trip of
+ * their own): given the block and the calls' access-list hints, `ask` sends a read-only JSON-RPC
+ * call with that batch. Settles when what it read is kept. Only a cold fork run calls it.
+ */
+export type SideReads = (block: bigint, hints: (AccessList | undefined)[], ask: (method: string, params: unknown[]) => Promise<unknown>) => Promise<void>
+
 export interface ChainSource {
   readonly chainId: number
   /** human name for health, e.g. 'devnet', 'mainnet', 'chain-8453' */
@@ -47,13 +54,17 @@ export interface ChainSource {
   getTransaction(hash: Hex): Promise<MinedTransaction | undefined>
   /** every transaction of the block, in order */
   getBlockTransactions(number: bigint): Promise<MinedTransaction[]>
-  /** prefetch hint before a cold run (fork: upstream eth_createAccessList); no-op on the devnet */
-  prefetch?(number: bigint, calls: PrefetchCalls): Promise<void>
+  /**
+   * prefetch hint before a cold run (fork: upstream eth_createAccessList); no-op on the devnet.
+   * `also`: accounts and slots the run reads besides the calls' (a block replay: its coinbase and
+   * the system contracts' slots); without it the fork adds the coinbase of block `number` itself.
+   */
+  prefetch?(number: bigint, calls: PrefetchCalls, opts?: { also?: AccessList }): Promise<void>
   /**
    * resolveBlock, then prefetch — in fewer round trips where the source can (fork: the block and
    * the calls' access-list hints leave in one batch when the calls are cold). See resolveAndPrefetch.
    */
-  resolveForCalls?(selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo>
+  resolveForCalls?(selector: BlockSelector, calls: PrefetchCalls, opts?: { sideReads?: SideReads }): Promise<BlockHeaderInfo>
   /**
    * A read-only JSON-RPC call answered by the chain itself, as is: the devnet from its own blocks,
    * transactions, receipts and logs (engine/devnet/devnetReads.ts); a fork by its upstream node.

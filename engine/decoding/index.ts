@@ -7,6 +7,9 @@ export { decodeLog, decodeLogs, type RawLog } from './decodeLogs.js'
 export { summarize, shortAddress, formatAmount, tokenLabel } from './summaries.js'
 export {
   createTokenInfoReader,
+  rememberTokenInfo,
+  tokenInfoOf,
+  TOKEN_INFO_SELECTORS,
   decodeSymbol,
   decodeDecimals,
   type TokenInfo,

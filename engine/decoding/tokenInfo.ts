@@ -40,9 +40,8 @@ export interface TokenInfoCacheOptions {
   ttlSeconds?: number
 }
 
-// keccak256('symbol()')[0:4] and keccak256('decimals()')[0:4]
-const SYMBOL_SELECTOR: Hex = '0x95d89b41'
-const DECIMALS_SELECTOR: Hex = '0x313ce567'
+/** the calls metadata is read with: keccak256('symbol()')[0:4] and keccak256('decimals()')[0:4] */
+export const TOKEN_INFO_SELECTORS = { symbol: '0x95d89b41', decimals: '0x313ce567' } as const satisfies Record<string, Hex>
 /** symbols longer than this are junk or an attack on the summary line */
 const MAX_SYMBOL_LENGTH = 64
 
@@ -104,6 +103,23 @@ function decodeInfo(bytes: Uint8Array): TokenInfo | undefined {
   }
 }
 
+const tokenInfoKey = (scope: string, token: Address) => `tokenInfo:${scope}:${token.toLowerCase()}`
+
+/** what `symbol()` and `decimals()` returned (undefined: reverted, halted, no code) as metadata */
+export function tokenInfoOf(symbolData: Hex | undefined, decimalsData: Hex | undefined): TokenInfo {
+  const info: TokenInfo = {}
+  const symbol = decodeSymbol(symbolData)
+  const decimals = decodeDecimals(decimalsData)
+  if (symbol !== undefined) info.symbol = symbol
+  if (decimals !== undefined) info.decimals = decimals
+  return info
+}
+
+/** keeps metadata where a reader of the same scope finds it (read here, or read ahead upstream) */
+export async function rememberTokenInfo(cache: TokenInfoCacheOptions, token: Address, info: TokenInfo): Promise<void> {
+  await cache.store.set(tokenInfoKey(cache.scope, token), encodeInfo(info), cache.ttlSeconds).catch(() => undefined)
+}
+
 /**
  * A reader that memoizes per token for its own lifetime (one simulation) and, with `cache`,
  * shares results through the cache store under `tokenInfo:<scope>:<token>`.
@@ -112,7 +128,7 @@ export function createTokenInfoReader(readCall: ReadCall, cache?: TokenInfoCache
   const memo = new Map<Address, Promise<TokenInfo>>()
 
   const load = async (token: Address): Promise<TokenInfo> => {
-    const key = cache ? `tokenInfo:${cache.scope}:${token}` : undefined
+    const key = cache ? tokenInfoKey(cache.scope, token) : undefined
     if (cache && key) {
       const hit = await cache.store.get(key).catch(() => undefined)
       const info = hit && decodeInfo(hit)
@@ -124,14 +140,10 @@ export function createTokenInfoReader(readCall: ReadCall, cache?: TokenInfoCache
         failed = true
         return undefined
       })
-    const [symbolData, decimalsData] = await Promise.all([read(SYMBOL_SELECTOR), read(DECIMALS_SELECTOR)])
-    const info: TokenInfo = {}
-    const symbol = decodeSymbol(symbolData)
-    const decimals = decodeDecimals(decimalsData)
-    if (symbol !== undefined) info.symbol = symbol
-    if (decimals !== undefined) info.decimals = decimals
+    const [symbolData, decimalsData] = await Promise.all([read(TOKEN_INFO_SELECTORS.symbol), read(TOKEN_INFO_SELECTORS.decimals)])
+    const info = tokenInfoOf(symbolData, decimalsData)
     // A failed read (upstream down) says nothing about the token: do not remember it.
-    if (cache && key && !failed) await cache.store.set(key, encodeInfo(info), cache.ttlSeconds).catch(() => undefined)
+    if (cache && !failed) await rememberTokenInfo(cache, token, info)
     return info
   }
 

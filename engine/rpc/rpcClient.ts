@@ -38,6 +38,11 @@ export interface RpcClientOptions {
 export interface RpcRequestOptions {
   /** false for calls with side effects (never retried); default true */
   idempotent?: boolean
+  /**
+   * wait for the next batch another call sends (or `flushDeferred`) instead of sending one of its
+   * own: reads that should ride along with a batch about to leave, not cost a round trip apart
+   */
+  deferred?: boolean
 }
 
 export interface RpcStats {
@@ -49,6 +54,8 @@ export interface RpcStats {
 
 export interface RpcClient {
   request<T = unknown>(method: string, params?: unknown[], opts?: RpcRequestOptions): Promise<T>
+  /** sends deferred calls no other batch carried */
+  flushDeferred(): void
   readonly stats: RpcStats
   close(): void
 }
@@ -232,11 +239,17 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
         // the deadline holds even while the call waits in a batch that waits on another's answer
         if (budget) timer = setTimeout(() => call.reject(upstreamOutOfTime(budget, method)), budget.deadline - Date.now())
         queue.push(call)
-        if (!scheduled) {
+        if (!scheduled && !o.deferred) {
           scheduled = true
           setImmediate(flush)
         }
       })
+    },
+    flushDeferred() {
+      if (!scheduled && queue.some((c) => !c.done)) {
+        scheduled = true
+        setImmediate(flush)
+      }
     },
     close() {
       closed = true

@@ -22,7 +22,7 @@ import type { OverlayStateManager } from '../state/index.js'
 import type { BlockRef } from '../types.js'
 import { executionContext } from './blockEnvironment.js'
 import { fixedSelector } from './openRun.js'
-import { applyBlockSystemCalls } from './systemCalls.js'
+import { applyBlockSystemCalls, systemCallReads } from './systemCalls.js'
 
 export interface OpenedBlock {
   header: BlockHeaderInfo
@@ -76,7 +76,8 @@ export async function openBlock(
       to: t.tx.to ? (t.tx.to.toString() as Hex) : null,
       data: `0x${Buffer.from(t.tx.data).toString('hex')}` as Hex,
       value: t.tx.value,
-    })))
+      // the block's fee recipient and start-of-block system calls are read too: in the same batch
+    })), { also: [{ address: header.coinbase, storageKeys: [] }, ...systemCallReads(header)] })
   }
   const ctx = executionContext(chain, header, state)
   await applyBlockSystemCalls(state, ctx.common, header)

@@ -11,7 +11,7 @@
  * const { header, state, ctx } = await openRun(deps.chain, { block, calls, stateOverrides, blockOverrides })
  * const res = await executeCall(ctx, withCallDefaults('trace', call, { blockGasLimit: ctx.block.gasLimit, gasCap }))
  */
-import type { BlockHeaderInfo, ChainSource, PrefetchCalls } from '../chain/types.js'
+import type { BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
 import type { BlockOverrides, BlockSelector, StateOverrides } from '../types.js'
@@ -26,6 +26,8 @@ export interface RunRequest {
   calls: PrefetchCalls
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
+  /** what the run will read after it ran, asked ahead with a cold fork's state batch */
+  sideReads?: SideReads
 }
 
 export interface OpenedRun {
@@ -37,7 +39,7 @@ export interface OpenedRun {
 }
 
 export async function openRun(chain: ChainSource, req: RunRequest): Promise<OpenedRun> {
-  const header = await resolveAndPrefetch(chain, fixedSelector(req.block), req.calls)
+  const header = await resolveAndPrefetch(chain, fixedSelector(req.block), req.calls, req.sideReads)
   const state = await chain.stateAfter(header.number)
   await applyStateOverrides(state, req.stateOverrides)
   return { header, state, ctx: executionContext(chain, header, state, req.blockOverrides) }

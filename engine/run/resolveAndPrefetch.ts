@@ -7,10 +7,10 @@
  * const header = await resolveAndPrefetch(chain, { tag: 'latest' }, params.calls)
  */
 import type { BlockSelector } from '../types.js'
-import type { BlockHeaderInfo, ChainSource, PrefetchCalls } from '../chain/types.js'
+import type { BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
 
-export async function resolveAndPrefetch(chain: ChainSource, selector: BlockSelector, calls: PrefetchCalls): Promise<BlockHeaderInfo> {
-  if (chain.resolveForCalls) return chain.resolveForCalls(selector, calls)
+export async function resolveAndPrefetch(chain: ChainSource, selector: BlockSelector, calls: PrefetchCalls, sideReads?: SideReads): Promise<BlockHeaderInfo> {
+  if (chain.resolveForCalls) return chain.resolveForCalls(selector, calls, { sideReads })
   const header = await chain.resolveBlock(selector)
   await chain.prefetch?.(header.number, calls)
   return header

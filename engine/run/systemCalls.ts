@@ -13,8 +13,10 @@
  * await applyBlockSystemCalls(state, common, header) // then replay the block's transactions
  */
 import type { Common, StateManagerInterface } from '@ethereumjs/common'
-import { bigIntToBytes, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import { bigIntToBytes, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import type { Hex } from 'viem'
 import type { BlockHeaderInfo } from '../chain/types.js'
+import type { AccessList } from '../state/index.js'
 
 // the EIPs' constants (a bare Common does not carry the VM's params, and the EVM's copy of the
 // serve window is an outdated 8192)
@@ -24,6 +26,19 @@ const HISTORY_STORAGE_ADDRESS = '0x0000f90827f1c53a10cb7a02335b175320002935'
 const HISTORY_SERVE_WINDOW = 8191n
 
 const slot = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32)
+
+/**
+ * What the block's start system calls read (the contracts' code, the slots they write): a replay
+ * prefetches them with its transactions' state, in the same batch.
+ */
+export function systemCallReads(header: BlockHeaderInfo): AccessList {
+  const word = (n: bigint) => bytesToHex(slot(n)) as Hex
+  const index = header.timestamp % HISTORICAL_ROOTS_LENGTH
+  return [
+    { address: BEACON_ROOTS_ADDRESS, storageKeys: header.parentBeaconBlockRoot ? [word(index), word(index + HISTORICAL_ROOTS_LENGTH)] : [] },
+    { address: HISTORY_STORAGE_ADDRESS, storageKeys: header.number > 0n ? [word((header.number - 1n) % HISTORY_SERVE_WINDOW)] : [] },
+  ]
+}
 
 export async function applyBlockSystemCalls(state: StateManagerInterface, common: Common, header: BlockHeaderInfo): Promise<void> {
   if (common.isActivatedEIP(4788) && header.parentBeaconBlockRoot) {

@@ -29,6 +29,7 @@ import { findGasRequired } from './gasSearch.js'
 import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
 import { newSimulationId, storeSimulation } from './simulationStore.js'
+import { tokenMetadataSideReads, tokenScope } from './tokenSideReads.js'
 
 /** what a simulation runs with (engine/run/deps.ts) */
 export type SimulationDeps = Pick<RunDeps, 'chain' | 'cache' | 'gasCap' | 'simulationTtlSeconds'>
@@ -42,7 +43,9 @@ function rejectionOf(e: EngineError, index: number): EngineError {
 
 export async function simulate(deps: SimulationDeps, params: SimulateParams): Promise<SimulationResult> {
   if (params.calls.length === 0) throw new EngineError('VALIDATION_ERROR', 'params.calls must hold at least one call')
-  const { header, state, ctx } = await openRun(deps.chain, params)
+  // metadata for the log summaries is asked ahead with a cold fork's state batch, when it may be shared
+  const sideReads = pureState(params) ? tokenMetadataSideReads(deps.cache, deps.chain.chainId, params.calls.map((c) => c.from)) : undefined
+  const { header, state, ctx } = await openRun(deps.chain, { ...params, sideReads })
   const beforeState = params.traceAssetChanges ? await state.shallowCopy() : undefined
 
   const calls: CallResult[] = []
@@ -133,9 +136,10 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
  * a factory deploys here may hold other code, or none, in the next simulation on this block).
  */
 function tokenCacheScope(deps: SimulationDeps, header: BlockHeaderInfo, params: SimulateParams, codeChanged: boolean) {
-  const pure = !params.stateOverrides || Object.keys(params.stateOverrides).length === 0
-  return pure && !codeChanged ? { store: deps.cache, scope: `${deps.chain.chainId}:${header.number}` } : undefined
+  return pureState(params) && !codeChanged ? { store: deps.cache, scope: tokenScope(deps.chain.chainId, header.number) } : undefined
 }
+
+const pureState = (params: SimulateParams) => !params.stateOverrides || Object.keys(params.stateOverrides).length === 0
 
 async function decorateLogs(calls: CallResult[], tokens: ReturnType<typeof createTokenInfoReader>): Promise<void> {
   const logs = calls.flatMap((c) => c.logs)

@@ -13,7 +13,7 @@
  *
  * @example
  * const fork = new ForkCache({ rpc, chainId: 1, cache })
- * await fork.prefetch(block, [{ from, to, data }], { extraAddresses: [coinbase] }) // 2 round trips cold
+ * await fork.prefetch(block, [{ from, to, data }], { also: [{ address: coinbase, storageKeys: [] }] }) // 2 round trips cold
  * const state = new OverlayStateManager(fork.at(block))                             // then 0
  */
 import { LRUCache } from 'lru-cache'
@@ -93,9 +93,9 @@ export class ForkCache {
   prefetch(
     block: bigint,
     calls: PrefetchCall[],
-    opts: { extraAddresses?: Hex[]; ttlSeconds?: number; accessLists?: (AccessList | undefined)[] } = {},
+    opts: { also?: AccessList; ttlSeconds?: number; accessLists?: (AccessList | undefined)[] } = {},
   ): Promise<void> {
-    return this.at(block, opts).prefetch(calls, opts.extraAddresses, opts.accessLists)
+    return this.at(block, opts).prefetch(calls, opts.also, opts.accessLists)
   }
 
   /** whether every address's account at `block` is already in the hot layer (a warm run ahead) */
@@ -255,7 +255,7 @@ export class ForkStateSource implements StateSource {
    * batch; skipped where the node lacks it), then reads every account (balance, nonce, code) and
    * every slot it names, plus from/to and `extraAddresses` (coinbase), in ONE more batch.
    */
-  async prefetch(calls: PrefetchCall[], extraAddresses: Hex[] = [], knownLists?: (AccessList | undefined)[]): Promise<void> {
+  async prefetch(calls: PrefetchCall[], also: AccessList = [], knownLists?: (AccessList | undefined)[]): Promise<void> {
     // hints the caller already asked for (even unanswered ones) are not asked again
     const lists = knownLists ? knownLists.map((l) => l ?? []) : await this.fork.hints.get(this.blockNumber, calls, this.ttlSeconds)
     const want = new Map<Hex, Set<Hex>>()
@@ -270,7 +270,7 @@ export class ForkStateSource implements StateSource {
       add(c.from)
       add(c.to)
     }
-    for (const a of extraAddresses) add(a)
+    for (const e of also) add(e.address, e.storageKeys)
     for (const list of lists) for (const e of list) add(e.address, e.storageKeys)
     await this.getMany([...want].map(([address, slots]) => ({ address, slots: [...slots], code: true })))
   }

@@ -36,7 +36,9 @@ function namesGethTracer(config: TracerConfig): boolean {
     fourByte === true ||
     (typeof fourByte === 'object' && fourByte !== null) ||
     config.noopTracer === true ||
-    config.flatCallTracer != null
+    config.flatCallTracer != null ||
+    config.stateDiffTracer === true ||
+    config.vmTraceTracer === true
   )
 }
 

@@ -99,7 +99,7 @@ async function simulate(fork: ForkCache, n: bigint, to: Hex, data: Hex, opts: { 
     false,
   ])
   const coinbase = h.miner.toLowerCase() as Hex
-  if (opts.prefetch) await fork.prefetch(n, [{ from: FROM, to, data, value: opts.value }], { extraAddresses: [coinbase] })
+  if (opts.prefetch) await fork.prefetch(n, [{ from: FROM, to, data, value: opts.value }], { also: [{ address: coinbase, storageKeys: [] }] })
   const state = new OverlayStateManager(fork.at(n))
   const vm = await createVM({ common: common.copy(), stateManager: state })
   const block = createBlock(

@@ -223,3 +223,33 @@ describe.runIf('debug_traceTransaction' in rpcMethods)('debug methods through vi
     }
   })
 })
+
+describe.runIf('trace_replayBlockTransactions' in rpcMethods)('trace_replayBlockTransactions through viem request', () => {
+  type Delta = '=' | { '+': Hex } | { '*': { from: Hex; to: Hex } }
+  type Entry = { output: Hex; stateDiff: Record<string, { balance: Delta; nonce: Delta; code: Delta; storage: Record<Hex, Delta> }>; trace: unknown[]; vmTrace: null; transactionHash: Hex }
+  const from = (d: Delta | undefined) => (d && d !== '=' && '*' in d ? d['*'].from : undefined)
+  const to = (d: Delta | undefined) => (d && d !== '=' && '*' in d ? d['*'].to : undefined)
+
+  it("replays the devnet's block 4 (two DEMO transfers): each diff picks up where the previous one ended, the ends are the chain's own state reads", async () => {
+    const entries = (await viem.request({ method: 'trace_replayBlockTransactions', params: ['0x4', ['stateDiff']] } as never)) as Entry[]
+    expect(entries.map((e) => e.transactionHash)).toEqual([DEMO_TRANSFER, '0xdfc2c5c9fea5f9d7bc4ed8a0e7300b5da54dd6a339a5fca1bb6b195fc3efbc01'])
+    expect(entries.map((e) => [e.trace, e.vmTrace])).toEqual([[[], null], [[], null]])
+    const [first, second] = entries as [Entry, Entry]
+    // account 0 sent both: its balance and nonce run block 3 → tx 0 → tx 1 → block 4
+    const sender = [first.stateDiff[ACCOUNT0]!, second.stateDiff[ACCOUNT0]!]
+    expect(from(sender[0]!.balance)).toBe(`0x${(await viem.getBalance({ address: ACCOUNT0, blockNumber: 3n })).toString(16)}`)
+    expect(from(sender[1]!.balance)).toBe(to(sender[0]!.balance))
+    expect(to(sender[1]!.balance)).toBe(`0x${(await viem.getBalance({ address: ACCOUNT0, blockNumber: 4n })).toString(16)}`)
+    expect(from(sender[0]!.nonce)).toBe(`0x${(await viem.getTransactionCount({ address: ACCOUNT0, blockNumber: 3n })).toString(16)}`)
+    expect(to(sender[1]!.nonce)).toBe(`0x${(await viem.getTransactionCount({ address: ACCOUNT0, blockNumber: 4n })).toString(16)}`)
+    // the token's written slots: account 0's balance slot is in both, read at both ends
+    const token = DEMO_TOKEN_ADDRESS.toLowerCase()
+    const shared = Object.keys(first.stateDiff[token]!.storage).filter((k) => k in second.stateDiff[token]!.storage) as Hex[]
+    expect(shared).toHaveLength(1)
+    const slot = shared[0]!
+    expect(from(first.stateDiff[token]!.storage[slot])).toBe(await viem.getStorageAt({ address: DEMO_TOKEN_ADDRESS, slot, blockNumber: 3n }))
+    expect(from(second.stateDiff[token]!.storage[slot])).toBe(to(first.stateDiff[token]!.storage[slot]))
+    expect(to(second.stateDiff[token]!.storage[slot])).toBe(await viem.getStorageAt({ address: DEMO_TOKEN_ADDRESS, slot, blockNumber: 4n }))
+    expect(first.stateDiff[token]!.code).toBe('=')
+  })
+})

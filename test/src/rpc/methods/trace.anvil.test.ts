@@ -109,11 +109,11 @@ describe.runIf(run)('trace_* against Anvil', () => {
     expect(results[1]!.trace).toHaveLength(1)
   })
 
-  it('bad params: -32602 naming the param; unsupported trace types refused by name', async () => {
+  it('bad params: -32602 naming the param; an unknown trace type refused by name', async () => {
     const cases: [string, unknown[], RegExp][] = [
       ['trace_transaction', ['0x12'], /invalid argument 0: expected a 32-byte/],
       ['trace_transaction', [], /missing value for required argument 0/],
-      ['trace_call', [{ from: SENDER, to: target }, ['stateDiff']], /invalid argument 1: trace type stateDiff is not supported/],
+      ['trace_call', [{ from: SENDER, to: target }, ['VmTrace']], /invalid argument 1: \[0\]: unknown trace type "VmTrace"/],
       ['trace_call', [{ from: SENDER, to: target }, ['bogus']], /invalid argument 1: \[0\]: unknown trace type "bogus"/],
       ['trace_callMany', [[[{ from: SENDER }]]], /invalid argument 0: \[0\]: expected \[call, traceTypes\]/],
     ]
