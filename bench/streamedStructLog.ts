@@ -3,7 +3,8 @@
  * logger, memory on, a loop contract put in place by a state override, the same pinned block) sent
  * to the service (WORKERS=2, streamed from its temporary file) and to Anvil, each answer consumed
  * as a stream (bytes and steps counted, nothing held). Runs alternate so both see the same machine
- * load; the best of each is compared. The service's peak RSS is its VmHWM after the runs.
+ * load; the best and the median of each are compared (on a loaded machine one run can take
+ * twice another). The service's peak RSS is its VmHWM after the runs.
  */
 import { readFileSync } from 'node:fs'
 import type { Hex } from 'viem'
@@ -57,7 +58,7 @@ export async function measureStructLog1m(opts: {
   rounds?: number
 }): Promise<StructLog1mResult> {
   const out: StructLog1mResult = { oursMs: [], anvilMs: [], oursBytes: 0, anvilBytes: 0, steps: 0, peakRssMb: 0 }
-  for (let i = 0; i < (opts.rounds ?? 2); i++) {
+  for (let i = 0; i < (opts.rounds ?? 3); i++) {
     const ours = await traceOnce(`${opts.service.url}/v1/rpc`, { authorization: `Bearer ${opts.service.token}` }, opts.block)
     const theirs = await traceOnce(opts.anvilUrl, {}, opts.block)
     out.oursMs.push(ours.ms)

@@ -131,7 +131,8 @@ interface MemoryEntry {
   words: string[]
   json?: string
 }
-const NO_MEMORY: MemoryEntry = { bytes: new Uint8Array(0), words: [], json: '[]' }
+/** an empty memory (shared by every log that prints one: frozen, so no reader can change them all) */
+const NO_MEMORY: MemoryEntry = { bytes: new Uint8Array(0), words: Object.freeze([]) as unknown as string[], json: '[]' }
 
 /** what one step prints, before it is a log object or JSON text */
 interface StepParts {
