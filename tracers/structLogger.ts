@@ -134,14 +134,6 @@ interface MemoryEntry {
 /** an empty memory (shared by every log that prints one: frozen, so no reader can change them all) */
 const NO_MEMORY: MemoryEntry = { bytes: new Uint8Array(0), words: Object.freeze([]) as unknown as string[], json: '[]' }
 
-/** what one step prints, before it is a log object or JSON text */
-interface StepParts {
-  step: OpcodeStep
-  /** the memory printed at this step, if any */
-  memory: MemoryEntry | undefined
-  storage: Record<string, string> | undefined
-}
-
 /** the stack bottom→top as minimal hex (viem toHex of a non-negative bigint, without its checks) */
 function stackWords(stack: readonly bigint[]): string[] {
   const out = new Array<string>(stack.length)
@@ -150,7 +142,11 @@ function stackWords(stack: readonly bigint[]): string[] {
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0
+  if (a.length !== b.length) return false
+  // a few words (most steps): a loop costs less than the native call
+  if (a.length > 256) return Buffer.compare(a, b) === 0
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 export function createStructLogger(config?: StructLoggerConfig, opts?: StructLoggerOptions & { spill?: undefined }): Tracer<StructLoggerResult>
@@ -218,7 +214,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   }
 
   /** the log object, keys in geth's field order: pc, op, gas, gasCost, depth, error?, stack?, returnData?, memory?, storage?, refund? */
-  function toLog({ step, memory, storage: slots }: StepParts): StructLog {
+  function toLog(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined): StructLog {
     const log: StructLog = { pc: step.pc, op: step.op, gas: Number(step.gas), gasCost: Number(step.cost), depth: step.depth }
     if (step.error) log.error = step.error
     if (withStack) log.stack = stackWords(step.stack)
@@ -230,11 +226,11 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   }
 
   /**
-   * The same log as JSON text, byte for byte what JSON.stringify(toLog(parts)) prints (tested),
+   * The same log as JSON text, byte for byte what JSON.stringify(toLog(…)) prints (tested),
    * without building the object: the memory's JSON is made once per memory, the stack straight
    * from its words.
    */
-  function toJson({ step, memory, storage: slots }: StepParts, prefix: string): string {
+  function toJson(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined, prefix: string): string {
     let op = opJson.get(step.op)
     if (op === undefined) opJson.set(step.op, (op = JSON.stringify(step.op)))
     let s = `${prefix}{"pc":${step.pc},"op":${op},"gas":${Number(step.gas)},"gasCost":${Number(step.cost)},"depth":${step.depth}`
@@ -255,17 +251,20 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
     return `${s}}`
   }
 
-  /** a finished step: written when spilling, else kept (and spilled once past the threshold) */
-  function emit(parts: StepParts): void {
+  /**
+   * A finished step (`memory`: the memory it prints, if any; `slots`: the storage it prints):
+   * written when spilling, else kept (and spilled once past the threshold).
+   */
+  function emit(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined): void {
     steps++
     if (sink) {
       // the separator comes with the log: one write per step
-      const json = toJson(parts, ',')
+      const json = toJson(step, memory, slots, ',')
       if (limit !== 0) resultSize += json.length - 1
       toSink(json)
       return
     }
-    const log = toLog(parts)
+    const log = toLog(step, memory, slots)
     bytes += estimateSize(log)
     if (limit !== 0) resultSize += JSON.stringify(log).length
     if (spill && bytes > spill.thresholdBytes) {
@@ -329,11 +328,11 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
         const n = step.stack.length
         if (step.opcode === OP.SLOAD && n >= 1) {
           const slot = toWord(step.stack[n - 1])
-          return state!.getStorage(step.address, slot as Hex).then((value) => emit({ step, memory, storage: touch(step.address, slot, normalizeWord(value)) }))
+          return state!.getStorage(step.address, slot as Hex).then((value) => emit(step, memory, touch(step.address, slot, normalizeWord(value))))
         }
-        if (step.opcode === OP.SSTORE && n >= 2) return emit({ step, memory, storage: touch(step.address, toWord(step.stack[n - 1]), toWord(step.stack[n - 2])) })
+        if (step.opcode === OP.SSTORE && n >= 2) return emit(step, memory, touch(step.address, toWord(step.stack[n - 1]), toWord(step.stack[n - 2])))
       }
-      emit({ step, memory, storage: undefined })
+      emit(step, memory, undefined)
     },
 
     onExit(e: ExitEvent) {
