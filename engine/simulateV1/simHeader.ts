@@ -5,9 +5,10 @@
  * parent beacon root, empty uncles and withdrawals, and the transactions root, receipts root,
  * logs bloom, gas used, blob gas, requests hash and size computed from what ran.
  *
- * The state root is NOT computed: the service reads state lazily from a plain node and keeps no
- * trie (as the devnet, engine/state PLACEHOLDER_STATE_ROOT), so `stateRoot` is the empty trie's
- * root, and the block hash — keccak of this header — is the hash of that header, not of geth's.
+ * The state root is computed only where the chain can (`fields.stateRoot`: the devnet imported
+ * from a genesis holds its whole state). Elsewhere the service reads state lazily from a plain
+ * node and keeps no trie (engine/state PLACEHOLDER_STATE_ROOT), so `stateRoot` is the empty
+ * trie's root, and the block hash — keccak of this header — is the hash of that header, not geth's.
  *
  * @example
  * const { hash, json } = await sealSimHeader(fields, txs, receipts)
@@ -36,6 +37,8 @@ export interface SimHeaderFields {
   prevRandao: Hex
   baseFeePerGas: bigint | undefined
   excessBlobGas: bigint | undefined
+  /** the real state root after the block, where the chain can compute one (ChainSource.stateRoot) */
+  stateRoot?: Hex
 }
 
 export interface SimReceipt {
@@ -95,7 +98,7 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
   const blobGasUsed = cancun ? 0n : undefined
 
   const items: (Hex | Hex[])[] = [
-    f.parentHash, EMPTY_UNCLES, f.coinbase, EMPTY_ROOT, txRoot, receiptsRoot, logsBloom,
+    f.parentHash, EMPTY_UNCLES, f.coinbase, f.stateRoot ?? EMPTY_ROOT, txRoot, receiptsRoot, logsBloom,
     rlpInt(f.difficulty), rlpInt(f.number), rlpInt(f.gasLimit), rlpInt(gasUsed), rlpInt(f.timestamp),
     '0x', f.prevRandao, '0x0000000000000000',
   ]
@@ -115,7 +118,7 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
     parentHash: f.parentHash,
     sha3Uncles: EMPTY_UNCLES,
     miner: f.coinbase,
-    stateRoot: EMPTY_ROOT,
+    stateRoot: f.stateRoot ?? EMPTY_ROOT,
     transactionsRoot: txRoot,
     receiptsRoot,
     logsBloom,

@@ -159,10 +159,11 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       calls.push(result)
     }
 
+    const stateRoot = chain.stateRoot ? await chain.stateRoot(base.number, state) : undefined
     const sealed = await sealSimHeader(
       common,
       { parentHash: parent.hash, number: env.number, timestamp: env.timestamp, gasLimit: env.gasLimit, coinbase: env.coinbase,
-        difficulty: env.difficulty, prevRandao: env.prevRandao, baseFeePerGas: env.baseFeePerGas, excessBlobGas: env.excessBlobGas },
+        difficulty: env.difficulty, prevRandao: env.prevRandao, baseFeePerGas: env.baseFeePerGas, excessBlobGas: env.excessBlobGas, stateRoot },
       txs,
       receipts,
     )
