@@ -22,12 +22,17 @@ export interface ImpersonatedTxInput {
   gasLimit: bigint
 }
 
+/** 2^64 - 1: EIP-2681's bound, checked by the tx constructor */
+const MAX_NONCE = 2n ** 64n - 1n
+
 /** EIP-7825 (Osaka) per-tx gas cap, checked by the tx constructor */
 const TX_GAS_CAP = 1n << 24n
 
 export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: ImpersonatedTxInput): TypedTransaction {
   const base = {
-    nonce,
+    // ethereumjs refuses a nonce of 2^64 - 1 or more; geth's calls skip nonce checks and run it
+    // (the sender's nonce then wraps to 0): build under it, set it after
+    nonce: nonce >= MAX_NONCE ? 0n : nonce,
     // geth's calls skip the EIP-7825 cap (SkipTransactionChecks): build under it, set it after
     gasLimit: gasLimit > TX_GAS_CAP ? TX_GAS_CAP : gasLimit,
     to: call.to ?? undefined,
@@ -61,6 +66,7 @@ export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: 
   const unsignedHash = tx.getHashedMessageToSign.bind(tx)
   Object.assign(tx, {
     gasLimit,
+    nonce,
     getSenderAddress: () => sender,
     isSigned: () => true,
     hash: () => (fakeHash ??= keccak256(new Uint8Array([...unsignedHash(), ...sender.bytes]), 'bytes')),

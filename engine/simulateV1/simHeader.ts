@@ -47,6 +47,8 @@ export interface SimReceipt {
   /** the contracts' logs only (ETH transfer logs are not part of the chain) */
   logs: ExecutionLog[]
   txType: 0 | 2
+  /** before Byzantium a receipt holds the state root after its tx instead of a status (EIP-658) */
+  stateRoot?: Hex
 }
 
 export interface SealedHeader {
@@ -84,6 +86,7 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
     return encodeReceipt(
       {
         status: r.status,
+        ...(r.stateRoot && { stateRoot: hexToBytes(r.stateRoot) }),
         cumulativeBlockGasUsed: r.cumulativeGasUsed,
         bitvector: bloom.bitvector,
         logs: r.logs.map((l) => [hexToBytes(l.address), l.topics.map((t) => hexToBytes(t)), hexToBytes(l.data)]),

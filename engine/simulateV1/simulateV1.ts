@@ -24,6 +24,7 @@ import { applyStateOverrides, openRun, type RunDeps } from '../run/index.js'
 import { applyBlockSystemCalls } from '../run/systemCalls.js'
 import type { SimulateV1BlockResult, SimulateV1CallResult, SimulateV1Params } from '../types.js'
 import { unpackRevert } from '../../tracers/gethRevert.js'
+import { creditBlockReward } from './blockReward.js'
 import { createSimLogTracer } from './logTracer.js'
 import { precompileTable } from './precompileTable.js'
 import { MAX_SIMULATE_BLOCKS, sanitizeChain } from './sanitizeChain.js'
@@ -140,7 +141,9 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       gasUsed += res.gasUsed
       gasPool = gasPool > res.gasUsed ? gasPool - res.gasUsed : 0n
       txs.push(tx)
-      receipts.push({ status: res.status === 'success' ? 1 : 0, cumulativeGasUsed: gasUsed, logs: res.logs, txType: tx.type })
+      // geth's pre-Byzantium receipt: the intermediate root, where the chain can compute one
+      const receiptRoot = chain.stateRoot && !common.gteHardfork('byzantium') ? await chain.stateRoot(base.number, state) : undefined
+      receipts.push({ status: res.status === 'success' ? 1 : 0, cumulativeGasUsed: gasUsed, logs: res.logs, txType: tx.type, ...(receiptRoot && { stateRoot: receiptRoot }) })
       callLogs.push(logs.result())
       const result: SimulateV1CallResult = {
         // geth's ExecutionResult.Return(): nothing for a failed call (the revert bytes go to error.data)
@@ -159,6 +162,7 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       calls.push(result)
     }
 
+    await creditBlockReward(state, common, env)
     const stateRoot = chain.stateRoot ? await chain.stateRoot(base.number, state) : undefined
     const sealed = await sealSimHeader(
       common,

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../engine/index.js'
 import { simulateV1Methods } from '../../src/rpc/methods/simulateV1.js'
-import { RpcError } from '../../src/rpc/rpcError.js'
+import { toRpcErrorObject } from '../../src/rpc/engineErrors.js'
 
 export interface Vector {
   name: string
@@ -48,11 +48,12 @@ export async function vectorsIn(root: string): Promise<{ engine: Engine; vectors
 
 /** the differences between geth's answer and ours, one line each (none: the vector passes) */
 export async function runVector(engine: Engine, vector: Vector, opts: { width?: number } = {}): Promise<string[]> {
-  let got: { result?: unknown; error?: { code: number | string; message: string } }
+  let got: { result?: unknown; error?: { code: number; message: string } }
   try {
     got = { result: await simulateV1Methods.eth_simulateV1!(vector.params, { engine } as never) }
   } catch (e) {
-    got = { error: { code: e instanceof RpcError ? e.code : ((e as { code?: string }).code ?? 'thrown'), message: (e as Error).message } }
+    // as the endpoint answers it (src/rpc/dispatch.ts)
+    got = { error: toRpcErrorObject(e).error }
   }
   const want = vector.want
   return want.error
