@@ -92,7 +92,7 @@ async function run(
     common,
     baseFee,
     noBaseFee,
-    blobGasPrice: undefined,
+    blobGasPrice: block.header.getBlobGasPrice(),
     validation,
     blockGasLimit: ctx.block.gasLimit,
     blockGasUsed: opts.blockGasUsed ?? 0n,

@@ -7,10 +7,10 @@
  *
  * The tx type follows the fee fields, as geth's call arguments do: maxFeePerGas or
  * maxPriorityFeePerGas → EIP-1559; gasPrice → legacy (EIP-2930 with an access list); none →
- * legacy at price 0 (EIP-1559 when an access list is given from London on).
+ * legacy at price 0 (EIP-1559 when an access list is given from London on); blob hashes → EIP-4844.
  */
 import type { Common } from '@ethereumjs/common'
-import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
+import { createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
 import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
 import { keccak256 } from 'viem'
 import { EngineError } from '../errors.js'
@@ -44,7 +44,21 @@ export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: 
   const london = common.isActivatedEIP(1559)
   let tx: TypedTransaction
   try {
-    if (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined) {
+    if (call.blobVersionedHashes?.length) {
+      if (!common.isActivatedEIP(4844)) throw new EngineError('VALIDATION_ERROR', 'blob transactions need the Cancun fork')
+      if (!call.to) throw new EngineError('VALIDATION_ERROR', 'a blob transaction cannot create a contract: `to` is required')
+      tx = createBlob4844Tx(
+        {
+          ...base,
+          maxFeePerGas: call.maxFeePerGas ?? call.gasPrice ?? call.maxPriorityFeePerGas ?? 0n,
+          maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? call.gasPrice ?? 0n,
+          maxFeePerBlobGas: call.maxFeePerBlobGas ?? 0n,
+          blobVersionedHashes: call.blobVersionedHashes,
+          accessList,
+        },
+        opts,
+      )
+    } else if (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined) {
       if (!london) throw new EngineError('VALIDATION_ERROR', 'maxFeePerGas/maxPriorityFeePerGas need the London fork; use gasPrice')
       const maxFeePerGas = call.maxFeePerGas ?? call.maxPriorityFeePerGas ?? 0n
       tx = createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n, accessList }, opts)

@@ -22,6 +22,7 @@ import type { ExecutionLog } from '../execution/types.js'
 import { rlpInt, type SimTransaction } from './simTransaction.js'
 
 const ZERO_HASH: Hex = `0x${'0'.repeat(64)}`
+const GAS_PER_BLOB = 131_072n
 const EMPTY_ROOT = bytesToHex(KECCAK256_RLP) as Hex
 const EMPTY_UNCLES = bytesToHex(KECCAK256_RLP_ARRAY) as Hex
 /** EIP-7685: sha256 of no requests */
@@ -46,7 +47,7 @@ export interface SimReceipt {
   cumulativeGasUsed: bigint
   /** the contracts' logs only (ETH transfer logs are not part of the chain) */
   logs: ExecutionLog[]
-  txType: 0 | 2
+  txType: 0 | 2 | 3
   /** before Byzantium a receipt holds the state root after its tx instead of a status (EIP-658) */
   stateRoot?: Hex
 }
@@ -98,7 +99,8 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
   const txRoot = await indexedRoot(txs.map((t) => hexToBytes(t.encoded)))
   const receiptsRoot = await indexedRoot(encodedReceipts)
   const logsBloom = bytesToHex(blockBloom.bitvector) as Hex
-  const blobGasUsed = cancun ? 0n : undefined
+  // EIP-4844: every blob of the block's transactions uses GAS_PER_BLOB
+  const blobGasUsed = cancun ? txs.reduce((n, t) => n + BigInt(t.call.blobVersionedHashes?.length ?? 0) * GAS_PER_BLOB, 0n) : undefined
 
   const items: (Hex | Hex[])[] = [
     f.parentHash, EMPTY_UNCLES, f.coinbase, f.stateRoot ?? EMPTY_ROOT, txRoot, receiptsRoot, logsBloom,
@@ -107,7 +109,7 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
   ]
   if (london) items.push(rlpInt(f.baseFeePerGas ?? 0n))
   if (shanghai) items.push(EMPTY_ROOT)
-  if (cancun) items.push(rlpInt(0n), rlpInt(f.excessBlobGas ?? 0n), ZERO_HASH)
+  if (cancun) items.push(rlpInt(blobGasUsed!), rlpInt(f.excessBlobGas ?? 0n), ZERO_HASH)
   if (prague) items.push(EMPTY_REQUESTS_HASH)
   const headerRlp = toRlp(items as never) as Hex
   const hash = keccak256(headerRlp)
@@ -138,7 +140,7 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
   }
   if (london) json.baseFeePerGas = toHex(f.baseFeePerGas ?? 0n)
   if (shanghai) Object.assign(json, { withdrawals: [], withdrawalsRoot: EMPTY_ROOT })
-  if (cancun) Object.assign(json, { blobGasUsed: '0x0', excessBlobGas: toHex(f.excessBlobGas ?? 0n), parentBeaconBlockRoot: ZERO_HASH })
+  if (cancun) Object.assign(json, { blobGasUsed: toHex(blobGasUsed!), excessBlobGas: toHex(f.excessBlobGas ?? 0n), parentBeaconBlockRoot: ZERO_HASH })
   if (prague) json.requestsHash = EMPTY_REQUESTS_HASH
   return { hash, gasUsed, blobGasUsed, json }
 }
