@@ -24,6 +24,7 @@ import { applyStateOverrides, openRun, type RunDeps } from '../run/index.js'
 import { applyBlockSystemCalls } from '../run/systemCalls.js'
 import type { SimulateV1BlockResult, SimulateV1CallResult, SimulateV1Params } from '../types.js'
 import { unpackRevert } from '../../tracers/gethRevert.js'
+import { nextExcessBlobGas } from './blobGas.js'
 import { creditBlockReward } from './blockReward.js'
 import { createSimLogTracer } from './logTracer.js'
 import { precompileTable } from './precompileTable.js'
@@ -102,7 +103,8 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
     const common = chain.commonAt(headerLike)
     if (common.isActivatedEIP(1559)) env.baseFeePerGas = o.baseFee ?? (params.validation ? nextBaseFee(parent) : 0n)
     if (common.isActivatedEIP(4844)) {
-      env.excessBlobGas = parent.excessBlobGas !== undefined ? nextExcessBlobGas(parent, targetBlobGas(common)) : 0n
+      // geth: zero when the parent is before Cancun (the base block, or a simulated block before the fork)
+      env.excessBlobGas = parent.excessBlobGas !== undefined ? nextExcessBlobGas(common, parent) : 0n
       if (o.blobBaseFee !== undefined) env.blobBaseFee = o.blobBaseFee
     } else delete env.parentBeaconBlockRoot
     const ctx: ExecutionContext = { common, state, block: env, getBlockHash }
@@ -246,11 +248,3 @@ function nextBaseFee(parent: ParentInfo): bigint {
   return parent.baseFeePerGas - delta > 0n ? parent.baseFeePerGas - delta : 0n
 }
 
-/** blob gas target per block: EIP-4844 3 blobs, EIP-7691 (Prague) 6 (a bare Common holds no block params) */
-const targetBlobGas = (common: { isActivatedEIP(eip: number): boolean }) => (common.isActivatedEIP(7691) ? 786432n : 393216n)
-
-/** EIP-4844 calc_excess_blob_gas */
-function nextExcessBlobGas(parent: ParentInfo, target: bigint): bigint {
-  const sum = (parent.excessBlobGas ?? 0n) + (parent.blobGasUsed ?? 0n)
-  return sum < target ? 0n : sum - target
-}
