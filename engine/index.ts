@@ -14,7 +14,7 @@
  */
 import { createAccessList } from './accessList/createAccessList.js'
 import { createRpcChain } from './chain/rpcChain.js'
-import { upstreamBudgetMs, withUpstreamBudget } from './rpc/upstreamBudget.js'
+import { newUpstreamBudget, upstreamBudgetMs, type UpstreamBudget } from './rpc/upstreamBudget.js'
 import type { ChainSource } from './chain/types.js'
 import { createDevnet } from './devnet/devnetChain.js'
 import { createImportedDevnet } from './devnet/importedDevnet.js'
@@ -61,28 +61,30 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     simulationTtlSeconds: opts.simulationTtlSeconds,
     maxStructLogSteps: opts.maxStructLogSteps,
   }
-  const traces = createTraceService(chain, deps)
   // one budget per engine call for all its upstream waiting, retries and phases included
   const budgetMs = opts.upstreamBudgetMs ?? upstreamBudgetMs(opts.rpcTimeoutMs)
   // health answers within about a second: a probe the upstream leaves unanswered is a "no"
   const probeMs = Math.min(HEALTH_PROBE_MS, budgetMs)
+  /** the chain as one engine call sees it: every upstream wait ends by the call's budget */
+  const chainFor = (budget: UpstreamBudget): ChainSource => chain.withBudget?.(budget) ?? chain
+  const traces = (c: ChainSource) => createTraceService(c, deps)
 
   return {
-    simulate: (params) => guard(() => simulate(deps, params)),
-    simulateSteps: (params) => guard(() => simulateSteps(deps, params)),
+    simulate: (params) => guard((d) => simulate(d, params)),
+    simulateSteps: (params) => guard((d) => simulateSteps(d, params)),
     getSimulation: (id) => guard(() => loadSimulation(opts.cache, id)),
-    accessList: (params) => guard(() => createAccessList(deps, params)),
-    traceTransaction: (hash, tracerConfig, overrides) => guard(() => traces.traceTransaction(hash, tracerConfig, overrides)),
-    traceCall: (params) => guard(() => traces.traceCall(params)),
-    traceCallMany: (params) => guard(() => traces.traceCallMany(params)),
-    simulateV1: (params) => guard(() => simulateV1(deps, params)),
-    traceBlock: (params) => guard(() => traces.traceBlock(params)),
-    call: (params) => guard(() => runCall(deps, params)),
-    estimateGas: (params) => guard(() => estimateGas(deps, params)),
-    readChain: (method, params) => guard(() => readChain({ chain, cache: opts.cache }, method, params)),
+    accessList: (params) => guard((d) => createAccessList(d, params)),
+    traceTransaction: (hash, tracerConfig, overrides) => guard((d) => traces(d.chain).traceTransaction(hash, tracerConfig, overrides)),
+    traceCall: (params) => guard((d) => traces(d.chain).traceCall(params)),
+    traceCallMany: (params) => guard((d) => traces(d.chain).traceCallMany(params)),
+    simulateV1: (params) => guard((d) => simulateV1(d, params)),
+    traceBlock: (params) => guard((d) => traces(d.chain).traceBlock(params)),
+    call: (params) => guard((d) => runCall(d, params)),
+    estimateGas: (params) => guard((d) => estimateGas(d, params)),
+    readChain: (method, params) => guard((d) => readChain({ chain: d.chain, cache: opts.cache }, method, params)),
     async health() {
       const [upstreamOk, cacheOk] = await Promise.all([
-        withUpstreamBudget(probeMs, () => chain.ping()).catch(() => false),
+        chainFor(newUpstreamBudget(probeMs)).ping().catch(() => false),
         opts.cache.ping().catch(() => false),
       ])
       return { network: chain.network, chainId: chain.chainId, upstreamOk, cacheOk }
@@ -95,17 +97,16 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
    * bug, reported as INTERNAL_ERROR with a generic message (the real one is logged, never sent:
    * it could carry an upstream URL).
    */
-  async function guard<T>(run: () => Promise<T>): Promise<T> {
+  async function guard<T>(run: (deps: RunDeps) => Promise<T>): Promise<T> {
     try {
       // one upstream budget for the whole call, the rerun on a forgotten head included
-      return await withUpstreamBudget(budgetMs, () =>
-        run().catch((e: unknown) => {
-          // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
-          // more on `latest` resolved anew, never fail the request for it
-          if (isEngineError(e) && blockUnknown(toEngineError(e)) && chain.forgetHead?.()) return run()
-          throw e
-        }),
-      )
+      const callDeps = { ...deps, chain: chainFor(newUpstreamBudget(budgetMs)) }
+      return await run(callDeps).catch((e: unknown) => {
+        // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
+        // more on `latest` resolved anew, never fail the request for it
+        if (isEngineError(e) && blockUnknown(toEngineError(e)) && chain.forgetHead?.()) return run(callDeps)
+        throw e
+      })
     } catch (e) {
       if (isEngineError(e)) throw prunedAsBlockNotFound(toEngineError(e))
       const redact = (text: string | undefined) => (text && opts.rpcUrl ? text.split(opts.rpcUrl).join('[rpc url]') : text)

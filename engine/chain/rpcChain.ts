@@ -21,7 +21,8 @@ import type { CacheStore } from '../cache/cacheStore.js'
 import { EngineError } from '../errors.js'
 import { createCommonFactory, networkName } from '../hardfork.js'
 import { ForkCache, OverlayStateManager, type AccessList } from '../state/index.js'
-import { createRpcClient, type RpcClient } from '../rpc/rpcClient.js'
+import { createRpcClient, withBudget, type RpcClient } from '../rpc/rpcClient.js'
+import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 import type { BlockSelector } from '../types.js'
 import { readUpstream, type UpstreamAnswer } from '../rpc/upstreamAnswers.js'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from './types.js'
@@ -72,12 +73,12 @@ type RpcTx = NonNullable<UpstreamAnswer<'eth_getTransactionByHash'>>
 const q = (n: bigint): Hex => `0x${n.toString(16)}`
 
 export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
-  const rpc = opts.rpc ?? createRpcClient({ url: opts.url, timeoutMs: opts.timeoutMs })
-  const chainIdHex = readUpstream('eth_chainId', await rpc.request('eth_chainId'))
+  const baseRpc = opts.rpc ?? createRpcClient({ url: opts.url, timeoutMs: opts.timeoutMs })
+  const chainIdHex = readUpstream('eth_chainId', await baseRpc.request('eth_chainId'))
   const chainId = Number(BigInt(chainIdHex))
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered an invalid chain id')
   const commonFor = createCommonFactory(chainId, opts.hardfork)
-  const fork = new ForkCache({ rpc, chainId, cache: opts.cache, hotMaxBytes: opts.forkCacheBytes })
+  const fork = new ForkCache({ rpc: baseRpc, chainId, cache: opts.cache, hotMaxBytes: opts.forkCacheBytes })
   const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
   /** blocks read whole for a replay, briefly: the transaction's lookup and the replay share one read */
   const recentBlocks = new LRUCache<string, Promise<MinedTransaction[]>>({ max: 4, ttl: NEAR_HEAD_HEADER_TTL_MS })
@@ -88,249 +89,278 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const headMaxAgeMs = opts.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS
   const tagsInFlight = new Map<string, Promise<BlockHeaderInfo>>()
 
-  async function fetchBlock(tagOrNumber: Hex | string): Promise<RpcBlock | null> {
-    return readUpstream('eth_getBlockByNumber(hashes)', await rpc.request('eth_getBlockByNumber', [tagOrNumber, false]))
-  }
+  /**
+   * The chain's methods over one transport: the engine's (no budget, start-up) or an engine call's,
+   * whose every upstream wait ends by its budget (`withBudget`, engine/rpc/upstreamBudget.ts).
+   */
+  function bind(rpc: RpcClient, budget: UpstreamBudget | undefined): RpcChain {
 
-  async function fetchFullBlock(n: bigint): Promise<RpcFullBlock | null> {
-    return readUpstream('eth_getBlockByNumber(full)', await rpc.request('eth_getBlockByNumber', [q(n), true]))
-  }
+    async function fetchBlock(tagOrNumber: Hex | string): Promise<RpcBlock | null> {
+      return readUpstream('eth_getBlockByNumber(hashes)', await rpc.request('eth_getBlockByNumber', [tagOrNumber, false]))
+    }
 
-  function toHeader(b: RpcBlock | RpcFullBlock): BlockHeaderInfo {
-    try {
-      return {
-        number: BigInt(b.number),
-        timestamp: BigInt(b.timestamp),
-        gasLimit: BigInt(b.gasLimit),
-        coinbase: b.miner.toLowerCase() as Address,
-        baseFeePerGas: b.baseFeePerGas !== undefined ? BigInt(b.baseFeePerGas) : undefined,
-        difficulty: BigInt(b.difficulty ?? '0x0'),
-        prevRandao: (b.mixHash ?? `0x${'0'.repeat(64)}`).toLowerCase() as Hex,
-        excessBlobGas: b.excessBlobGas !== undefined ? BigInt(b.excessBlobGas) : undefined,
-        parentBeaconBlockRoot: b.parentBeaconBlockRoot?.toLowerCase() as Hex | undefined,
-        hash: b.hash.toLowerCase() as Hex,
-        parentHash: b.parentHash.toLowerCase() as Hex,
-        ...(b.gasUsed !== undefined && { gasUsed: BigInt(b.gasUsed) }),
-        ...(b.blobGasUsed !== undefined && { blobGasUsed: BigInt(b.blobGasUsed) }),
+    async function fetchFullBlock(n: bigint): Promise<RpcFullBlock | null> {
+      return readUpstream('eth_getBlockByNumber(full)', await rpc.request('eth_getBlockByNumber', [q(n), true]))
+    }
+
+    function toHeader(b: RpcBlock | RpcFullBlock): BlockHeaderInfo {
+      try {
+        return {
+          number: BigInt(b.number),
+          timestamp: BigInt(b.timestamp),
+          gasLimit: BigInt(b.gasLimit),
+          coinbase: b.miner.toLowerCase() as Address,
+          baseFeePerGas: b.baseFeePerGas !== undefined ? BigInt(b.baseFeePerGas) : undefined,
+          difficulty: BigInt(b.difficulty ?? '0x0'),
+          prevRandao: (b.mixHash ?? `0x${'0'.repeat(64)}`).toLowerCase() as Hex,
+          excessBlobGas: b.excessBlobGas !== undefined ? BigInt(b.excessBlobGas) : undefined,
+          parentBeaconBlockRoot: b.parentBeaconBlockRoot?.toLowerCase() as Hex | undefined,
+          hash: b.hash.toLowerCase() as Hex,
+          parentHash: b.parentHash.toLowerCase() as Hex,
+          ...(b.gasUsed !== undefined && { gasUsed: BigInt(b.gasUsed) }),
+          ...(b.blobGasUsed !== undefined && { blobGasUsed: BigInt(b.blobGasUsed) }),
+        }
+      } catch {
+        throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered a malformed block')
       }
-    } catch {
-      throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered a malformed block')
     }
-  }
 
-  /** a header from the hot layer or the cache store (shared by instances on one Redis), never upstream */
-  async function storedHeader(n: bigint): Promise<BlockHeaderInfo | undefined> {
-    const hit = headers.get(q(n))
-    if (hit) return hit
-    const raw = await opts.cache.get(headerKey(chainId, n)).catch(() => undefined)
-    const h = raw && decodeHeader(raw)
-    if (!h || h.number !== n) return undefined
-    headers.set(q(n), h, head - h.number > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
-    return h
-  }
-
-  function keepHeader(h: BlockHeaderInfo): void {
-    const deep = head - h.number > REORG_DEPTH
-    headers.set(q(h.number), h, deep ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
-    opts.cache.set(headerKey(chainId, h.number), encodeHeader(h), deep ? undefined : NEAR_HEAD_HEADER_TTL_MS / 1000).catch(() => undefined)
-  }
-
-  async function headerAt(n: bigint): Promise<BlockHeaderInfo> {
-    const known = await storedHeader(n)
-    if (known) return known
-    const b = await fetchBlock(q(n))
-    if (!b) {
-      const latest = readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
-      throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is beyond the chain head ${latest} or not available upstream`)
+    /** a header from the hot layer or the cache store (shared by instances on one Redis), never upstream */
+    async function storedHeader(n: bigint): Promise<BlockHeaderInfo | undefined> {
+      const hit = headers.get(q(n))
+      if (hit) return hit
+      const raw = await opts.cache.get(headerKey(chainId, n)).catch(() => undefined)
+      const h = raw && decodeHeader(raw)
+      if (!h || h.number !== n) return undefined
+      headers.set(q(n), h, head - h.number > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+      return h
     }
-    const h = toHeader(b)
-    if (h.number > head) head = h.number
-    keepHeader(h)
-    return h
-  }
 
-  /**
-   * Every transaction of block `n`, read whole (its header kept too). A replay asks for its
-   * transaction, then for the block's: the block read for the first answers the second, so a
-   * cold trace of a mined transaction costs the transaction, the block, the hints and the state —
-   * 4 round trips, each needing the answer before it. Kept briefly (few blocks, a header's TTL).
-   */
-  function blockTransactions(n: bigint): Promise<MinedTransaction[]> {
-    const key = q(n)
-    let txs = recentBlocks.get(key)
-    if (!txs) {
-      txs = (async () => {
-        const b = await fetchFullBlock(n)
-        if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is not available upstream`)
-        const header = toHeader(b)
-        if (header.number > head) head = header.number
-        keepHeader(header)
-        return Promise.all(b.transactions.map((t) => mined(t, header)))
-      })()
-      recentBlocks.set(key, txs)
-      txs.catch(() => recentBlocks.delete(key))
+    function keepHeader(h: BlockHeaderInfo): void {
+      const deep = head - h.number > REORG_DEPTH
+      headers.set(q(h.number), h, deep ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+      opts.cache.set(headerKey(chainId, h.number), encodeHeader(h), deep ? undefined : NEAR_HEAD_HEADER_TTL_MS / 1000).catch(() => undefined)
     }
-    return txs
-  }
 
-  async function resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
-    if ('number' in selector) return { ...(await headerAt(selector.number)) }
-    // no mempool of our own: pending is the latest block's state
-    const tag = selector.tag === 'pending' ? 'latest' : selector.tag
-    if (tag === 'latest' && tracked && Date.now() - tracked.at < headMaxAgeMs) return { ...tracked.header }
-    // concurrent requests for the same tag share one upstream call (never a stale answer)
-    let p = tagsInFlight.get(tag)
-    if (!p) {
-      p = fetchTag(tag, selector.tag)
-      tagsInFlight.set(tag, p)
-      const done = () => tagsInFlight.delete(tag)
-      p.then(done, done)
+    async function headerAt(n: bigint): Promise<BlockHeaderInfo> {
+      const known = await storedHeader(n)
+      if (known) return known
+      const b = await fetchBlock(q(n))
+      if (!b) {
+        const latest = readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
+        throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is beyond the chain head ${latest} or not available upstream`)
+      }
+      const h = toHeader(b)
+      if (h.number > head) head = h.number
+      keepHeader(h)
+      return h
     }
-    return { ...(await p) }
-  }
 
-  async function fetchTag(tag: string, asked: string): Promise<BlockHeaderInfo> {
-    const b = await fetchBlock(tag)
-    if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${asked}' block`)
-    const h = toHeader(b)
-    if (tag === 'latest' && h.number >= head) {
-      head = h.number
-      headSeenAt = Date.now()
+    /**
+     * Every transaction of block `n`, read whole (its header kept too). A replay asks for its
+     * transaction, then for the block's: the block read for the first answers the second, so a
+     * cold trace of a mined transaction costs the transaction, the block, the hints and the state —
+     * 4 round trips, each needing the answer before it. Kept briefly (few blocks, a header's TTL).
+     */
+    function blockTransactions(n: bigint): Promise<MinedTransaction[]> {
+      const key = q(n)
+      let txs = recentBlocks.get(key)
+      if (!txs) {
+        txs = (async () => {
+          const b = await fetchFullBlock(n)
+          if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is not available upstream`)
+          const header = toHeader(b)
+          if (header.number > head) head = header.number
+          keepHeader(header)
+          return Promise.all(b.transactions.map((t) => mined(t, header)))
+        })()
+        recentBlocks.set(key, txs)
+        txs.catch(() => recentBlocks.delete(key))
+      }
+      return txs
     }
-    // the newest answer to `latest` is the head, even a lower one (a dev chain reverted, a reorg)
-    if (tag === 'latest' && headMaxAgeMs > 0) tracked = { header: h, at: Date.now() }
-    keepHeader(h)
-    return h
-  }
 
-  async function prefetch(n: bigint, calls: PrefetchCalls, accessLists?: (AccessList | undefined)[], also?: AccessList): Promise<void> {
-    // the caller names what else the run reads, or the coinbase of this block is guessed at (a
-    // header read, usually cached: the block was just resolved)
-    const header = also ? undefined : await headerAt(n).catch(() => undefined)
-    const extra: AccessList = [...(also ?? (header ? [{ address: header.coinbase, storageKeys: [] }] : [])), { address: ZERO_ADDRESS, storageKeys: [] }]
-    await fork.prefetch(n, calls, { also: extra, ttlSeconds: ttlFor(n), accessLists })
-  }
+    async function resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
+      if ('number' in selector) return { ...(await headerAt(selector.number)) }
+      // no mempool of our own: pending is the latest block's state
+      const tag = selector.tag === 'pending' ? 'latest' : selector.tag
+      if (tag === 'latest' && tracked && Date.now() - tracked.at < headMaxAgeMs) return { ...tracked.header }
+      // concurrent requests for the same tag share one upstream call (never a stale answer)
+      let p = tagsInFlight.get(tag)
+      if (!p) {
+        p = fetchTag(tag, selector.tag)
+        tagsInFlight.set(tag, p)
+        const done = () => tagsInFlight.delete(tag)
+        p.then(done, done)
+      }
+      return { ...(await p) }
+    }
 
-  /**
-   * The block and, when the calls look cold, their access-list hints in ONE batch (asked at the
-   * same tag or number as the block), then every account and slot named in one more: a cold run
-   * costs 2 round trips instead of 3. Warm-looking calls (hints cached at the known head) skip the
-   * hint request, so a warm run costs only what resolving the block costs.
-   */
-  async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls, opts: { sideReads?: SideReads } = {}): Promise<BlockHeaderInfo> {
-    const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
-    const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
-    const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
-    // the run will be at `guess` without asking (a number, or the tracked head): only then may
-    // cached accounts stand in for a hint; at a `latest` asked anew the head may have moved
-    const fixed = 'number' in selector || trackedFresh !== undefined
-    if (calls.length === 0 || (guess !== undefined && warmAt(guess, calls, fixed))) {
-      const header = await resolveBlock(selector)
-      // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
-      const known = header.number === guess && !fork.hints.has(guess, calls) ? calls.map(() => []) : undefined
-      await prefetch(header.number, calls, known)
+    async function fetchTag(tag: string, asked: string): Promise<BlockHeaderInfo> {
+      const b = await fetchBlock(tag)
+      if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${asked}' block`)
+      const h = toHeader(b)
+      if (tag === 'latest' && h.number >= head) {
+        head = h.number
+        headSeenAt = Date.now()
+      }
+      // the newest answer to `latest` is the head, even a lower one (a dev chain reverted, a reorg)
+      if (tag === 'latest' && headMaxAgeMs > 0) tracked = { header: h, at: Date.now() }
+      keepHeader(h)
+      return h
+    }
+
+    async function prefetch(n: bigint, calls: PrefetchCalls, accessLists?: (AccessList | undefined)[], also?: AccessList): Promise<void> {
+      // the caller names what else the run reads, or the coinbase of this block is guessed at (a
+      // header read, usually cached: the block was just resolved)
+      const header = also ? undefined : await headerAt(n).catch(() => undefined)
+      const extra: AccessList = [...(also ?? (header ? [{ address: header.coinbase, storageKeys: [] }] : [])), { address: ZERO_ADDRESS, storageKeys: [] }]
+      await fork.prefetch(n, calls, { also: extra, ttlSeconds: ttlFor(n), accessLists, budget })
+    }
+
+    /**
+     * The block and, when the calls look cold, their access-list hints in ONE batch (asked at the
+     * same tag or number as the block), then every account and slot named in one more: a cold run
+     * costs 2 round trips instead of 3. Warm-looking calls (hints cached at the known head) skip the
+     * hint request, so a warm run costs only what resolving the block costs.
+     */
+    async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls, opts: { sideReads?: SideReads } = {}): Promise<BlockHeaderInfo> {
+      const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
+      const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
+      const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
+      // the run will be at `guess` without asking (a number, or the tracked head): only then may
+      // cached accounts stand in for a hint; at a `latest` asked anew the head may have moved
+      const fixed = 'number' in selector || trackedFresh !== undefined
+      if (calls.length === 0 || (guess !== undefined && warmAt(guess, calls, fixed))) {
+        const header = await resolveBlock(selector)
+        let known: (AccessList | undefined)[] | undefined
+        if (header.number === guess) {
+          // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
+          known = fork.hints.has(guess, calls) ? undefined : calls.map(() => [])
+        } else if (guess !== undefined && fork.hints.has(guess, calls)) {
+          // the head moved past the block the hints were asked at: they still name what these
+          // calls touch (hints, never state), so the new block's state is read in one batch at
+          // once, instead of asking the hints again first (2 round trips, not 3)
+          known = await fork.hints.stored(guess, calls)
+          if (known) {
+            fork.hints.remember(header.number, calls, known, ttlFor(header.number))
+            // a new block: what the run reads after it ran is not held at it either
+            await prefetchWithSideReads(header.number, calls, known, opts.sideReads)
+            return header
+          }
+        }
+        await prefetch(header.number, calls, known)
+        return header
+      }
+      if ('number' in selector) {
+        // another instance on the same store may have run these calls at this block: its header
+        // and hints are there, and the state they name too
+        const [header, lists] = await Promise.all([storedHeader(selector.number), fork.hints.stored(selector.number, calls, ttlFor(selector.number))])
+        if (header && lists) {
+          await prefetch(header.number, calls, lists)
+          return { ...header }
+        }
+      }
+      const tag = 'number' in selector ? q(selector.number) : latest ? 'latest' : selector.tag
+      // both issued before any await: one JSON-RPC batch
+      const [header, lists] = await Promise.all([resolveBlock(selector), fork.hints.request(tag, calls, budget)])
+      // at a tag the head may have moved between the two answers: the lists are hints, never state
+      fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
+      await prefetchWithSideReads(header.number, calls, lists, opts.sideReads)
       return header
     }
-    if ('number' in selector) {
-      // another instance on the same store may have run these calls at this block: its header
-      // and hints are there, and the state they name too
-      const [header, lists] = await Promise.all([storedHeader(selector.number), fork.hints.stored(selector.number, calls, ttlFor(selector.number))])
-      if (header && lists) {
-        await prefetch(header.number, calls, lists)
-        return { ...header }
-      }
-    }
-    const tag = 'number' in selector ? q(selector.number) : latest ? 'latest' : selector.tag
-    // both issued before any await: one JSON-RPC batch
-    const [header, lists] = await Promise.all([resolveBlock(selector), fork.hints.request(tag, calls)])
-    // at a tag the head may have moved between the two answers: the lists are hints, never state
-    fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
-    // the caller's side reads wait for the state batch and leave with it
-    const side = opts.sideReads?.(header.number, lists, (method, params) => rpc.request(method, params, { deferred: true }))
-    try {
-      await prefetch(header.number, calls, lists)
-    } finally {
-      // what no state batch carried (all state held already) leaves now
-      rpc.flushDeferred()
-    }
-    await side?.catch(() => undefined)
-    return header
-  }
 
-  /**
-   * A run looks warm at `block` when the upstream's hint for these very calls is cached, or when
-   * every account they name was read at that block already (the same contracts with other
-   * arguments): what it still lacks is read when the run reads it, in the round trip a hint costs.
-   */
-  function warmAt(block: bigint, calls: PrefetchCalls, fixed: boolean): boolean {
-    if (fork.hints.has(block, calls)) return true
-    if (!fixed) return false
-    const named = calls.flatMap((c) => (c.to ? [c.from, c.to] : [c.from]))
-    return fork.holdsAccounts(block, named)
-  }
-
-  function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {
-    return toMined(t, commonFor(blockHeader))
-  }
-
-  function ttlFor(n: bigint): number | undefined {
-    return head - n <= REORG_DEPTH ? NEAR_HEAD_TTL_SECONDS : undefined
-  }
-
-  return {
-    chainId,
-    network: networkName(chainId),
-    rpc,
-    fork,
-    resolveBlock,
-    async stateAfter(n: bigint): Promise<OverlayStateManager> {
-      return new OverlayStateManager(fork.at(n, { ttlSeconds: ttlFor(n) }))
-    },
-    commonAt: (header): Common => commonFor(header),
-    async getBlockHash(n: bigint) {
-      if (n < 0n) return undefined
+    /** the state the hints name, with the caller's side reads in the same batch */
+    async function prefetchWithSideReads(n: bigint, calls: PrefetchCalls, lists: (AccessList | undefined)[], sideReads: SideReads | undefined): Promise<void> {
+      // the side reads wait for the state batch and leave with it
+      const side = sideReads?.(n, lists, (method, params) => rpc.request(method, params, { deferred: true }))
       try {
-        return (await headerAt(n)).hash
-      } catch (e) {
-        if (e instanceof EngineError && e.code === 'BLOCK_NOT_FOUND') return undefined
-        throw e
+        await prefetch(n, calls, lists)
+      } finally {
+        // what no state batch carried (all state held already) leaves now
+        rpc.flushDeferred()
       }
-    },
-    async headerByHash(hash: Hex) {
-      const b = readUpstream('eth_getBlockByHash(hashes)', await rpc.request('eth_getBlockByHash', [hash, false]))
-      return b ? toHeader(b) : undefined
-    },
-    async getTransaction(hash: Hex) {
-      const t = readUpstream('eth_getTransactionByHash', await rpc.request('eth_getTransactionByHash', [hash]))
-      if (!t || t.blockNumber === null) return undefined
-      // a replay needs the whole block next: read it whole now, header and transactions in one answer
-      const txs = await blockTransactions(BigInt(t.blockNumber)).catch(() => undefined)
-      const own = txs?.find((x) => x.hash === t.hash.toLowerCase())
-      // not in the block read by number: replaced between the two answers (a reorg near the head)
-      return own ?? mined(t, await headerAt(BigInt(t.blockNumber)))
-    },
-    getBlockTransactions: blockTransactions,
-    prefetch: (n, calls, opts) => prefetch(n, calls, undefined, opts?.also),
-    resolveForCalls,
-    rawRead: (method, params) => rpc.request(method, params),
-    reorgDepth: REORG_DEPTH,
-    forgetHead() {
-      const had = tracked !== undefined
-      tracked = undefined
-      return had
-    },
-    async ping() {
-      try {
-        readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
-        return true
-      } catch {
-        return false
-      }
-    },
-    async close() {
-      rpc.close()
-    },
+      await side?.catch(() => undefined)
+    }
+
+    /**
+     * A run looks warm at `block` when the upstream's hint for these very calls is cached, or when
+     * every account they name was read at that block already (the same contracts with other
+     * arguments): what it still lacks is read when the run reads it, in the round trip a hint costs.
+     */
+    function warmAt(block: bigint, calls: PrefetchCalls, fixed: boolean): boolean {
+      if (fork.hints.has(block, calls)) return true
+      if (!fixed) return false
+      const named = calls.flatMap((c) => (c.to ? [c.from, c.to] : [c.from]))
+      return fork.holdsAccounts(block, named)
+    }
+
+    function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {
+      return toMined(t, commonFor(blockHeader))
+    }
+
+    function ttlFor(n: bigint): number | undefined {
+      return head - n <= REORG_DEPTH ? NEAR_HEAD_TTL_SECONDS : undefined
+    }
+
+    return {
+      chainId,
+      network: networkName(chainId),
+      rpc,
+      withBudget: (b) => bind(withBudget(baseRpc, b), b),
+      fork,
+      resolveBlock,
+      async stateAfter(n: bigint): Promise<OverlayStateManager> {
+        return new OverlayStateManager(fork.at(n, { ttlSeconds: ttlFor(n), budget }))
+      },
+      commonAt: (header): Common => commonFor(header),
+      async getBlockHash(n: bigint) {
+        if (n < 0n) return undefined
+        try {
+          return (await headerAt(n)).hash
+        } catch (e) {
+          if (e instanceof EngineError && e.code === 'BLOCK_NOT_FOUND') return undefined
+          throw e
+        }
+      },
+      async headerByHash(hash: Hex) {
+        const b = readUpstream('eth_getBlockByHash(hashes)', await rpc.request('eth_getBlockByHash', [hash, false]))
+        return b ? toHeader(b) : undefined
+      },
+      async getTransaction(hash: Hex) {
+        const t = readUpstream('eth_getTransactionByHash', await rpc.request('eth_getTransactionByHash', [hash]))
+        if (!t || t.blockNumber === null) return undefined
+        // a replay needs the whole block next: read it whole now, header and transactions in one answer
+        const txs = await blockTransactions(BigInt(t.blockNumber)).catch(() => undefined)
+        const own = txs?.find((x) => x.hash === t.hash.toLowerCase())
+        // not in the block read by number: replaced between the two answers (a reorg near the head)
+        return own ?? mined(t, await headerAt(BigInt(t.blockNumber)))
+      },
+      getBlockTransactions: blockTransactions,
+      prefetch: (n, calls, opts) => prefetch(n, calls, undefined, opts?.also),
+      resolveForCalls,
+      rawRead: (method, params) => rpc.request(method, params),
+      reorgDepth: REORG_DEPTH,
+      forgetHead() {
+        const had = tracked !== undefined
+        tracked = undefined
+        return had
+      },
+      async ping() {
+        try {
+          readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
+          return true
+        } catch {
+          return false
+        }
+      },
+      async close() {
+        rpc.close()
+      },
+    }
   }
+
+  return bind(baseRpc, undefined)
 }
 
 /** an ethereumjs typed tx from the node's JSON, its sender fixed to the node's `from` */

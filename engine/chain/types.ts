@@ -8,6 +8,7 @@ import type { Address, Hex } from 'viem'
 import type { BlockSelector } from '../types.js'
 import type { BlockEnv } from '../execution/types.js'
 import type { AccessList, OverlayStateManager } from '../state/index.js'
+import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 
 export interface BlockHeaderInfo extends BlockEnv {
   hash: Hex
@@ -89,5 +90,10 @@ export interface ChainSource {
    */
   forgetHead?(): boolean
   ping(): Promise<boolean>
+  /**
+   * The same chain for one engine call: every upstream wait it causes ends by `budget`
+   * (engine/rpc/upstreamBudget.ts). Absent where nothing is waited for (the devnet).
+   */
+  withBudget?(budget: UpstreamBudget): ChainSource
   close(): Promise<void>
 }

@@ -6,7 +6,7 @@
  * - Timeout per HTTP attempt (`timeoutMs`), retries with backoff for idempotent calls on transport
  *   failures (refused, reset, timeout, HTTP 429/5xx, unreadable body). A JSON-RPC error answer is
  *   the node's verdict and is not retried.
- * - A call made inside an engine call's upstream time budget (upstreamBudget.ts) ends by its
+ * - A call made with an engine call's upstream time budget (upstreamBudget.ts) ends by its
  *   deadline whatever the attempts and retries: an attempt never waits past the latest deadline
  *   of its batch, a retry is only sent for calls still within theirs.
  * - Every failure becomes `EngineError('STATE_ACCESS_ERROR')`. The upstream URL may carry an API
@@ -21,7 +21,7 @@
  * ]) // one HTTP request
  */
 import { EngineError } from '../errors.js'
-import { currentUpstreamBudget, upstreamOutOfTime, type UpstreamBudget } from './upstreamBudget.js'
+import { upstreamOutOfTime, type UpstreamBudget } from './upstreamBudget.js'
 
 export interface RpcClientOptions {
   url: string
@@ -43,6 +43,8 @@ export interface RpcRequestOptions {
    * own: reads that should ride along with a batch about to leave, not cost a round trip apart
    */
   deferred?: boolean
+  /** the engine call's upstream time budget: the call ends by its deadline (none at start-up) */
+  budget?: UpstreamBudget
 }
 
 export interface RpcStats {
@@ -211,7 +213,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
     stats,
     request<T>(method: string, params: unknown[] = [], o: RpcRequestOptions = {}): Promise<T> {
       if (closed) return Promise.reject(fail('client is closed'))
-      const budget = currentUpstreamBudget()
+      const budget = o.budget
       if (budget && budget.deadline <= Date.now()) return Promise.reject(upstreamOutOfTime(budget, method))
       stats.calls++
       return new Promise<T>((resolve, reject) => {
@@ -327,5 +329,15 @@ function redactData(data: unknown, redact: (s: string) => string): unknown {
     return JSON.parse(redact(JSON.stringify(data))) as unknown
   } catch {
     return undefined
+  }
+}
+
+/** the client as one engine call sees it: every request carries that call's budget */
+export function withBudget(rpc: RpcClient, budget: UpstreamBudget): RpcClient {
+  return {
+    request: (method, params, o) => rpc.request(method, params, { ...o, budget }),
+    flushDeferred: () => rpc.flushDeferred(),
+    stats: rpc.stats,
+    close: () => rpc.close(),
   }
 }

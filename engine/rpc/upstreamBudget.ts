@@ -4,15 +4,16 @@
  * draws from ONE deadline, so a node that accepts connections and never answers costs a request
  * at most the budget (the engine sets about 1.5 × rpc_timeout_ms), never a multiple of it.
  *
- * The budget travels with the call's async context (AsyncLocalStorage): the RpcClient reads it
- * when a JSON-RPC call is requested, so no engine function needs a new parameter. Code that
- * queues work for later (the fork cache's per-tick batch) captures it and re-enters it.
+ * The budget travels explicitly: the engine gives each call its own view of the chain
+ * (`ChainSource.withBudget`), whose transport, state reads and hints carry the budget to the
+ * RpcClient; a read queued for a later batch keeps the budget of the request that asked. (An
+ * AsyncLocalStorage would carry it implicitly, but on Node 20 it hooks every promise of the
+ * process: a tenth of a warm simulation's CPU.)
  *
  * @example
- * await withUpstreamBudget(15_000, () => simulate(deps, params)) // every upstream call inside
- *                                                                // ends by the deadline
+ * const chain = baseChain.withBudget?.(newUpstreamBudget(15_000)) ?? baseChain
+ * await simulate({ ...deps, chain }, params) // every upstream call inside ends by the deadline
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { EngineError } from '../errors.js'
 
 export interface UpstreamBudget {
@@ -22,21 +23,9 @@ export interface UpstreamBudget {
   readonly ms: number
 }
 
-const current = new AsyncLocalStorage<UpstreamBudget>()
-
-/** runs `fn` with a fresh budget of `ms` for every upstream call it causes */
-export function withUpstreamBudget<T>(ms: number, fn: () => Promise<T>): Promise<T> {
-  return current.run({ deadline: Date.now() + ms, ms }, fn)
-}
-
-/** the budget of the running engine call; undefined outside one (start-up) */
-export function currentUpstreamBudget(): UpstreamBudget | undefined {
-  return current.getStore()
-}
-
-/** runs `fn` inside a budget captured earlier (or outside any, when there was none) */
-export function inUpstreamBudget<T>(budget: UpstreamBudget | undefined, fn: () => T): T {
-  return budget ? current.run(budget, fn) : current.exit(fn)
+/** a budget of `ms` from now */
+export function newUpstreamBudget(ms: number): UpstreamBudget {
+  return { deadline: Date.now() + ms, ms }
 }
 
 /** the budget of a request: about 1.5 × the per-attempt timeout (one attempt and half a retry) */

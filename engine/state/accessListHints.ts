@@ -18,6 +18,7 @@ import { ENTRY_OVERHEAD_BYTES, ownBytes } from '../cache/entrySize.js'
 import type { RpcClient } from '../rpc/rpcClient.js'
 import { forkKeys } from './forkCacheCodec.js'
 import { accessListDigest, parseAccessList, type PrefetchCall } from './forkPrefetch.js'
+import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 
 /** EIP-2930 access list: canonical (lowercase addresses, 32-byte slots) */
 export type AccessList = { address: Hex; storageKeys: Hex[] }[]
@@ -50,7 +51,7 @@ export class AccessListHints {
   }
 
   /** the calls' hints at `block` (cached, else asked in one batch); [] where the upstream cannot answer */
-  async get(block: bigint, calls: PrefetchCall[], ttl?: number): Promise<AccessList[]> {
+  async get(block: bigint, calls: PrefetchCall[], ttl?: number, budget?: UpstreamBudget): Promise<AccessList[]> {
     const keys = calls.map((c) => this.key(block, c))
     const out: (AccessList | undefined)[] = keys.map((k) => this.hotList(k))
     const missing = keys.map((_, i) => i).filter((i) => out[i] === undefined)
@@ -67,7 +68,7 @@ export class AccessListHints {
       } else ask.push(i)
     })
     if (ask.length) {
-      const lists = await this.request(`0x${block.toString(16)}`, ask.map((i) => calls[i]!))
+      const lists = await this.request(`0x${block.toString(16)}`, ask.map((i) => calls[i]!), budget)
       ask.forEach((i, j) => (out[i] = lists[j]))
       this.remember(block, ask.map((i) => calls[i]!), lists, ttl)
     }
@@ -101,7 +102,7 @@ export class AccessListHints {
    * every request issued before the first await: they leave in the caller's JSON-RPC batch. Not
    * cached (see remember); undefined for a call the upstream cannot answer or run.
    */
-  request(tag: string, calls: PrefetchCall[]): Promise<(AccessList | undefined)[]> {
+  request(tag: string, calls: PrefetchCall[], budget?: UpstreamBudget): Promise<(AccessList | undefined)[]> {
     if (this.unsupported) return Promise.resolve(calls.map(() => undefined))
     return Promise.all(
       calls.map(async (c) => {
@@ -109,7 +110,7 @@ export class AccessListHints {
         if (c.to) params.to = c.to
         if (c.value) params.value = `0x${c.value.toString(16)}`
         try {
-          return parseAccessList(await this.rpc.request('eth_createAccessList', [params, tag]))
+          return parseAccessList(await this.rpc.request('eth_createAccessList', [params, tag], { budget }))
         } catch (e) {
           // a hint only: a node without the method, or a call it cannot run, still works
           if ((e as { details?: { rpcCode?: number } }).details?.rpcCode === -32601) this.unsupported = true

@@ -20,7 +20,7 @@ import { LRUCache } from 'lru-cache'
 import type { Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
 import type { RpcClient } from '../rpc/rpcClient.js'
-import { currentUpstreamBudget, inUpstreamBudget, type UpstreamBudget } from '../rpc/upstreamBudget.js'
+import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 import { decodeAccount, decodeSlot, encodeAccount, encodeSlot, forkKeys } from './forkCacheCodec.js'
 import { AccessListHints, type AccessList } from './accessListHints.js'
 import type { PrefetchCall } from './forkPrefetch.js'
@@ -85,15 +85,15 @@ export class ForkCache {
   }
 
   /** the state at `block`; `ttlSeconds` for entries that may change (blocks near the head) */
-  at(block: bigint, opts: { ttlSeconds?: number } = {}): ForkStateSource {
-    return new ForkStateSource(this, block, opts.ttlSeconds)
+  at(block: bigint, opts: { ttlSeconds?: number; budget?: UpstreamBudget } = {}): ForkStateSource {
+    return new ForkStateSource(this, block, opts.ttlSeconds, opts.budget)
   }
 
   /** see ForkStateSource.prefetch */
   prefetch(
     block: bigint,
     calls: PrefetchCall[],
-    opts: { also?: AccessList; ttlSeconds?: number; accessLists?: (AccessList | undefined)[] } = {},
+    opts: { also?: AccessList; ttlSeconds?: number; accessLists?: (AccessList | undefined)[]; budget?: UpstreamBudget } = {},
   ): Promise<void> {
     return this.at(block, opts).prefetch(calls, opts.also, opts.accessLists)
   }
@@ -105,27 +105,27 @@ export class ForkCache {
 
   // ---- reads (used by ForkStateSource) ------------------------------------------------------
 
-  async account(block: bigint, address: Hex, ttl?: number): Promise<SourceAccount | undefined> {
-    const v = await this.read({ kind: 'account', block, address }, forkKeys.account(this.chainId, block, address), ttl)
+  async account(block: bigint, address: Hex, ttl?: number, budget?: UpstreamBudget): Promise<SourceAccount | undefined> {
+    const v = await this.read({ kind: 'account', block, address }, forkKeys.account(this.chainId, block, address), ttl, budget)
     return (v as { account: SourceAccount | undefined }).account
   }
 
-  async storage(block: bigint, address: Hex, slot: Hex, ttl?: number): Promise<Uint8Array> {
-    return (await this.read({ kind: 'storage', block, address, slot }, forkKeys.storage(this.chainId, block, address, slot), ttl)) as Uint8Array
+  async storage(block: bigint, address: Hex, slot: Hex, ttl?: number, budget?: UpstreamBudget): Promise<Uint8Array> {
+    return (await this.read({ kind: 'storage', block, address, slot }, forkKeys.storage(this.chainId, block, address, slot), ttl, budget)) as Uint8Array
   }
 
-  async code(block: bigint, address: Hex, codeHash: Uint8Array, ttl?: number): Promise<Uint8Array> {
+  async code(block: bigint, address: Hex, codeHash: Uint8Array, ttl?: number, budget?: UpstreamBudget): Promise<Uint8Array> {
     const h = bytesToHex(codeHash) as Hex
-    return (await this.read({ kind: 'code', block, address, codeHash: h }, forkKeys.code(this.chainId, h), ttl)) as Uint8Array
+    return (await this.read({ kind: 'code', block, address, codeHash: h }, forkKeys.code(this.chainId, h), ttl, budget)) as Uint8Array
   }
 
-  private read(read: Read, key: string, ttl: number | undefined): Promise<HotValue> {
+  private read(read: Read, key: string, ttl: number | undefined, budget: UpstreamBudget | undefined): Promise<HotValue> {
     const h = this.hot.get(key)
     if (h !== undefined) return Promise.resolve(h)
     const f = this.inflight.get(key)
     if (f) return f
     const p = new Promise<HotValue>((resolve, reject) => {
-      this.queue.push({ read, key, ttl, budget: currentUpstreamBudget(), resolve, reject })
+      this.queue.push({ read, key, ttl, budget, resolve, reject })
       if (!this.scheduled) {
         this.scheduled = true
         setImmediate(() => void this.flush())
@@ -153,19 +153,21 @@ export class ForkCache {
     if (!misses.length) return
     const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
     // every upstream call below is issued synchronously in this loop: one JSON-RPC batch
-    await Promise.all(misses.map((q) => inUpstreamBudget(q.budget, () => this.fetch(q, writes))))
+    await Promise.all(misses.map((q) => this.fetch(q, writes)))
     if (writes.length) this.store.setMany(writes).catch(() => undefined)
   }
 
   private async fetch(q: Queued, writes: { key: string; value: Uint8Array; ttlSeconds?: number }[]): Promise<void> {
     const r = q.read
     const tag = `0x${r.block.toString(16)}`
+    // a read joins the batch with the budget of the request that asked for it
+    const o = { budget: q.budget }
     try {
       if (r.kind === 'account') {
         const [bal, nonce, code] = await Promise.all([
-          this.rpc.request('eth_getBalance', [r.address, tag]),
-          this.rpc.request('eth_getTransactionCount', [r.address, tag]),
-          this.rpc.request('eth_getCode', [r.address, tag]),
+          this.rpc.request('eth_getBalance', [r.address, tag], o),
+          this.rpc.request('eth_getTransactionCount', [r.address, tag], o),
+          this.rpc.request('eth_getCode', [r.address, tag], o),
         ])
         const balance = parseQuantity(bal, 'eth_getBalance')
         const n = parseQuantity(nonce, 'eth_getTransactionCount')
@@ -183,12 +185,12 @@ export class ForkCache {
         }
         q.resolve({ account: account && { ...account, code: c } })
       } else if (r.kind === 'storage') {
-        const v = parseSlotValue(await this.rpc.request('eth_getStorageAt', [r.address, r.slot, tag]), 'eth_getStorageAt')
+        const v = parseSlotValue(await this.rpc.request('eth_getStorageAt', [r.address, r.slot, tag], o), 'eth_getStorageAt')
         this.keep(q.key, v, q.ttl)
         writes.push({ key: q.key, value: encodeSlot(v), ttlSeconds: q.ttl })
         q.resolve(v)
       } else {
-        const c = parseCode(await this.rpc.request('eth_getCode', [r.address, tag]), 'eth_getCode')
+        const c = parseCode(await this.rpc.request('eth_getCode', [r.address, tag], o), 'eth_getCode')
         const key = forkKeys.code(this.chainId, bytesToHex(codeHashOf(c)) as Hex)
         this.keep(key, c, undefined)
         writes.push({ key, value: c })
@@ -210,20 +212,22 @@ export class ForkStateSource implements StateSource {
     private readonly fork: ForkCache,
     readonly blockNumber: bigint,
     private readonly ttlSeconds?: number,
+    /** the engine call reading: upstream reads end by its deadline */
+    private readonly budget?: UpstreamBudget,
   ) {}
 
   getAccount(address: Hex): Promise<SourceAccount | undefined> {
-    return this.fork.account(this.blockNumber, address, this.ttlSeconds)
+    return this.fork.account(this.blockNumber, address, this.ttlSeconds, this.budget)
   }
 
   async getCode(address: Hex): Promise<Uint8Array> {
     const a = await this.getAccount(address)
     if (!a || isEmptyCodeHash(a.codeHash)) return EMPTY_BYTES
-    return a.code ?? this.fork.code(this.blockNumber, address, a.codeHash, this.ttlSeconds)
+    return a.code ?? this.fork.code(this.blockNumber, address, a.codeHash, this.ttlSeconds, this.budget)
   }
 
   getStorage(address: Hex, slot: Hex): Promise<Uint8Array> {
-    return this.fork.storage(this.blockNumber, address, slot, this.ttlSeconds)
+    return this.fork.storage(this.blockNumber, address, slot, this.ttlSeconds, this.budget)
   }
 
   /** all reads issued in one tick: one cache-store lookup and at most one upstream batch */
@@ -244,7 +248,7 @@ export class ForkStateSource implements StateSource {
       results.map(async (res, i) => {
         const a = res.account
         if (!reads[i]!.code || !a || a.code || isEmptyCodeHash(a.codeHash)) return
-        res.account = { ...a, code: await this.fork.code(this.blockNumber, reads[i]!.address, a.codeHash, this.ttlSeconds) }
+        res.account = { ...a, code: await this.fork.code(this.blockNumber, reads[i]!.address, a.codeHash, this.ttlSeconds, this.budget) }
       }),
     )
     return results
@@ -257,7 +261,7 @@ export class ForkStateSource implements StateSource {
    */
   async prefetch(calls: PrefetchCall[], also: AccessList = [], knownLists?: (AccessList | undefined)[]): Promise<void> {
     // hints the caller already asked for (even unanswered ones) are not asked again
-    const lists = knownLists ? knownLists.map((l) => l ?? []) : await this.fork.hints.get(this.blockNumber, calls, this.ttlSeconds)
+    const lists = knownLists ? knownLists.map((l) => l ?? []) : await this.fork.hints.get(this.blockNumber, calls, this.ttlSeconds, this.budget)
     const want = new Map<Hex, Set<Hex>>()
     const add = (a: string | null | undefined, slots: string[] = []) => {
       if (!a) return

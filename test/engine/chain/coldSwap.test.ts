@@ -92,4 +92,22 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
     expect(summaries.join(' | ')).toMatch(/OUT/)
     expect(proxy.requests(), JSON.stringify(proxy.counts())).toBeLessThanOrEqual(2)
   })
+  it('a route already run, at latest on a block mined since: 2 round trips (the hints of the block before name the state)', async () => {
+    // per-request resolution of latest: the new head is only learned from the upstream
+    const perRequest = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60, headMaxAgeMs: 0 })
+    try {
+      const data = encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, 3n * 10n ** 17n] })
+      const run = () => perRequest.simulate({ calls: [{ from: A, to: router, data }], block: { tag: 'latest' }, validation: false, traceAssetChanges: false, traceTransfers: false })
+      await run()
+      await anvil.rpc('evm_mine')
+      proxy.reset()
+      const r = await run()
+      expect(r.status).toBe('success')
+      expect(BigInt(r.blockNumber)).toBe(BigInt(await anvil.rpc<Hex>('eth_blockNumber')))
+      expect(r.calls[0]!.logs.map((l) => l.decoded?.summary).join(' | ')).toMatch(/OUT/)
+      expect(proxy.requests(), JSON.stringify(proxy.counts())).toBeLessThanOrEqual(2)
+    } finally {
+      await perRequest.close()
+    }
+  })
 })

@@ -5,8 +5,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRpcClient } from '../../../engine/rpc/rpcClient.js'
-import { inUpstreamBudget, withUpstreamBudget } from '../../../engine/rpc/upstreamBudget.js'
+import { createRpcClient, withBudget } from '../../../engine/rpc/rpcClient.js'
+import { newUpstreamBudget } from '../../../engine/rpc/upstreamBudget.js'
 import type { EngineError } from '../../../engine/errors.js'
 
 type Handler = (body: unknown, res: ServerResponse) => void
@@ -151,11 +151,11 @@ describe('RpcClient', () => {
     server.closeAllConnections()
   })
 
-  it('inside an upstream time budget, attempts and retries end by its deadline', async () => {
+  it('with an upstream time budget, attempts and retries end by its deadline', async () => {
     handler = () => undefined // never answers
     const rpc = createRpcClient({ url: url(), timeoutMs: 200, retries: 5, retryDelayMs: 5 })
     const started = Date.now()
-    const e = await failure(withUpstreamBudget(300, () => rpc.request('eth_getBalance')))
+    const e = await failure(withBudget(rpc, newUpstreamBudget(300)).request('eth_getBalance'))
     const took = Date.now() - started
     expect(e.message).toMatch(/did not answer within the request's upstream time budget of 300 ms/)
     expect(e.message).toContain('eth_getBalance')
@@ -165,7 +165,7 @@ describe('RpcClient', () => {
     expect(took).toBeLessThan(300 + 400)
     // a later phase of the same request finds the budget spent: no HTTP request at all
     const spent = { deadline: Date.now() - 1, ms: 300 }
-    const again = await failure(inUpstreamBudget(spent, () => rpc.request('eth_getCode')))
+    const again = await failure(rpc.request('eth_getCode', [], { budget: spent }))
     expect(again.message).toMatch(/upstream time budget/)
     expect(rpc.stats.httpRequests).toBe(2)
     server.closeAllConnections()
