@@ -53,6 +53,8 @@ export const configSchema = z.strictObject({
     max_batch_size: positiveInt,
     max_calls_per_simulation: positiveInt,
     max_struct_log_steps: positiveInt,
+    /** the largest struct log one answer streams, MiB: the disk its temporary file may take */
+    max_struct_log_mb: positiveInt,
     /** requests in one JSON-RPC batch (geth allows 1000) */
     max_rpc_batch: positiveInt,
   }),

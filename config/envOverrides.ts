@@ -41,6 +41,7 @@ export const envOverrides: readonly EnvOverride[] = [
   { name: 'MAX_BATCH_SIZE', key: 'limits.max_batch_size', kind: 'int' },
   { name: 'MAX_CALLS_PER_SIMULATION', key: 'limits.max_calls_per_simulation', kind: 'int' },
   { name: 'MAX_STRUCT_LOG_STEPS', key: 'limits.max_struct_log_steps', kind: 'int' },
+  { name: 'MAX_STRUCT_LOG_MB', key: 'limits.max_struct_log_mb', kind: 'int' },
   { name: 'MAX_RPC_BATCH', key: 'limits.max_rpc_batch', kind: 'int' },
 ]
 

@@ -29,6 +29,7 @@ import { simulateSteps } from './simulation/simulateSteps.js'
 import { simulateV1 } from './simulateV1/simulateV1.js'
 import { loadSimulation } from './simulation/simulationStore.js'
 import { createTraceService } from './trace/index.js'
+import { DEFAULT_SPILL_THRESHOLD_BYTES, newSpillOwner, removeSpillOwner, type SpillOptions } from './spill/spillFiles.js'
 import type { RunDeps } from './run/index.js'
 import type { Engine, EngineOptions } from './types.js'
 
@@ -61,13 +62,18 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     simulationTtlSeconds: opts.simulationTtlSeconds,
     maxStructLogSteps: opts.maxStructLogSteps,
   }
+  const spill: SpillOptions | undefined = opts.spill && {
+    owner: opts.spill.owner ?? newSpillOwner('engine'),
+    thresholdBytes: opts.spill.thresholdBytes ?? DEFAULT_SPILL_THRESHOLD_BYTES,
+    maxBytes: opts.spill.maxBytes,
+  }
   // one budget per engine call for all its upstream waiting, retries and phases included
   const budgetMs = opts.upstreamBudgetMs ?? upstreamBudgetMs(opts.rpcTimeoutMs)
   // health answers within about a second: a probe the upstream leaves unanswered is a "no"
   const probeMs = Math.min(HEALTH_PROBE_MS, budgetMs)
   /** the chain as one engine call sees it: every upstream wait ends by the call's budget */
   const chainFor = (budget: UpstreamBudget): ChainSource => chain.withBudget?.(budget) ?? chain
-  const traces = (c: ChainSource) => createTraceService(c, deps)
+  const traces = (c: ChainSource) => createTraceService(c, { ...deps, spill })
 
   return {
     simulate: (params) => guard((d) => simulate(d, params)),
@@ -89,7 +95,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       ])
       return { network: chain.network, chainId: chain.chainId, upstreamOk, cacheOk }
     },
-    close: () => chain.close(),
+    async close() {
+      // files of this engine that nobody claimed; a claimed one is already unlinked
+      if (spill) removeSpillOwner(spill.owner)
+      await chain.close()
+    },
   }
 
   /**

@@ -336,5 +336,14 @@ export interface EngineOptions {
   simulationTtlSeconds: number
   /** bound of the fork-state hot layer, bytes (part of cache.max_memory_mb: engine/cache/memoryBudget.ts) */
   forkCacheBytes?: number
+  /**
+   * Long struct logs are written to temporary files as they run and come back as handles
+   * (`{"$spilledJson": path}` in place of the `structLogs` array) that the front door streams
+   * (engine/spill/spillFiles.ts). Absent: struct logs are kept in memory (refused past 256 MiB).
+   * `owner`: this engine's directory under the spill root (default: a fresh one; a pool gives
+   * each worker its own); `thresholdBytes`: logs smaller stay in memory (default 4 MiB);
+   * `maxBytes`: the largest file (limits.max_struct_log_mb).
+   */
+  spill?: { owner?: string; thresholdBytes?: number; maxBytes: number }
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }
 }

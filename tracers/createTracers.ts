@@ -18,7 +18,7 @@ import { createNoopTracer } from './noopTracer.js'
 import { createPrestateTracer } from './prestateTracer.js'
 import { createStateDiffTracer } from './stateDiffTracer.js'
 import { createVmTraceTracer } from './vmTraceTracer.js'
-import { createStructLogger } from './structLogger.js'
+import { createStructLogger, type StructLogSpill } from './structLogger.js'
 import type { Tracer } from './types.js'
 
 export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'stateDiffTracer' | 'vmTraceTracer'
@@ -35,6 +35,8 @@ export interface CreateTracersOptions {
   maxStructLogSteps?: number
   /** the block/tx fields the flatCallTracer prints (geth takes them from the traced tx's receipt) */
   flatContext?: FlatCallContext
+  /** where a long struct log's JSON goes (the engine's temporary file); absent: kept in memory */
+  structLogSpill?: StructLogSpill
 }
 
 /** true when a config selects at least one tracer (an empty object selects the default). */
@@ -65,7 +67,7 @@ export function createTracers(config: TracerConfig | undefined, opts: CreateTrac
       case 'prestateTracer':
         return [name, createPrestateTracer(cfg.prestateTracer ?? {})]
       case 'structLogger':
-        return [name, createStructLogger(cfg.structLogger ?? {}, { maxSteps: opts.maxStructLogSteps })]
+        return [name, createStructLogger(cfg.structLogger ?? {}, { maxSteps: opts.maxStructLogSteps, spill: opts.structLogSpill })]
       case '4byteTracer': {
         const o = cfg['4byteTracer']
         return [name, createFourByteTracer({ gethForm: typeof o === 'object' && o?.gethForm === true })]

@@ -22,6 +22,13 @@
  * tells the caller how to shrink it (cleanStructLogs / disableMemory / disableStack). The byte
  * guard matters when memory is large: 10k steps over 1 MiB of memory print ~25 GB.
  *
+ * Spilling (`opts.spill`): a long trace is not held as objects. Once the logs' JSON passes
+ * `spill.thresholdBytes`, the logger opens the sink it was given (the engine's temporary file; the
+ * tracer knows nothing of files) and from then on writes each step's JSON text as it goes: `[`,
+ * the logs joined by `,`, `]` — exactly the bytes `JSON.stringify(structLogs)` prints. The result
+ * then carries, in place of the `structLogs` array, whatever the sink's `finish()` returns (a
+ * handle the front door streams from). The byte guard becomes `spill.maxBytes`, counted exactly.
+ *
  * @example
  * const t = createStructLogger({ cleanStructLogs: true }, { maxSteps: 100_000 })
  * t.result() // { gas: 21000, failed: false, returnValue: '0x', structLogs: [...] }
@@ -51,6 +58,23 @@ export interface StructLoggerOptions {
   maxSteps?: number
   /** refuse once the serialized logs would pass this many bytes (default 256 MiB, under V8's string limit) */
   maxBytes?: number
+  /** where the logs' JSON goes once it grows large (the engine's temporary file); absent: kept in memory */
+  spill?: StructLogSpill
+}
+
+/** Receives the JSON text of the logs, in order; the tracer writes, the engine stores. */
+export interface StructLogSink {
+  write(json: string): void
+  /** every log written: the value the result carries in place of the `structLogs` array */
+  finish(): object
+}
+
+export interface StructLogSpill {
+  /** logs past this many bytes of JSON (estimated) go to the sink; 0: every trace */
+  thresholdBytes: number
+  /** refuse once this many bytes were written (the disk cap) */
+  maxBytes: number
+  open(): StructLogSink
 }
 
 export interface StructLog {
@@ -67,11 +91,12 @@ export interface StructLog {
   refund?: number
 }
 
-export interface StructLoggerResult {
+export interface StructLoggerResult<Logs = StructLog[]> {
   gas: number
   failed: boolean
   returnValue: Hex
-  structLogs: StructLog[]
+  /** with a spill that was used: the sink's handle (object), which stands for `[...logs]` */
+  structLogs: Logs
 }
 
 const DEFAULT_MAX_BYTES = 256 * 2 ** 20
@@ -100,11 +125,33 @@ export function memoryWords(mem: Uint8Array): string[] {
   return words
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0
+/** a memory as printed: its words, and their JSON once a spilled log needed it (shared by unchanged steps) */
+interface MemoryEntry {
+  bytes: Uint8Array
+  words: string[]
+  json?: string
+}
+/** an empty memory (shared by every log that prints one: frozen, so no reader can change them all) */
+const NO_MEMORY: MemoryEntry = { bytes: new Uint8Array(0), words: Object.freeze([]) as unknown as string[], json: '[]' }
+
+/** the stack bottom→top as minimal hex (viem toHex of a non-negative bigint, without its checks) */
+function stackWords(stack: readonly bigint[]): string[] {
+  const out = new Array<string>(stack.length)
+  for (let i = 0; i < stack.length; i++) out[i] = `0x${stack[i]!.toString(16)}`
+  return out
 }
 
-export function createStructLogger(config: StructLoggerConfig = {}, opts: StructLoggerOptions = {}): Tracer<StructLoggerResult> {
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  // a few words (most steps): a loop costs less than the native call
+  if (a.length > 256) return Buffer.compare(a, b) === 0
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+export function createStructLogger(config?: StructLoggerConfig, opts?: StructLoggerOptions & { spill?: undefined }): Tracer<StructLoggerResult>
+export function createStructLogger(config: StructLoggerConfig, opts: StructLoggerOptions): Tracer<StructLoggerResult<StructLog[] | object>>
+export function createStructLogger(config: StructLoggerConfig = {}, opts: StructLoggerOptions = {}): Tracer<StructLoggerResult<StructLog[] | object>> {
   const clean = config.cleanStructLogs === true
   const withMemory = config.disableMemory !== true
   const withStack = config.disableStack !== true
@@ -112,6 +159,10 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   const withReturnData = config.enableReturnData === true
   const maxSteps = opts.maxSteps && opts.maxSteps > 0 ? opts.maxSteps : Infinity
   const maxBytes = opts.maxBytes && opts.maxBytes > 0 ? opts.maxBytes : DEFAULT_MAX_BYTES
+  /** the byte cap that applies: the in-memory estimate's, or the sink's once spilling */
+  let byteCap = maxBytes
+  /** the step count (the in-memory array is emptied once spilling) */
+  let steps = 0
   /** estimated JSON size of the logs so far */
   let bytes = 0
   // geth's int: a negative limit is already passed at the first step (nothing is logged)
@@ -119,11 +170,20 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   /** geth's resultSize: the exact JSON bytes of the logs so far (kept only under a limit) */
   let resultSize = 0
 
-  const logs: StructLog[] = []
+  let logs: StructLog[] = []
+  const spill = opts.spill
+  /** open once the logs passed spill.thresholdBytes: every later log is written, not kept */
+  let sink: StructLogSink | undefined
+  /** JSON bytes written to the sink (exact) */
+  let written = 0
+  /** what the sink answered when the logs were complete */
+  let handle: object | undefined
   /** cumulative storage seen per contract (geth l.storage) */
   const storage = new Map<Address, Map<string, string>>()
   /** last memory seen at each depth, with its rendered words (shared by unchanged steps) */
-  const memoryAt = new Map<number, { bytes: Uint8Array; words: string[] }>()
+  const memoryAt = new Map<number, MemoryEntry>()
+  /** each opcode name as JSON text */
+  const opJson = new Map<string, string>()
   let prevWords: string[] | undefined
   let state: StateReader | undefined
   let gasUsed = 0n
@@ -132,13 +192,103 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   let exited = false
   let refused: TracerError | undefined
 
-  function wordsFor(depth: number, mem: Uint8Array): string[] {
+  function memoryFor(depth: number, mem: Uint8Array): MemoryEntry {
     const cached = memoryAt.get(depth)
-    if (cached && sameBytes(cached.bytes, mem)) return cached.words
+    if (cached && sameBytes(cached.bytes, mem)) return cached
     // the adapter may hand a live view of the EVM memory: keep a copy
-    const entry = { bytes: Uint8Array.from(mem), words: memoryWords(mem) }
+    const entry: MemoryEntry = { bytes: Uint8Array.from(mem), words: memoryWords(mem) }
     memoryAt.set(depth, entry)
-    return entry.words
+    return entry
+  }
+
+  /** an SLOAD/SSTORE's slot: remembered, and what the step prints of storage (geth's rules) */
+  function touch(address: Address, slot: string, value: string): Record<string, string> {
+    let seen = storage.get(address)
+    if (!seen) storage.set(address, (seen = new Map()))
+    seen.set(slot, value)
+    if (clean) return { [slot]: value }
+    // a snapshot of everything touched so far in this contract, keys sorted like Go maps
+    const snap: Record<string, string> = {}
+    for (const k of [...seen.keys()].sort()) snap[k] = seen.get(k)!
+    return snap
+  }
+
+  /** the log object, keys in geth's field order: pc, op, gas, gasCost, depth, error?, stack?, returnData?, memory?, storage?, refund? */
+  function toLog(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined): StructLog {
+    const log: StructLog = { pc: step.pc, op: step.op, gas: Number(step.gas), gasCost: Number(step.cost), depth: step.depth }
+    if (step.error) log.error = step.error
+    if (withStack) log.stack = stackWords(step.stack)
+    if (withReturnData && step.returnData.length > 0) log.returnData = toHex(step.returnData)
+    if (memory) log.memory = memory.words
+    if (slots) log.storage = slots
+    if (step.refund !== 0n) log.refund = Number(step.refund)
+    return log
+  }
+
+  /**
+   * The same log as JSON text, byte for byte what JSON.stringify(toLog(…)) prints (tested),
+   * without building the object: the memory's JSON is made once per memory, the stack straight
+   * from its words.
+   */
+  function toJson(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined, prefix: string): string {
+    let op = opJson.get(step.op)
+    if (op === undefined) opJson.set(step.op, (op = JSON.stringify(step.op)))
+    let s = `${prefix}{"pc":${step.pc},"op":${op},"gas":${Number(step.gas)},"gasCost":${Number(step.cost)},"depth":${step.depth}`
+    if (step.error) s += `,"error":${JSON.stringify(step.error)}`
+    if (withStack) {
+      const stack = step.stack
+      if (stack.length === 0) s += ',"stack":[]'
+      else {
+        s += `,"stack":["0x${stack[0]!.toString(16)}`
+        for (let i = 1; i < stack.length; i++) s += `","0x${stack[i]!.toString(16)}`
+        s += '"]'
+      }
+    }
+    if (withReturnData && step.returnData.length > 0) s += `,"returnData":"${toHex(step.returnData)}"`
+    if (memory) s += `,"memory":${(memory.json ??= JSON.stringify(memory.words))}`
+    if (slots) s += `,"storage":${JSON.stringify(slots)}`
+    if (step.refund !== 0n) s += `,"refund":${Number(step.refund)}`
+    return `${s}}`
+  }
+
+  /**
+   * A finished step (`memory`: the memory it prints, if any; `slots`: the storage it prints):
+   * written when spilling, else kept (and spilled once past the threshold).
+   */
+  function emit(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined): void {
+    steps++
+    if (sink) {
+      // the separator comes with the log: one write per step
+      const json = toJson(step, memory, slots, ',')
+      if (limit !== 0) resultSize += json.length - 1
+      toSink(json)
+      return
+    }
+    const log = toLog(step, memory, slots)
+    bytes += estimateSize(log)
+    if (limit !== 0) resultSize += JSON.stringify(log).length
+    if (spill && bytes > spill.thresholdBytes) {
+      byteCap = spill.maxBytes
+      logs.push(log)
+      return startSpilling()
+    }
+    if (bytes > maxBytes) refuse('bytes')
+    logs.push(log)
+  }
+
+  function toSink(json: string): void {
+    written += json.length
+    if (written > spill!.maxBytes) refuse('bytes')
+    sink!.write(json)
+  }
+
+  /** the logs so far go to a newly opened sink, `[` first; the array is dropped */
+  function startSpilling(): void {
+    sink = spill!.open()
+    let json = '['
+    for (let i = 0; i < logs.length; i++) json += (i === 0 ? '' : ',') + JSON.stringify(logs[i])
+    logs = []
+    toSink(json)
   }
 
   function refuse(why: 'steps' | 'bytes'): never {
@@ -146,8 +296,8 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
       'PAYLOAD_TOO_LARGE',
       why === 'steps'
         ? `struct log exceeds the limit of ${maxSteps} steps`
-        : `struct log exceeds ${Math.round(maxBytes / 2 ** 20)} MiB of output (memory printed at every step)`,
-      why === 'steps' ? { maxStructLogSteps: maxSteps } : { maxStructLogBytes: maxBytes },
+        : `struct log exceeds ${Math.round(byteCap / 2 ** 20)} MiB of output (memory printed at every step)`,
+      why === 'steps' ? { maxStructLogSteps: maxSteps } : { maxStructLogBytes: byteCap },
       'trace with structLogger {"cleanStructLogs": true, "disableMemory": true} (and disableStack), or use callTracer',
     )
     throw refused
@@ -158,58 +308,31 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
       state = ctx.state
     },
 
-    async onOpcode(step: OpcodeStep) {
+    // synchronous but for an SLOAD's state read: a promise per step costs more than the step
+    onOpcode(step: OpcodeStep): void | Promise<void> {
       if (refused) throw refused
       // geth checks before logging: the step that crosses the limit is still logged
       if (limit !== 0 && resultSize > limit) return
-      if (logs.length >= maxSteps) refuse('steps')
-      const log: StructLog = {
-        pc: step.pc,
-        op: step.op,
-        gas: Number(step.gas),
-        gasCost: Number(step.cost),
-        depth: step.depth,
-      }
-      if (step.error) log.error = step.error
-      if (withStack) log.stack = step.stack.map((v) => toHex(v))
-      if (withReturnData && step.returnData.length > 0) log.returnData = toHex(step.returnData)
+      if (steps >= maxSteps) refuse('steps')
+      let memory: MemoryEntry | undefined
       if (withMemory) {
-        const words = step.memory.length > 0 ? wordsFor(step.depth, step.memory) : []
+        const entry = step.memory.length > 0 ? memoryFor(step.depth, step.memory) : NO_MEMORY
         if (!clean) {
-          if (words.length > 0) log.memory = words
-        } else if (words !== prevWords && !(words.length === 0 && (prevWords?.length ?? 0) === 0)) {
-          log.memory = words
+          if (entry.words.length > 0) memory = entry
+        } else if (entry.words !== prevWords && !(entry.words.length === 0 && (prevWords?.length ?? 0) === 0)) {
+          memory = entry
         }
-        prevWords = words
+        prevWords = entry.words
       }
       if (withStorage && (step.opcode === OP.SLOAD || step.opcode === OP.SSTORE)) {
         const n = step.stack.length
-        let touched: [string, string] | undefined
         if (step.opcode === OP.SLOAD && n >= 1) {
           const slot = toWord(step.stack[n - 1])
-          touched = [slot, normalizeWord(await state!.getStorage(step.address, slot as Hex))]
-        } else if (step.opcode === OP.SSTORE && n >= 2) {
-          touched = [toWord(step.stack[n - 1]), toWord(step.stack[n - 2])]
+          return state!.getStorage(step.address, slot as Hex).then((value) => emit(step, memory, touch(step.address, slot, normalizeWord(value))))
         }
-        if (touched) {
-          let seen = storage.get(step.address)
-          if (!seen) storage.set(step.address, (seen = new Map()))
-          seen.set(touched[0], touched[1])
-          if (clean) {
-            log.storage = { [touched[0]]: touched[1] }
-          } else {
-            // a snapshot of everything touched so far in this contract, keys sorted like Go maps
-            const snap: Record<string, string> = {}
-            for (const k of [...seen.keys()].sort()) snap[k] = seen.get(k)!
-            log.storage = snap
-          }
-        }
+        if (step.opcode === OP.SSTORE && n >= 2) return emit(step, memory, touch(step.address, toWord(step.stack[n - 1]), toWord(step.stack[n - 2])))
       }
-      if (step.refund !== 0n) log.refund = Number(step.refund)
-      bytes += estimateSize(log)
-      if (bytes > maxBytes) refuse('bytes')
-      if (limit !== 0) resultSize += JSON.stringify(log).length
-      logs.push(log)
+      emit(step, memory, undefined)
     },
 
     onExit(e: ExitEvent) {
@@ -227,12 +350,20 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
       }
     },
 
-    result(): StructLoggerResult {
+    result(): StructLoggerResult<StructLog[] | object> {
       if (refused) throw refused
       const failed = error !== undefined
       // return data on success, revert data on revert, otherwise empty
       const returnValue = failed && error !== 'execution reverted' ? '0x' : output
-      return { gas: Number(gasUsed), failed, returnValue: returnValue.toLowerCase() as Hex, structLogs: logs }
+      let structLogs: StructLog[] | object = logs
+      if (sink) {
+        if (!handle) {
+          sink.write(']')
+          handle = sink.finish()
+        }
+        structLogs = handle
+      }
+      return { gas: Number(gasUsed), failed, returnValue: returnValue.toLowerCase() as Hex, structLogs }
     },
   }
 }

@@ -51,7 +51,7 @@ const WRITES: Record<number, { offset: number; size: number; call?: boolean; fix
   0xfa: { offset: 4, size: 5, call: true }, // STATICCALL
 }
 
-export function createStepTracer(cfg: StepTraceConfig, opts: StructLoggerOptions = {}): Tracer<StepTraceOutput> {
+export function createStepTracer(cfg: StepTraceConfig, opts: Omit<StructLoggerOptions, 'spill'> = {}): Tracer<StepTraceOutput> {
   const logger = createStructLogger(
     {
       disableMemory: cfg.enableMemory !== true,

@@ -18,6 +18,11 @@
  * `timeoutMs` is geth's per-transaction trace timeout: the clock starts when the traced
  * transaction does (replaying the earlier ones is not counted).
  *
+ * With `spill`, a struct log past the threshold is written to a temporary file as it runs and the
+ * result carries a handle to it (engine/spill/spillFiles.ts). Every call owns the files it wrote
+ * until it returns: a call that fails deletes them (a block trace: those of the transaction that
+ * failed), so only a finished result ever names one.
+ *
  * @example
  * const traces = createTraceService(chain, { gasCap: 50_000_000n, maxStructLogSteps: 100_000 })
  * await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })
@@ -54,9 +59,13 @@ import type {
   TraceRunOptions,
 } from '../types.js'
 import { createTracers } from '../../tracers/createTracers.js'
+import { openSpillSession, type SpillOptions } from '../spill/spillFiles.js'
 import { createTraceSet } from './traceSet.js'
 
-export type TraceServiceOptions = Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'>
+export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'> {
+  /** long struct logs go to temporary files (engine/spill); absent: kept in memory */
+  spill?: SpillOptions
+}
 
 /** optional extras of /trace/tx: applied on top of the state the traced transaction starts from */
 export interface TraceTransactionOptions extends ReplayOverrides, TraceRunOptions {}
@@ -138,41 +147,54 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     createTracers(params.tracerConfig, tracerOpts)
     const calls = params.bundles.flatMap((b) => b.transactions)
     const { header, state } = await openCalls(params.block, params.txIndex, calls, params.stateOverrides)
-    const out: TraceResult[][] = []
-    let overrides = params.blockOverrides
-    for (const bundle of params.bundles) {
-      overrides = mergeOverrides(overrides, bundle.blockOverrides)
-      const ctx: ExecutionContext = withTraceBlockHashes(executionContext(chain, header, state, overrides), header, overrides)
-      const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
-      const results: TraceResult[] = []
-      for (const call of bundle.transactions) {
-        // one tracer set per transaction; the state carries over to the next one
-        // geth's debug_traceCall context for the flat tracer: the block number; no block hash, the tx is not mined
-        const set = createTraceSet(params.tracerConfig, { ...tracerOpts, flatContext: { blockNumber: ctx.block.number } })
-        await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
-        results.push(await set.result(ctx, executeCall))
+    const spills = openSpillSession(opts.spill)
+    try {
+      const out: TraceResult[][] = []
+      let overrides = params.blockOverrides
+      for (const bundle of params.bundles) {
+        overrides = mergeOverrides(overrides, bundle.blockOverrides)
+        const ctx: ExecutionContext = withTraceBlockHashes(executionContext(chain, header, state, overrides), header, overrides)
+        const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
+        const results: TraceResult[] = []
+        for (const call of bundle.transactions) {
+          // one tracer set per transaction; the state carries over to the next one
+          // geth's debug_traceCall context for the flat tracer: the block number; no block hash, the tx is not mined
+          const set = createTraceSet(params.tracerConfig, { ...tracerOpts, structLogSpill: spills.structLogSpill, flatContext: { blockNumber: ctx.block.number } })
+          await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
+          results.push(await set.result(ctx, executeCall))
+        }
+        out.push(results)
       }
-      out.push(results)
+      return out
+    } catch (e) {
+      spills.discard()
+      throw e
     }
-    return out
   }
 
   return {
     async traceTransaction(hash, tracerConfig, extra = {}) {
       createTracers(tracerConfig, tracerOpts)
       const replay = await openReplay(chain, hash, extra)
-      const set = createTraceSet(tracerConfig, {
-        ...tracerOpts,
-        flatContext: { blockHash: replay.header.hash, blockNumber: replay.header.number, transactionHash: replay.tx.hash, transactionPosition: replay.tx.index },
-      })
-      await executeSignedTx(replay.ctx, replay.tx.tx, {
-        tracers: set.tracers,
-        validation: !extra.stateOverrides && !extra.blockOverrides,
-        blockGasUsed: replay.blockGasUsed,
-        logIndexBase: replay.logIndexBase,
-        deadline: deadlineOf(extra),
-      })
-      return set.result(replay.ctx, executeCall)
+      const spills = openSpillSession(opts.spill)
+      try {
+        const set = createTraceSet(tracerConfig, {
+          ...tracerOpts,
+          structLogSpill: spills.structLogSpill,
+          flatContext: { blockHash: replay.header.hash, blockNumber: replay.header.number, transactionHash: replay.tx.hash, transactionPosition: replay.tx.index },
+        })
+        await executeSignedTx(replay.ctx, replay.tx.tx, {
+          tracers: set.tracers,
+          validation: !extra.stateOverrides && !extra.blockOverrides,
+          blockGasUsed: replay.blockGasUsed,
+          logIndexBase: replay.logIndexBase,
+          deadline: deadlineOf(extra),
+        })
+        return await set.result(replay.ctx, executeCall)
+      } catch (e) {
+        spills.discard()
+        throw e
+      }
     },
 
     async traceCall(params) {
@@ -191,34 +213,44 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       const txs = block.transactions
       const entries: BlockTraceEntry[] = []
       let progress = blockStart()
-      for (let i = 0; i < txs.length; i++) {
-        const mined = txs[i]!
-        const set = createTraceSet(params.tracerConfig, {
-          ...tracerOpts,
-          flatContext: { blockHash: header.hash, blockNumber: header.number, transactionHash: mined.hash, transactionPosition: i },
-        })
-        const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
-        try {
-          const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })
-          entries.push({ txHash: mined.hash, result: await set.result(block.ctx, executeCall) })
-          progress = advance(progress, result)
-        } catch (e) {
-          if (!isEngineError(e)) throw e
-          entries.push({ txHash: mined.hash, error: e.message })
-          // a run stopped mid-way (timeout, an oversized struct log) leaves its frames' writes
-          // behind: the EVM rolls back only what it finished. The transaction still happened, so
-          // the block's state is rebuilt with it applied untraced; if it does not replay at all
-          // (our rules differ from the chain's), the next ones run without it
-          block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
+      const spills = openSpillSession(opts.spill)
+      try {
+        for (let i = 0; i < txs.length; i++) {
+          const mined = txs[i]!
+          const set = createTraceSet(params.tracerConfig, {
+            ...tracerOpts,
+            structLogSpill: spills.structLogSpill,
+            flatContext: { blockHash: header.hash, blockNumber: header.number, transactionHash: mined.hash, transactionPosition: i },
+          })
+          const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
+          const filesBefore = spills.count()
           try {
-            progress = await replayUpTo(block, i + 1)
-          } catch {
+            const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })
+            entries.push({ txHash: mined.hash, result: await set.result(block.ctx, executeCall) })
+            progress = advance(progress, result)
+          } catch (e) {
+            if (!isEngineError(e)) throw e
+            // this transaction answers an error: whatever its struct log wrote goes
+            spills.discard(filesBefore)
+            entries.push({ txHash: mined.hash, error: e.message })
+            // a run stopped mid-way (timeout, an oversized struct log) leaves its frames' writes
+            // behind: the EVM rolls back only what it finished. The transaction still happened, so
+            // the block's state is rebuilt with it applied untraced; if it does not replay at all
+            // (our rules differ from the chain's), the next ones run without it
             block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
-            progress = { ...(await replayUpTo(block, i)), applied: i + 1 }
+            try {
+              progress = await replayUpTo(block, i + 1)
+            } catch {
+              block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
+              progress = { ...(await replayUpTo(block, i)), applied: i + 1 }
+            }
           }
         }
+        return entries
+      } catch (e) {
+        spills.discard()
+        throw e
       }
-      return entries
     },
   }
 }

@@ -10,6 +10,9 @@
  * call running past it is answered EXECUTION_TIMEOUT and its worker is replaced (the only way to
  * stop a runaway loop), the other calls it held being retried on another worker.
  *
+ * With `spill`, every worker (each start of it) writes its temporary files under a directory of
+ * its own, removed when the worker exits for any reason: a crash or a timeout leaves no file.
+ *
  * @example
  * const engine = await startWorkerPool({ ...engineOptions, workers: 4, cacheUrl: 'redis://cache:6379/0' })
  */
@@ -26,6 +29,7 @@ import {
   type WorkerSetup,
 } from './protocol.js'
 import { workerEntry } from './workerEntry.js'
+import { newSpillOwner, removeSpillOwner } from '../spill/spillFiles.js'
 
 export interface WorkerPoolOptions extends EngineOptions {
   /** number of worker threads (each one engine) */
@@ -112,8 +116,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   const closedError = () => new EngineError('INTERNAL_ERROR', 'the engine is shut down')
 
   function spawn(index: number): Promise<void> {
+    const spillOwner = setup.engine.spill && newSpillOwner(`w${index}`)
     const worker = new Worker(entry.script, {
-      workerData: setup,
+      workerData: spillOwner ? { ...setup, engine: { ...setup.engine, spill: { ...setup.engine.spill!, owner: spillOwner } } } : setup,
       eval: entry.eval,
       ...(workerMaxHeapMb && { resourceLimits: { maxOldGenerationSizeMb: workerMaxHeapMb } }),
     })
@@ -151,6 +156,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       })
       worker.on('exit', (code) => {
         slot.ready = false
+        // its unclaimed temporary files (a trace cut short, a result nobody took) go with it
+        if (spillOwner) removeSpillOwner(spillOwner)
         for (const [id, job] of slot.inflight) {
           clearTimeout(job.timer)
           slot.inflight.delete(id)

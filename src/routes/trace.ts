@@ -2,6 +2,8 @@
  * POST /v1/trace/tx, /v1/trace/call, /v1/trace/call-many (decisions §8). `data` is keyed by the
  * tracer names requested (call-many: `data[bundle][tx]`); reverts are not errors here, they show
  * in the tracer output.
+ *
+ * A long struct log is streamed from the engine's temporary file (src/respond/jsonAnswer.ts).
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { z } from '@hono/zod-openapi'
@@ -14,6 +16,7 @@ import { readJson, validate } from '../normalize/parseBody.js'
 import { toTracerConfig } from '../normalize/tracerConfig.js'
 import { envelope, traceResult } from '../schemas/responses.js'
 import { traceCallManyRequest, traceCallRequest, traceTxRequest } from '../schemas/trace.js'
+import { jsonAnswer } from '../respond/jsonAnswer.js'
 import type { RouteContext } from './context.js'
 import { document } from './document.js'
 import { assertCallCount } from './simulationParams.js'
@@ -39,7 +42,7 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     const req = validate(traceTxRequest, await readJson(c))
     const extra = overrides(req)
     const data = await ctx.engine.traceTransaction(req.transactionHash.toLowerCase() as Hex, toTracerConfig(req.tracerConfig), ...(Object.keys(extra).length ? [extra] : []))
-    return c.json({ success: true, data }, 200)
+    return jsonAnswer(c, { success: true, data })
   })
 
   document(app, {
@@ -59,7 +62,7 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
       tracerConfig: toTracerConfig(req.tracerConfig),
       ...overrides(req),
     })
-    return c.json({ success: true, data }, 200)
+    return jsonAnswer(c, { success: true, data })
   })
 
   document(app, {
@@ -82,6 +85,6 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
       tracerConfig: toTracerConfig(req.tracerConfig),
       ...overrides(req),
     })
-    return c.json({ success: true, data }, 200)
+    return jsonAnswer(c, { success: true, data })
   })
 }

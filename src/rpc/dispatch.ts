@@ -16,6 +16,7 @@
  * @example
  * const answer = await dispatch(JSON.parse(body), { methods, ctx, maxBatch: 100, onInternal })
  */
+import { releaseSpilled } from '../respond/jsonAnswer.js'
 import { toRpcErrorObject, type RpcErrorObject } from './engineErrors.js'
 import { isRefused, refusal } from './methods/index.js'
 import { RpcError } from './rpcError.js'
@@ -71,8 +72,13 @@ async function runOne(msg: unknown, opts: DispatchOptions): Promise<RpcResponse 
     if (internal) opts.onInternal(err, method)
     return failure(id, opts.scrub(error))
   }
+  if (notification) {
+    // never sent: a spilled struct log it carries is freed now
+    releaseSpilled(result)
+    return undefined
+  }
   // JSON has no undefined: a handler that returns nothing answers null
-  return notification ? undefined : { jsonrpc: '2.0', id, result: result === undefined ? null : result }
+  return { jsonrpc: '2.0', id, result: result === undefined ? null : result }
 }
 
 async function invoke(method: string, params: unknown, opts: DispatchOptions): Promise<unknown> {

@@ -14,6 +14,7 @@ import type { Engine } from '../../engine/types.js'
 import { ApiError } from '../errors/apiError.js'
 import { statusForCode } from '../errors/statusTable.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
+import { jsonAnswer } from '../respond/jsonAnswer.js'
 import { dispatch, parseFailure } from './dispatch.js'
 import { toRpcErrorObject } from './engineErrors.js'
 import { rpcMethods } from './methods/index.js'
@@ -50,7 +51,8 @@ export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): v
       },
     })
     if (answer === undefined) return c.body(null, 200)
-    return c.json(answer, 200)
+    // a long struct log arrives as a spilled file and is streamed (src/respond/jsonAnswer.ts)
+    return jsonAnswer(c, answer)
   }
   app.post(RPC_PATH, handle)
   app.post(`${RPC_PATH}/:token`, handle)

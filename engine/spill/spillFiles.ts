@@ -1,0 +1,227 @@
+/**
+ * Temporary files for results too large to hold in memory (a struct log of a million steps is
+ * ~356 MB of JSON: more than a string may hold, and far more than objects should). The struct
+ * logger writes its JSON text into a sink (tracers/structLogger.ts); the sink here is a file. A
+ * finished file travels as a handle `{"$spilledJson": path}` in place of the value it stands for
+ * (it crosses the worker boundary as a plain object), and the front door splices the file's bytes
+ * into the answer where the handle is (src/respond/jsonAnswer.ts, through claimSpilled).
+ *
+ * Layout: `<os tmpdir>/evm-sim-spill-<pid>/<owner>/<128-bit random hex>.json`. Each engine (the
+ * in-process one, each worker thread of a pool, each restart of a worker) writes under its own
+ * `owner` directory, so whoever outlives it can remove all it left: the pool removes a worker's
+ * directory when the worker exits (crash, timeout, close), an engine its own on close. A run that
+ * fails deletes the files it wrote (SpillSession.discard). What no one claimed (an answer whose
+ * request is gone) is deleted by age (sweepOldSpills), and the directories of a process that died
+ * are deleted at the next start (sweepStaleSpills).
+ *
+ * Writes are synchronous and in big chunks: the tracer runs inside the EVM's step hook and the
+ * file is the page cache's until it is read back moments later.
+ *
+ * @example
+ * const spills = openSpillSession({ owner: 'main-1a2b', thresholdBytes: 4 << 20, maxBytes: 2 << 30 })
+ * createTracers(config, { structLogSpill: spills.structLogSpill })
+ * // on failure: spills.discard()
+ */
+import { randomBytes } from 'node:crypto'
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { StructLogSink, StructLogSpill } from '../../tracers/structLogger.js'
+
+/** the key of a spilled-file handle: `{"$spilledJson": "/tmp/…/….json"}` */
+export const SPILL_KEY = '$spilledJson'
+export type SpilledJson = { [SPILL_KEY]: string }
+
+export interface SpillOptions {
+  /** this engine's directory under the process's spill root (one per engine; see newSpillOwner) */
+  owner: string
+  /** struct logs whose JSON passes this many bytes go to a file (0: all of them) */
+  thresholdBytes: number
+  /** a struct log's file may not pass this many bytes (the disk cap; past it: PAYLOAD_TOO_LARGE) */
+  maxBytes: number
+}
+
+/** below this a struct log stays in memory: building and cloning it costs less than a file */
+export const DEFAULT_SPILL_THRESHOLD_BYTES = 4 * 2 ** 20
+/** the sink writes to the file in chunks of this size */
+const CHUNK_BYTES = 2 ** 20
+const ROOT_PREFIX = 'evm-sim-spill-'
+const FILE_NAME = /^[0-9a-f]{32}\.json$/
+const OWNER_NAME = /^[A-Za-z0-9_-]{1,64}$/
+
+/** the spill directory of this process (worker threads share it: same pid) */
+export function spillRoot(): string {
+  return join(tmpdir(), `${ROOT_PREFIX}${process.pid}`)
+}
+
+/** a fresh owner name: `prefix` plus random bits, so engines of one process never share one */
+export function newSpillOwner(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`
+}
+
+export interface SpillSession {
+  /** the struct logger's sink factory: every open() is a new file of this session (none: in memory) */
+  structLogSpill: StructLogSpill | undefined
+  /** files opened so far (a position for discard) */
+  count(): number
+  /** deletes the files opened since `from` (default: all): their run failed */
+  discard(from?: number): void
+}
+
+interface FileSink extends StructLogSink {
+  remove(): void
+}
+
+function openFileSink(dir: string): FileSink {
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const path = join(dir, `${randomBytes(16).toString('hex')}.json`)
+  let fd: number | undefined = openSync(path, 'wx', 0o600)
+  // text is encoded straight into one reused buffer: nothing of it outlives the step that wrote it
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES)
+  let used = 0
+  const writeAll = (bytes: Uint8Array, length: number) => {
+    // a regular file takes it all at once unless the disk is full (then writeSync throws)
+    for (let off = 0; off < length; ) off += writeSync(fd!, bytes, off, length - off)
+  }
+  const flush = () => {
+    if (used === 0) return
+    writeAll(buf, used)
+    used = 0
+  }
+  const close = () => {
+    if (fd === undefined) return
+    closeSync(fd)
+    fd = undefined
+  }
+  return {
+    write(json) {
+      // utf-8 takes at most 3 bytes per UTF-16 unit
+      if (used + json.length * 3 > buf.length) {
+        flush()
+        if (json.length * 3 > buf.length) {
+          const bytes = Buffer.from(json, 'utf8')
+          return writeAll(bytes, bytes.length)
+        }
+      }
+      used += buf.write(json, used)
+    },
+    finish() {
+      try {
+        flush()
+      } finally {
+        close()
+      }
+      const handle: SpilledJson = { [SPILL_KEY]: path }
+      return handle
+    },
+    remove() {
+      used = 0
+      try {
+        close()
+      } catch {
+        // already unusable: the file goes all the same
+      }
+      rmSync(path, { force: true })
+    },
+  }
+}
+
+/** the files of one engine call; without options, struct logs stay in memory */
+export function openSpillSession(opts: SpillOptions | undefined): SpillSession {
+  if (!opts) return { structLogSpill: undefined, count: () => 0, discard: () => {} }
+  if (!OWNER_NAME.test(opts.owner)) throw new Error(`spill owner ${JSON.stringify(opts.owner)}: letters, digits, - and _ only`)
+  const dir = join(spillRoot(), opts.owner)
+  const sinks: FileSink[] = []
+  return {
+    structLogSpill: {
+      thresholdBytes: opts.thresholdBytes,
+      maxBytes: opts.maxBytes,
+      open() {
+        const sink = openFileSink(dir)
+        sinks.push(sink)
+        return sink
+      },
+    },
+    count: () => sinks.length,
+    discard(from = 0) {
+      for (const sink of sinks.splice(from)) sink.remove()
+    },
+  }
+}
+
+/** deletes everything an engine (an owner) left; for a worker that exited, an engine closed */
+export function removeSpillOwner(owner: string): void {
+  if (!OWNER_NAME.test(owner)) return
+  rmSync(join(spillRoot(), owner), { recursive: true, force: true })
+}
+
+/**
+ * Front door: takes over a spilled file named in an answer. Only a file of this process's spill
+ * root with a random name counts (a handle's path is data: a caller cannot make us read another
+ * file by putting such an object in a decoded value); anything else answers undefined. The file is
+ * opened and unlinked at once, so from here on nothing is left on disk once the descriptor closes.
+ * A handle of ours whose file is gone (its worker was replaced meanwhile) throws.
+ */
+export function claimSpilled(path: string): { fd: number; bytes: number } | undefined {
+  const root = spillRoot()
+  if (!path.startsWith(root + '/')) return undefined
+  const rest = path.slice(root.length + 1).split('/')
+  if (rest.length !== 2 || !OWNER_NAME.test(rest[0]!) || !FILE_NAME.test(rest[1]!)) return undefined
+  const fd = openSync(path, 'r')
+  try {
+    const { size } = fstatSync(fd)
+    unlinkSync(path)
+    return { fd, bytes: size }
+  } catch (e) {
+    closeSync(fd)
+    throw e
+  }
+}
+
+/** deletes spilled files older than `maxAgeMs` that nobody claimed (their request went away) */
+export function sweepOldSpills(maxAgeMs: number, now = Date.now()): number {
+  let removed = 0
+  for (const owner of list(spillRoot())) {
+    const dir = join(spillRoot(), owner)
+    for (const name of list(dir)) {
+      const path = join(dir, name)
+      try {
+        if (now - statSync(path).mtimeMs > maxAgeMs) {
+          rmSync(path, { force: true })
+          removed++
+        }
+      } catch {
+        // claimed or removed meanwhile
+      }
+    }
+  }
+  return removed
+}
+
+/** deletes the spill directories of processes that no longer run (killed before they cleaned up) */
+export function sweepStaleSpills(): void {
+  for (const name of list(tmpdir())) {
+    if (!name.startsWith(ROOT_PREFIX)) continue
+    const pid = Number(name.slice(ROOT_PREFIX.length))
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue
+    rmSync(join(tmpdir(), name), { recursive: true, force: true })
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    // EPERM: it runs, as another user
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * A struct log written to a sink as it runs (the engine's temporary file) must be byte for byte
+ * the JSON of the same logs kept in memory: every field the logger prints, every option, and the
+ * switch from memory to the sink at any step.
+ */
+import type { Address, Hex } from 'viem'
+import { describe, expect, it } from 'vitest'
+import { createStructLogger, type StructLoggerConfig, type StructLogSink } from '../../tracers/structLogger.js'
+import type { OpcodeStep } from '../../tracers/types.js'
+import { fakeState, fakeTx, step } from './fakeState.js'
+
+const TO = '0x00000000000000000000000000000000000000bb' as Address
+const w = (n: number | bigint) => `0x${n.toString(16).padStart(64, '0')}` as Hex
+
+/** memory of `words` words with byte `fill` at its end (grows, changes, shrinks across depths) */
+const mem = (words: number, fill: number) => {
+  const m = new Uint8Array(words * 32)
+  if (words > 0) m[m.length - 1] = fill
+  return m
+}
+
+/** a run touching every field: memory growth, storage reads and writes, refunds, errors, return data, nested depths */
+function steps(): OpcodeStep[] {
+  return [
+    step({ pc: 0, op: 'PUSH1', opcode: 0x60, stack: [] }),
+    step({ pc: 2, op: 'MSTORE', opcode: 0x52, stack: [0x80n, 0x40n], memory: mem(0, 0) }),
+    step({ pc: 3, op: 'SLOAD', opcode: 0x54, stack: [1n], memory: mem(3, 0x80) }),
+    step({ pc: 4, op: 'SSTORE', opcode: 0x55, stack: [0x60n, 2n], memory: mem(3, 0x80), refund: 4800n }),
+    step({ pc: 5, op: 'CALL', opcode: 0xf1, stack: [0n, 0n, 0n, 0n, 0n, 0xbbn, 5000n], memory: mem(3, 0x81), returnData: new Uint8Array([0xab, 0xcd]) }),
+    step({ pc: 0, op: 'PUSH1', opcode: 0x60, depth: 2, stack: [], memory: mem(0, 0) }),
+    step({ pc: 2, op: 'SLOAD', opcode: 0x54, depth: 2, stack: [2n], memory: mem(1, 7) }),
+    step({ pc: 3, op: 'REVERT', opcode: 0xfd, depth: 2, stack: [0n, 0n], memory: mem(1, 7), error: 'execution reverted' }),
+    step({ pc: 6, op: 'opcode 0xc not defined', opcode: 0x0c, stack: [1n, 2n ** 255n], memory: mem(3, 0x81), error: 'invalid opcode: "quoted" \\ text' }),
+    step({ pc: 7, op: 'SSTORE', opcode: 0x55, stack: [0n, 1n], memory: mem(3, 0x81), refund: 19900n }),
+    step({ pc: 8, op: 'STOP', opcode: 0x00, stack: [], memory: mem(3, 0x81) }),
+  ]
+}
+
+/** a sink that keeps the text, as the engine's file would */
+function memorySink() {
+  let text = ''
+  let opened = 0
+  return {
+    get text() {
+      return text
+    },
+    get opened() {
+      return opened
+    },
+    open(): StructLogSink {
+      opened++
+      return { write: (json) => void (text += json), finish: () => ({ spilled: true }) }
+    },
+  }
+}
+
+async function run(config: StructLoggerConfig, thresholdBytes?: number) {
+  const state = fakeState({ [TO]: { storage: { [w(1)]: '0x2a', [w(2)]: '0x05' } } })
+  const sink = memorySink()
+  const t =
+    thresholdBytes === undefined
+      ? createStructLogger(config, {})
+      : createStructLogger(config, { spill: { thresholdBytes, maxBytes: 1e9, open: () => sink.open() } })
+  await t.onTxStart!(fakeTx(state))
+  for (const s of steps()) await t.onOpcode!(s)
+  await t.onExit!({ depth: 0, output: '0x', gasUsed: 50n, reverted: false })
+  await t.onTxEnd!({ gasUsed: 21050n, output: '0x', reverted: false })
+  return { result: t.result(), sink }
+}
+
+const CONFIGS: StructLoggerConfig[] = [
+  {},
+  { cleanStructLogs: true },
+  { disableMemory: true, disableStack: true },
+  { disableStorage: true, enableReturnData: true },
+  { enableReturnData: true, cleanStructLogs: true },
+  { limit: 600 },
+]
+
+describe('struct logger spilled to a sink', () => {
+  for (const config of CONFIGS) {
+    it(`writes the bytes JSON.stringify prints for the logs kept in memory: ${JSON.stringify(config)}`, async () => {
+      const kept = await run(config)
+      const expected = JSON.stringify(kept.result.structLogs)
+      expect(Array.isArray(kept.result.structLogs)).toBe(true)
+      // spilled from the first step, from the middle, and not at all (under the threshold)
+      for (const threshold of [0, 700, 10_000_000]) {
+        const spilled = await run(config, threshold)
+        if (spilled.sink.opened === 0) {
+          expect(spilled.result.structLogs).toEqual(kept.result.structLogs)
+          continue
+        }
+        expect(spilled.sink.opened).toBe(1)
+        expect(spilled.result.structLogs).toEqual({ spilled: true })
+        expect(spilled.sink.text).toBe(expected)
+        const { structLogs: _a, ...restKept } = kept.result
+        const { structLogs: _b, ...restSpilled } = spilled.result
+        expect(restSpilled).toEqual(restKept)
+      }
+    })
+  }
+
+  it('spills a run whose logs pass the threshold, keeps one that does not', async () => {
+    expect((await run({}, 0)).sink.opened).toBe(1)
+    expect((await run({}, 10_000_000)).sink.opened).toBe(0)
+  })
+
+  it('refuses PAYLOAD_TOO_LARGE past the sink\'s byte cap, counted exactly', async () => {
+    const t = createStructLogger({}, { spill: { thresholdBytes: 0, maxBytes: 300, open: () => memorySink().open() } })
+    await t.onTxStart!(fakeTx(fakeState({})))
+    let refusal: unknown
+    try {
+      for (const s of steps()) await t.onOpcode!(s)
+    } catch (e) {
+      refusal = e
+    }
+    expect(refusal).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { maxStructLogBytes: 300 } })
+  })
+
+  it('still refuses past maxSteps when spilling', async () => {
+    const t = createStructLogger({}, { maxSteps: 3, spill: { thresholdBytes: 0, maxBytes: 1e9, open: () => memorySink().open() } })
+    await t.onTxStart!(fakeTx(fakeState({})))
+    let refusal: unknown
+    try {
+      for (const s of steps()) await t.onOpcode!(s)
+    } catch (e) {
+      refusal = e
+    }
+    expect(refusal).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { maxStructLogSteps: 3 } })
+  })
+})
