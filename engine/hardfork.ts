@@ -13,7 +13,7 @@
  * @example
  * const common = commonFor(1, { number: 19_000_000n, timestamp: 1_705_000_000n })
  */
-import { Common, Hardfork, Holesky, Hoodi, Mainnet, Sepolia, createCustomCommon, type ChainConfig } from '@ethereumjs/common'
+import { Common, Hardfork, Holesky, Hoodi, Mainnet, Sepolia, createCommonFromGethGenesis, createCustomCommon, type ChainConfig, type GethGenesis } from '@ethereumjs/common'
 import { EVM } from '@ethereumjs/evm'
 import { EngineError } from './errors.js'
 import { kzgBackend } from './kzg.js'
@@ -74,22 +74,7 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
   if (fixedHardfork) checkHardfork(fixedHardfork)
   const known = KNOWN_CHAINS[chainId]
   if (known && !fixedHardfork) {
-    const base = withoutTxGasCap(new Common({ chain: known.config, customCrypto: { kzg: kzgBackend() } }))
-    return (at) => {
-      const c = base.copy()
-      try {
-        c.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp })
-      } catch {
-        // a block override may pair a low number with a modern time (or the reverse): ethereumjs
-        // refuses the mix; then the time decides (post-merge forks are by time), else the number
-        try {
-          c.setHardforkBy({ blockNumber: FAR_BLOCK, timestamp: at.timestamp })
-        } catch {
-          c.setHardforkBy({ blockNumber: at.number })
-        }
-      }
-      return c
-    }
+    return scheduledFactory(withoutTxGasCap(new Common({ chain: known.config, customCrypto: { kzg: kzgBackend() } })))
   }
   const hardfork = fixedHardfork || DEFAULT_HARDFORK
   const base = withoutTxGasCap(
@@ -98,4 +83,33 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
       : createCustomCommon({ chainId, name: networkName(chainId) }, Mainnet, { hardfork, customCrypto: { kzg: kzgBackend() } }),
   )
   return () => base.copy()
+}
+
+/**
+ * A factory of Commons for a chain described by a geth genesis file (`config`: chain id, fork
+ * blocks and times, blob schedule): its own fork schedule by block number and timestamp, as for
+ * the known public chains. The embedded devnet booted from a genesis runs on this.
+ */
+export function createGenesisCommonFactory(genesis: GethGenesis): (at: { number: bigint; timestamp: bigint }) => Common {
+  const chainId = Number(genesis.config.chainId)
+  return scheduledFactory(withoutTxGasCap(createCommonFromGethGenesis(genesis, { chain: networkName(chainId), customCrypto: { kzg: kzgBackend() } })))
+}
+
+/** a fresh copy of `base` per call, set to the fork of that block */
+function scheduledFactory(base: Common): (at: { number: bigint; timestamp: bigint }) => Common {
+  return (at) => {
+    const c = base.copy()
+    try {
+      c.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp })
+    } catch {
+      // a block override may pair a low number with a modern time (or the reverse): ethereumjs
+      // refuses the mix; then the time decides (post-merge forks are by time), else the number
+      try {
+        c.setHardforkBy({ blockNumber: FAR_BLOCK, timestamp: at.timestamp })
+      } catch {
+        c.setHardforkBy({ blockNumber: at.number })
+      }
+    }
+    return c
+  }
 }

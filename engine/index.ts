@@ -1,6 +1,7 @@
 /**
  * createEngine: the engine facade `src/` calls (engine/types.ts). It picks the chain source —
- * the embedded devnet when `rpcUrl` is empty, else a JSON-RPC fork — and wires simulation, step
+ * the embedded devnet when `rpcUrl` is empty (its demo history, or a chain imported from a genesis
+ * and its blocks: `devnetImport`), else a JSON-RPC fork — and wires simulation, step
  * traces, stored simulations, access lists and the trace service over it.
  *
  * Every request resolves its block once to a fixed number and gets its own state manager and VM,
@@ -16,6 +17,7 @@ import { createRpcChain } from './chain/rpcChain.js'
 import { newUpstreamBudget, upstreamBudgetMs, type UpstreamBudget } from './rpc/upstreamBudget.js'
 import type { ChainSource } from './chain/types.js'
 import { createDevnet } from './devnet/devnetChain.js'
+import { createImportedDevnet } from './devnet/importedDevnet.js'
 import { demoTokenAbi } from './devnet/demoTransactions.js'
 import { EngineError, isEngineError, toEngineError } from './errors.js'
 import { registerErrorAbi } from './simulation/revertReason.js'
@@ -49,8 +51,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         headMaxAgeMs: opts.headMaxAgeMs,
         forkCacheBytes: opts.forkCacheBytes,
       })
-    : await createDevnet({ hardfork })
-  if (!opts.rpcUrl) registerErrorAbi(demoTokenAbi)
+    : opts.devnetImport
+      ? await createImportedDevnet(opts.devnetImport)
+      : await createDevnet({ hardfork })
+  if (!opts.rpcUrl && !opts.devnetImport) registerErrorAbi(demoTokenAbi)
   const deps: RunDeps = {
     chain,
     cache: opts.cache,

@@ -312,6 +312,12 @@ export interface Engine {
 export interface EngineOptions {
   /** empty/undefined: the embedded devnet */
   rpcUrl?: string
+  /**
+   * the embedded devnet (no rpcUrl) booted from a chain's own geth genesis and blocks instead of
+   * the demo history (engine/devnet/importedDevnet.ts); `hardfork` does not apply, the genesis
+   * config's fork schedule does
+   */
+  devnetImport?: import('./devnet/importedDevnet.js').ImportedDevnetOptions
   /** ethereumjs hardfork name; undefined: devnet newest fully supported, fork follows upstream */
   hardfork?: string
   cache: import('./cache/cacheStore.js').CacheStore

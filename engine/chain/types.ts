@@ -73,6 +73,13 @@ export interface ChainSource {
    */
   rawRead?(method: string, params: unknown[]): Promise<unknown>
   /**
+   * The real state root of the state after block `number` plus a run's writes on it; only a
+   * chain that holds its whole state in process and real roots in its headers has it (the devnet
+   * imported from a genesis and its blocks). eth_simulateV1 then gives its blocks geth's roots
+   * and hashes; without it they carry the empty-trie root (simHeader.ts).
+   */
+  stateRoot?(number: bigint, state: OverlayStateManager): Promise<Hex>
+  /**
    * Blocks deeper than this below the head can no longer be replaced by a reorg, so their
    * answers may be kept. Undefined: a chain that never reorganises (the devnet) and needs no cache.
    */

@@ -17,7 +17,8 @@ import type { Hex } from 'viem'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
 import { EngineError } from '../errors.js'
 import { createCommonFactory, DEFAULT_HARDFORK } from '../hardfork.js'
-import { MemoryStateSource, OverlayStateManager } from '../state/index.js'
+import { bytesToHex } from '@ethereumjs/util'
+import { MemoryStateSource, OverlayStateManager, stateRootOf } from '../state/index.js'
 import type { BlockSelector } from '../types.js'
 import { DEV_ACCOUNTS, DEV_BALANCE, DEVNET_CHAIN_ID } from './accounts.js'
 import { demoBlocks } from './demoTransactions.js'
@@ -58,6 +59,27 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     // the demo history needs EIP-1559 transactions and post-merge headers (London and later)
     throw new EngineError('VALIDATION_ERROR', `the embedded devnet cannot run on hardfork '${hardfork}': ${(e as Error).message}`, undefined, 'use london or a later fork')
   }
+  return devnetOver(blocks, { chainId: DEVNET_CHAIN_ID, network: 'devnet', hardfork, commonFor, clientVersion: 'evm-sim-service/devnet' })
+}
+
+export interface DevnetShape {
+  chainId: number
+  /** health's network name */
+  network: string
+  /** the fork name the devnet reports (its head's when it follows a schedule) */
+  hardfork: string
+  commonFor: (at: { number: bigint; timestamp: bigint }) => Common
+  clientVersion: string
+  /**
+   * the headers carry real state roots (a chain imported from a genesis): a simulated block on it
+   * gets its real root too (ChainSource.stateRoot)
+   */
+  realStateRoots?: boolean
+}
+
+/** the ChainSource over a devnet's blocks (genesis first, each with the state after it) */
+export function devnetOver(blocks: DevnetBlock[], shape: DevnetShape): Devnet {
+  const { chainId, commonFor, hardfork } = shape
   const byHash = new Map<Hex, MinedTransaction>()
   const receiptByHash = new Map<Hex, DevnetReceipt>()
   for (const b of blocks) {
@@ -67,7 +89,7 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const head = () => BigInt(blocks.length - 1)
   const blockByHash = new Map(blocks.map((b) => [b.header.hash, b]))
   const view: DevnetView = {
-    chainId: DEVNET_CHAIN_ID,
+    chainId,
     head,
     blockAt: (n) => (n >= 0n && n <= head() ? blocks[Number(n)] : undefined),
     blockByHash: (h) => blockByHash.get(h),
@@ -75,7 +97,7 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       const t = byHash.get(h)
       return t ? { block: blocks[Number(t.blockNumber)]!, index: t.index } : undefined
     },
-    clientVersion: 'evm-sim-service/devnet',
+    clientVersion: shape.clientVersion,
   }
 
   function blockAt(n: bigint): DevnetBlock {
@@ -85,8 +107,8 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   }
 
   return {
-    chainId: DEVNET_CHAIN_ID,
-    network: 'devnet',
+    chainId,
+    network: shape.network,
     hardfork,
     head,
     receipts: () => blocks.flatMap((b) => b.receipts),
@@ -114,6 +136,11 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       return [...blockAt(number).transactions]
     },
     rawRead: (method, params) => devnetRead(view, method, params),
+    ...(shape.realStateRoots && {
+      async stateRoot(number: bigint, state: OverlayStateManager): Promise<Hex> {
+        return bytesToHex(await stateRootOf(blockAt(number).state.withWrites(state.flatten()))) as Hex
+      },
+    }),
     async ping() {
       return true
     },

@@ -56,7 +56,7 @@ const prevRandaoOf = (n: bigint): Hex => keccak256(toHex(`devnet-prevrandao-${n}
 const lower = (a: { toString(): string }) => a.toString().toLowerCase() as Address
 
 /** header info as the engine uses it */
-function headerInfo(h: BlockHeader): BlockHeaderInfo {
+export function headerInfo(h: BlockHeader): BlockHeaderInfo {
   return {
     number: h.number,
     timestamp: h.timestamp,

@@ -13,7 +13,7 @@ import type { Hex } from 'viem'
 import type { BlockEnv } from './types.js'
 
 /** EIP-4844 fake_exponential */
-function fakeExponential(factor: bigint, numerator: bigint, denominator: bigint): bigint {
+export function fakeExponential(factor: bigint, numerator: bigint, denominator: bigint): bigint {
   let i = 1n
   let output = 0n
   let acc = factor * denominator

@@ -92,7 +92,7 @@ async function run(
     common,
     baseFee,
     noBaseFee,
-    blobGasPrice: undefined,
+    blobGasPrice: block.header.getBlobGasPrice(),
     validation,
     blockGasLimit: ctx.block.gasLimit,
     blockGasUsed: opts.blockGasUsed ?? 0n,
@@ -152,6 +152,7 @@ async function run(
   } catch (e) {
     throw asEngineError(e)
   }
+  await wrapNonce(ctx.state, sender)
 
   const exec = result.execResult
   const ejsError = exec.exceptionError?.error
@@ -162,6 +163,20 @@ async function run(
   out.peakGasUsed = max(max(beforeRefund, floor), out.gasUsed)
   return out
 }
+
+/**
+ * A call from a sender at nonce 2^64 - 1 (only reachable with a state override and no nonce
+ * checks) bumps it past a uint64: geth's nonce wraps to 0, ethereumjs' bigint to 2^64.
+ */
+async function wrapNonce(state: ExecutionContext['state'], sender: EjsAddress): Promise<void> {
+  const account = await state.getAccount(sender)
+  if (account && account.nonce > MAX_NONCE) {
+    account.nonce = 0n
+    await state.putAccount(sender, account)
+  }
+}
+
+const MAX_NONCE = 2n ** 64n - 1n
 
 /**
  * geth warms the fork's precompile addresses (vm.ActivePrecompiles(rules)), not a moved

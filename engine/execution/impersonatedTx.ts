@@ -7,10 +7,10 @@
  *
  * The tx type follows the fee fields, as geth's call arguments do: maxFeePerGas or
  * maxPriorityFeePerGas → EIP-1559; gasPrice → legacy (EIP-2930 with an access list); none →
- * legacy at price 0 (EIP-1559 when an access list is given from London on).
+ * legacy at price 0 (EIP-1559 when an access list is given from London on); blob hashes → EIP-4844.
  */
 import type { Common } from '@ethereumjs/common'
-import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
+import { createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
 import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
 import { keccak256 } from 'viem'
 import { EngineError } from '../errors.js'
@@ -22,12 +22,17 @@ export interface ImpersonatedTxInput {
   gasLimit: bigint
 }
 
+/** 2^64 - 1: EIP-2681's bound, checked by the tx constructor */
+const MAX_NONCE = 2n ** 64n - 1n
+
 /** EIP-7825 (Osaka) per-tx gas cap, checked by the tx constructor */
 const TX_GAS_CAP = 1n << 24n
 
 export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: ImpersonatedTxInput): TypedTransaction {
   const base = {
-    nonce,
+    // ethereumjs refuses a nonce of 2^64 - 1 or more; geth's calls skip nonce checks and run it
+    // (the sender's nonce then wraps to 0): build under it, set it after
+    nonce: nonce >= MAX_NONCE ? 0n : nonce,
     // geth's calls skip the EIP-7825 cap (SkipTransactionChecks): build under it, set it after
     gasLimit: gasLimit > TX_GAS_CAP ? TX_GAS_CAP : gasLimit,
     to: call.to ?? undefined,
@@ -39,7 +44,21 @@ export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: 
   const london = common.isActivatedEIP(1559)
   let tx: TypedTransaction
   try {
-    if (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined) {
+    if (call.blobVersionedHashes?.length) {
+      if (!common.isActivatedEIP(4844)) throw new EngineError('VALIDATION_ERROR', 'blob transactions need the Cancun fork')
+      if (!call.to) throw new EngineError('VALIDATION_ERROR', 'a blob transaction cannot create a contract: `to` is required')
+      tx = createBlob4844Tx(
+        {
+          ...base,
+          maxFeePerGas: call.maxFeePerGas ?? call.gasPrice ?? call.maxPriorityFeePerGas ?? 0n,
+          maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? call.gasPrice ?? 0n,
+          maxFeePerBlobGas: call.maxFeePerBlobGas ?? 0n,
+          blobVersionedHashes: call.blobVersionedHashes,
+          accessList,
+        },
+        opts,
+      )
+    } else if (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined) {
       if (!london) throw new EngineError('VALIDATION_ERROR', 'maxFeePerGas/maxPriorityFeePerGas need the London fork; use gasPrice')
       const maxFeePerGas = call.maxFeePerGas ?? call.maxPriorityFeePerGas ?? 0n
       tx = createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n, accessList }, opts)
@@ -61,6 +80,7 @@ export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: 
   const unsignedHash = tx.getHashedMessageToSign.bind(tx)
   Object.assign(tx, {
     gasLimit,
+    nonce,
     getSenderAddress: () => sender,
     isSigned: () => true,
     hash: () => (fakeHash ??= keccak256(new Uint8Array([...unsignedHash(), ...sender.bytes]), 'bytes')),

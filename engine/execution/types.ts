@@ -51,6 +51,10 @@ export interface CallInput {
   /** undefined: the sender's current nonce */
   nonce?: bigint
   accessList?: { address: Address; storageKeys: Hex[] }[]
+  /** EIP-4844: a blob transaction (type 3) carrying these versioned hashes (blobs themselves never needed) */
+  blobVersionedHashes?: Hex[]
+  /** EIP-4844: its fee cap per blob gas */
+  maxFeePerBlobGas?: bigint
 }
 
 export interface ExecuteOptions {

@@ -39,6 +39,8 @@ export function feeFields(tx: TypedTransaction): { feeCap: bigint; tip: bigint }
   return { feeCap: p, tip: p }
 }
 
+const MAX_NONCE = 2n ** 64n - 1n
+
 export function validateTx(v: ValidateTxInput): void {
   const { tx, common } = v
   const who = v.sender.toString()
@@ -48,6 +50,10 @@ export function validateTx(v: ValidateTxInput): void {
     }
     if (tx.nonce > v.senderNonce) {
       throw new EngineError('VALIDATION_ERROR', `nonce too high: address ${who}, tx: ${tx.nonce} state: ${v.senderNonce}`, { rule: 'nonce' })
+    }
+    // EIP-2681: the sender's nonce could not be bumped past it (geth ErrNonceMax)
+    if (v.senderNonce >= MAX_NONCE) {
+      throw new EngineError('VALIDATION_ERROR', `nonce has max value: address ${who}, nonce: ${v.senderNonce}`, { rule: 'nonceMax' })
     }
   }
   const { feeCap, tip } = feeFields(tx)

@@ -5,9 +5,10 @@
  * parent beacon root, empty uncles and withdrawals, and the transactions root, receipts root,
  * logs bloom, gas used, blob gas, requests hash and size computed from what ran.
  *
- * The state root is NOT computed: the service reads state lazily from a plain node and keeps no
- * trie (as the devnet, engine/state PLACEHOLDER_STATE_ROOT), so `stateRoot` is the empty trie's
- * root, and the block hash — keccak of this header — is the hash of that header, not of geth's.
+ * The state root is computed only where the chain can (`fields.stateRoot`: the devnet imported
+ * from a genesis holds its whole state). Elsewhere the service reads state lazily from a plain
+ * node and keeps no trie (engine/state PLACEHOLDER_STATE_ROOT), so `stateRoot` is the empty
+ * trie's root, and the block hash — keccak of this header — is the hash of that header, not geth's.
  *
  * @example
  * const { hash, json } = await sealSimHeader(fields, txs, receipts)
@@ -21,6 +22,7 @@ import type { ExecutionLog } from '../execution/types.js'
 import { rlpInt, type SimTransaction } from './simTransaction.js'
 
 const ZERO_HASH: Hex = `0x${'0'.repeat(64)}`
+const GAS_PER_BLOB = 131_072n
 const EMPTY_ROOT = bytesToHex(KECCAK256_RLP) as Hex
 const EMPTY_UNCLES = bytesToHex(KECCAK256_RLP_ARRAY) as Hex
 /** EIP-7685: sha256 of no requests */
@@ -36,6 +38,8 @@ export interface SimHeaderFields {
   prevRandao: Hex
   baseFeePerGas: bigint | undefined
   excessBlobGas: bigint | undefined
+  /** the real state root after the block, where the chain can compute one (ChainSource.stateRoot) */
+  stateRoot?: Hex
 }
 
 export interface SimReceipt {
@@ -43,7 +47,9 @@ export interface SimReceipt {
   cumulativeGasUsed: bigint
   /** the contracts' logs only (ETH transfer logs are not part of the chain) */
   logs: ExecutionLog[]
-  txType: 0 | 2
+  txType: 0 | 2 | 3
+  /** before Byzantium a receipt holds the state root after its tx instead of a status (EIP-658) */
+  stateRoot?: Hex
 }
 
 export interface SealedHeader {
@@ -81,6 +87,7 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
     return encodeReceipt(
       {
         status: r.status,
+        ...(r.stateRoot && { stateRoot: hexToBytes(r.stateRoot) }),
         cumulativeBlockGasUsed: r.cumulativeGasUsed,
         bitvector: bloom.bitvector,
         logs: r.logs.map((l) => [hexToBytes(l.address), l.topics.map((t) => hexToBytes(t)), hexToBytes(l.data)]),
@@ -92,16 +99,17 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
   const txRoot = await indexedRoot(txs.map((t) => hexToBytes(t.encoded)))
   const receiptsRoot = await indexedRoot(encodedReceipts)
   const logsBloom = bytesToHex(blockBloom.bitvector) as Hex
-  const blobGasUsed = cancun ? 0n : undefined
+  // EIP-4844: every blob of the block's transactions uses GAS_PER_BLOB
+  const blobGasUsed = cancun ? txs.reduce((n, t) => n + BigInt(t.call.blobVersionedHashes?.length ?? 0) * GAS_PER_BLOB, 0n) : undefined
 
   const items: (Hex | Hex[])[] = [
-    f.parentHash, EMPTY_UNCLES, f.coinbase, EMPTY_ROOT, txRoot, receiptsRoot, logsBloom,
+    f.parentHash, EMPTY_UNCLES, f.coinbase, f.stateRoot ?? EMPTY_ROOT, txRoot, receiptsRoot, logsBloom,
     rlpInt(f.difficulty), rlpInt(f.number), rlpInt(f.gasLimit), rlpInt(gasUsed), rlpInt(f.timestamp),
     '0x', f.prevRandao, '0x0000000000000000',
   ]
   if (london) items.push(rlpInt(f.baseFeePerGas ?? 0n))
   if (shanghai) items.push(EMPTY_ROOT)
-  if (cancun) items.push(rlpInt(0n), rlpInt(f.excessBlobGas ?? 0n), ZERO_HASH)
+  if (cancun) items.push(rlpInt(blobGasUsed!), rlpInt(f.excessBlobGas ?? 0n), ZERO_HASH)
   if (prague) items.push(EMPTY_REQUESTS_HASH)
   const headerRlp = toRlp(items as never) as Hex
   const hash = keccak256(headerRlp)
@@ -115,7 +123,7 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
     parentHash: f.parentHash,
     sha3Uncles: EMPTY_UNCLES,
     miner: f.coinbase,
-    stateRoot: EMPTY_ROOT,
+    stateRoot: f.stateRoot ?? EMPTY_ROOT,
     transactionsRoot: txRoot,
     receiptsRoot,
     logsBloom,
@@ -132,7 +140,7 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
   }
   if (london) json.baseFeePerGas = toHex(f.baseFeePerGas ?? 0n)
   if (shanghai) Object.assign(json, { withdrawals: [], withdrawalsRoot: EMPTY_ROOT })
-  if (cancun) Object.assign(json, { blobGasUsed: '0x0', excessBlobGas: toHex(f.excessBlobGas ?? 0n), parentBeaconBlockRoot: ZERO_HASH })
+  if (cancun) Object.assign(json, { blobGasUsed: toHex(blobGasUsed!), excessBlobGas: toHex(f.excessBlobGas ?? 0n), parentBeaconBlockRoot: ZERO_HASH })
   if (prague) json.requestsHash = EMPTY_REQUESTS_HASH
   return { hash, gasUsed, blobGasUsed, json }
 }

@@ -13,7 +13,7 @@ import { keccak256, toHex, toRlp, type Address, type Hex } from 'viem'
 import type { CallInput } from '../execution/types.js'
 
 export interface SimTransaction {
-  type: 0 | 2
+  type: 0 | 2 | 3
   /** the call with every default filled (what runs) */
   call: CallInput & { gas: bigint; nonce: bigint }
   chainId: bigint
@@ -40,10 +40,14 @@ export function simTransaction(call: CallInput & { gas: bigint; nonce: bigint },
   }
   const items: RlpItem[] = [
     rlpInt(opts.chainId), rlpInt(call.nonce), rlpInt(call.maxPriorityFeePerGas ?? 0n), rlpInt(call.maxFeePerGas ?? 0n),
-    rlpInt(call.gas), to, value, call.data, accessList, '0x', '0x', '0x',
+    rlpInt(call.gas), to, value, call.data, accessList,
   ]
-  const encoded = `0x02${(toRlp(items as never) as Hex).slice(2)}` as Hex
-  return { type: 2, call, chainId: opts.chainId, hash: keccak256(encoded), encoded }
+  // EIP-4844: the blob fee cap and the versioned hashes come before the signature
+  const blob = (call.blobVersionedHashes?.length ?? 0) > 0
+  if (blob) items.push(rlpInt(call.maxFeePerBlobGas ?? 0n), call.blobVersionedHashes!)
+  items.push('0x', '0x', '0x')
+  const encoded = `${blob ? '0x03' : '0x02'}${(toRlp(items as never) as Hex).slice(2)}` as Hex
+  return { type: blob ? 3 : 2, call, chainId: opts.chainId, hash: keccak256(encoded), encoded }
 }
 
 /** geth's RPCTransaction of a simulated transaction (returnFullTransactions) */
@@ -60,7 +64,7 @@ export function rpcTransaction(
     gas: toHex(c.gas),
     gasPrice: toHex(c.gasPrice ?? 0n),
   }
-  if (tx.type === 2) {
+  if (tx.type !== 0) {
     const feeCap = c.maxFeePerGas ?? 0n
     const tip = c.maxPriorityFeePerGas ?? 0n
     // geth: the effective price once the block is known
@@ -68,6 +72,7 @@ export function rpcTransaction(
     out.gasPrice = toHex(base + tip < feeCap ? base + tip : feeCap)
     out.maxFeePerGas = toHex(feeCap)
     out.maxPriorityFeePerGas = toHex(tip)
+    if (tx.type === 3) out.maxFeePerBlobGas = toHex(c.maxFeePerBlobGas ?? 0n)
   }
   Object.assign(out, {
     hash: tx.hash,
@@ -78,11 +83,12 @@ export function rpcTransaction(
     value: toHex(c.value ?? 0n),
     type: toHex(tx.type),
   })
-  if (tx.type === 2) {
+  if (tx.type !== 0) {
     out.accessList = c.accessList ?? []
     out.chainId = toHex(tx.chainId)
   }
+  if (tx.type === 3) out.blobVersionedHashes = c.blobVersionedHashes
   Object.assign(out, { v: '0x0', r: '0x0', s: '0x0' })
-  if (tx.type === 2) out.yParity = '0x0'
+  if (tx.type !== 0) out.yParity = '0x0'
   return out
 }

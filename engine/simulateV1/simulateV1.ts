@@ -24,6 +24,8 @@ import { applyStateOverrides, openRun, type RunDeps } from '../run/index.js'
 import { applyBlockSystemCalls } from '../run/systemCalls.js'
 import type { SimulateV1BlockResult, SimulateV1CallResult, SimulateV1Params } from '../types.js'
 import { unpackRevert } from '../../tracers/gethRevert.js'
+import { nextExcessBlobGas } from './blobGas.js'
+import { creditBlockReward } from './blockReward.js'
 import { createSimLogTracer } from './logTracer.js'
 import { precompileTable } from './precompileTable.js'
 import { MAX_SIMULATE_BLOCKS, sanitizeChain } from './sanitizeChain.js'
@@ -101,7 +103,8 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
     const common = chain.commonAt(headerLike)
     if (common.isActivatedEIP(1559)) env.baseFeePerGas = o.baseFee ?? (params.validation ? nextBaseFee(parent) : 0n)
     if (common.isActivatedEIP(4844)) {
-      env.excessBlobGas = parent.excessBlobGas !== undefined ? nextExcessBlobGas(parent, targetBlobGas(common)) : 0n
+      // geth: zero when the parent is before Cancun (the base block, or a simulated block before the fork)
+      env.excessBlobGas = parent.excessBlobGas !== undefined ? nextExcessBlobGas(common, parent) : 0n
       if (o.blobBaseFee !== undefined) env.blobBaseFee = o.blobBaseFee
     } else delete env.parentBeaconBlockRoot
     const ctx: ExecutionContext = { common, state, block: env, getBlockHash }
@@ -140,7 +143,9 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       gasUsed += res.gasUsed
       gasPool = gasPool > res.gasUsed ? gasPool - res.gasUsed : 0n
       txs.push(tx)
-      receipts.push({ status: res.status === 'success' ? 1 : 0, cumulativeGasUsed: gasUsed, logs: res.logs, txType: tx.type })
+      // geth's pre-Byzantium receipt: the intermediate root, where the chain can compute one
+      const receiptRoot = chain.stateRoot && !common.gteHardfork('byzantium') ? await chain.stateRoot(base.number, state) : undefined
+      receipts.push({ status: res.status === 'success' ? 1 : 0, cumulativeGasUsed: gasUsed, logs: res.logs, txType: tx.type, ...(receiptRoot && { stateRoot: receiptRoot }) })
       callLogs.push(logs.result())
       const result: SimulateV1CallResult = {
         // geth's ExecutionResult.Return(): nothing for a failed call (the revert bytes go to error.data)
@@ -159,10 +164,12 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       calls.push(result)
     }
 
+    await creditBlockReward(state, common, env)
+    const stateRoot = chain.stateRoot ? await chain.stateRoot(base.number, state) : undefined
     const sealed = await sealSimHeader(
       common,
       { parentHash: parent.hash, number: env.number, timestamp: env.timestamp, gasLimit: env.gasLimit, coinbase: env.coinbase,
-        difficulty: env.difficulty, prevRandao: env.prevRandao, baseFeePerGas: env.baseFeePerGas, excessBlobGas: env.excessBlobGas },
+        difficulty: env.difficulty, prevRandao: env.prevRandao, baseFeePerGas: env.baseFeePerGas, excessBlobGas: env.excessBlobGas, stateRoot },
       txs,
       receipts,
     )
@@ -241,11 +248,3 @@ function nextBaseFee(parent: ParentInfo): bigint {
   return parent.baseFeePerGas - delta > 0n ? parent.baseFeePerGas - delta : 0n
 }
 
-/** blob gas target per block: EIP-4844 3 blobs, EIP-7691 (Prague) 6 (a bare Common holds no block params) */
-const targetBlobGas = (common: { isActivatedEIP(eip: number): boolean }) => (common.isActivatedEIP(7691) ? 786432n : 393216n)
-
-/** EIP-4844 calc_excess_blob_gas */
-function nextExcessBlobGas(parent: ParentInfo, target: bigint): bigint {
-  const sum = (parent.excessBlobGas ?? 0n) + (parent.blobGasUsed ?? 0n)
-  return sum < target ? 0n : sum - target
-}

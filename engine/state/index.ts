@@ -17,6 +17,7 @@
 export type { AccountRead, AccountReadResult, AccountState, SourceAccount, StateSource, StateWrites, StorageWrites } from './types.js'
 export { MemoryStateSource, type GenesisAccount } from './memoryStateSource.js'
 export { OverlayStateManager, PLACEHOLDER_STATE_ROOT } from './overlayStateManager.js'
+export { stateRootOf, TrieRootedOverlay } from './stateRoot.js'
 export { codeHashOf, slotKeyFromBytes, slotKeyFromHex, storageValue, storageValueFromHex, KECCAK256_NULL } from './stateKeys.js'
 export { ForkCache, ForkStateSource, type ForkCacheOptions, type PrefetchCall } from './forkCache.js'
 export { AccessListHints, type AccessList } from './accessListHints.js'

@@ -103,6 +103,17 @@ export class MemoryStateSource implements StateSource {
     return new MemoryStateSource(undefined, accounts, code, storage, 0)
   }
 
+  /**
+   * every live account with its code and non-zero slots (the state trie of a chain imported with
+   * real roots is built from this: engine/state/stateRoot.ts)
+   */
+  allAccounts(): { address: Hex; account: AccountState; code: Uint8Array; storage: Map<Hex, Uint8Array> }[] {
+    const flat = this.depth === 0 ? this : this.squash()
+    return [...flat.accounts].flatMap(([address, account]) =>
+      account ? [{ address, account, code: flat.code.get(address) ?? EMPTY_BYTES, storage: flat.storage.get(address)?.slots ?? new Map<Hex, Uint8Array>() }] : [],
+    )
+  }
+
   async getAccount(address: Hex): Promise<SourceAccount | undefined> {
     return this.accountSync(address)
   }

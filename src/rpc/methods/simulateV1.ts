@@ -63,6 +63,8 @@ export const simulateV1Methods: RpcMethodTable = {
     } catch (e) {
       const kind = isEngineError(e) ? e.details?.simulateError : undefined
       if (typeof kind === 'string' && kind in SIMULATE_ERROR_CODES) throw new RpcError(SIMULATE_ERROR_CODES[kind]!, e instanceof Error ? e.message : String(e))
+      // geth's words for a base block it does not have (StateAndHeaderByNumberOrHash)
+      if (isEngineError(e) && e.code === 'BLOCK_NOT_FOUND') throw new RpcError(-32000, 'header not found')
       throw e
     }
   },

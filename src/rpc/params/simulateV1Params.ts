@@ -106,19 +106,28 @@ export function callParam(r: ParamReader, v: unknown, path: string): CallInput &
     })
   }
   // geth reads maxFeePerBlobGas only for a blob transaction: without blob hashes it has no effect
-  if (o.maxFeePerBlobGas !== undefined && o.maxFeePerBlobGas !== null) r.quantity(o.maxFeePerBlobGas, `${path}.maxFeePerBlobGas`)
-  for (const unsupported of ['blobVersionedHashes', 'authorizationList'] as const) {
-    const v = o[unsupported]
-    if (v !== undefined && v !== null && r.array(v, `${path}.${unsupported}`).length > 0) {
-      throw r.fail(`${path}.${unsupported}`, 'blob and EIP-7702 transactions are not simulated by this endpoint yet')
+  if (o.maxFeePerBlobGas !== undefined && o.maxFeePerBlobGas !== null) {
+    const cap = r.quantity(o.maxFeePerBlobGas, `${path}.maxFeePerBlobGas`)
+    if (o.blobVersionedHashes !== undefined && o.blobVersionedHashes !== null) call.maxFeePerBlobGas = cap
+  }
+  if (o.blobVersionedHashes !== undefined && o.blobVersionedHashes !== null) {
+    const hashes = r.array(o.blobVersionedHashes, `${path}.blobVersionedHashes`).map((h, i) => r.hash(h, `${path}.blobVersionedHashes[${i}]`))
+    // an empty list is no blob transaction (as before: nothing to simulate differently)
+    if (hashes.length > 0) {
+      if (call.to === undefined || call.to === null) throw r.fail(`${path}.to`, 'a blob transaction cannot create a contract: `to` is required')
+      call.blobVersionedHashes = hashes
     }
+  }
+  const authorizations = o.authorizationList
+  if (authorizations !== undefined && authorizations !== null && r.array(authorizations, `${path}.authorizationList`).length > 0) {
+    throw r.fail(`${path}.authorizationList`, 'EIP-7702 transactions are not simulated by this endpoint yet')
   }
   // the engine checks it against the chain's
   if (o.chainId !== undefined && o.chainId !== null) call.chainId = r.quantity(o.chainId, `${path}.chainId`)
   if (o.type !== undefined && o.type !== null) {
     const type = r.quantity(o.type, `${path}.type`)
-    const implied = call.gasPrice !== undefined ? [0n, 1n] : [2n]
-    if (!implied.includes(type)) throw r.fail(`${path}.type`, `type ${type} is not supported here (the type follows the fee fields: gasPrice → legacy, otherwise EIP-1559)`)
+    const implied = call.blobVersionedHashes ? [3n] : call.gasPrice !== undefined ? [0n, 1n] : [2n]
+    if (!implied.includes(type)) throw r.fail(`${path}.type`, `type ${type} is not supported here (the type follows the fee fields: blob hashes → blob, gasPrice → legacy, otherwise EIP-1559)`)
   }
   return call
 }

@@ -187,6 +187,7 @@ describe('eth_simulateV1 on the devnet', () => {
       [{ blockStateCalls: [{ blockOverrides: { gasLimit: '0x5208' }, calls: [{ from: C0, to: C1 }, { from: C0, to: C1, gas: '0x5208' }] }] }, -38015, 'block gas limit reached: 21000 >= 21000'],
       [{ blockStateCalls: [] }, -32602, 'empty input'],
       [{ blockStateCalls: [{ calls: [{ from: C0, to: C1, chainId: '0x1' }] }] }, -32000, /^chainId does not match node's \(have=1, want=/],
+      [{ blockStateCalls: [{ stateOverrides: { [C0]: { nonce: '0xffffffffffffffff' } }, calls: [{ from: C0, to: C1 }] }], validation: true }, -32603, 'err: nonce has max value: address 0xC000000000000000000000000000000000000000, nonce: 18446744073709551615 (supplied gas 30000000)'],
     ]
     for (const [opts, code, message] of cases) {
       const e = await rpcError(opts)
@@ -194,6 +195,39 @@ describe('eth_simulateV1 on the devnet', () => {
       if (typeof message === 'string') expect(e.message).toBe(message)
       else expect(e.message).toMatch(message)
     }
+    // a base block past the head: geth's words
+    const past = await rpcError({ blockStateCalls: [{}] }, toHex(next + 10n))
+    expect([past.code, past.message]).toEqual([-32000, 'header not found'])
+  })
+
+  it('a sender at nonce 2^64-1 runs without validation, and its nonce wraps to 0 as geth\'s uint64 does', async () => {
+    const [block] = await simulate({
+      blockStateCalls: [{ stateOverrides: { [C0]: { nonce: '0xffffffffffffffff' } }, calls: [{ from: C0, to: C1 }, { from: C0, to: C1 }] }],
+      returnFullTransactions: true,
+    })
+    expect(block!.calls.map((c) => c.status)).toEqual(['0x1', '0x1'])
+    expect((block!.transactions as { nonce: Hex }[]).map((t) => t.nonce)).toEqual(['0xffffffffffffffff', '0x0'])
+  })
+
+  it('a blob call is a type-3 transaction: BLOBHASH sees its hashes, the block counts its blob gas', async () => {
+    const hash = `0x01${'ab'.repeat(31)}` as Hex
+    const [block] = await simulate({
+      blockStateCalls: [{
+        // returns BLOBHASH(0) and BLOBHASH(1)
+        stateOverrides: { [C0]: { balance: '0x3b9aca00' }, [C2]: { code: '0x60004960005260014960205260406000f3' } },
+        calls: [{ from: C0, to: C2, maxFeePerBlobGas: '0xa', blobVersionedHashes: [hash] }],
+      }],
+      returnFullTransactions: true,
+    })
+    expect(block!.calls[0]).toMatchObject({ status: '0x1', returnData: `${hash}${'0'.repeat(64)}` })
+    expect(block!.blobGasUsed).toBe('0x20000')
+    const tx = (block!.transactions as Record<string, unknown>[])[0]!
+    expect(tx).toMatchObject({ type: '0x3', maxFeePerBlobGas: '0xa', blobVersionedHashes: [hash], to: C2 })
+    const { chainId } = await engine.health()
+    expect(tx.hash).toBe(keccak256(serializeTransaction(
+      { type: 'eip4844', chainId, nonce: 0, gas: BigInt(tx.gas as Hex), to: C2, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, maxFeePerBlobGas: 10n, blobVersionedHashes: [hash] },
+      { r: '0x0', s: '0x0', yParity: 0 },
+    )))
   })
 
   it('bad params are -32602 naming the field; nothing unknown is dropped', async () => {
@@ -206,6 +240,8 @@ describe('eth_simulateV1 on the devnet', () => {
       [[{ blockStateCalls: [{ calls: [{ from: C0, data: '0x01', input: '0x02' }] }] }], /both "data" and "input" are set and not equal/],
       [[{ blockStateCalls: [{}], validate: true }], /unknown field "validate"/],
       [[{ blockStateCalls: [{}] }, { blockHash: '0x00' }], /invalid argument 1: .*block hash is not supported/],
+      [[{ blockStateCalls: [{ calls: [{ from: C0, blobVersionedHashes: [`0x01${'00'.repeat(31)}`] }] }] }], /calls\[0\]\.to: a blob transaction cannot create a contract/],
+      [[{ blockStateCalls: [{ calls: [{ from: C0, to: C1, authorizationList: [{}] }] }] }], /calls\[0\]\.authorizationList: EIP-7702 transactions are not simulated/],
     ]
     for (const [params, message] of cases) {
       const e = await simulateV1Methods.eth_simulateV1!(params, ctx).then(() => undefined, (x: unknown) => x)
