@@ -4,17 +4,17 @@
  * tests/chain.rlp imported) and compared field for field, nothing masked: state roots and block
  * hashes included. All 91: `npx tsx scripts/simulateV1Vectors.ts <checkout>`.
  *
- * Optional corpus: the vectors live in an execution-apis checkout, which this repository does not
- * vendor and no test downloads. Set EXECUTION_APIS_DIR to a checkout (a tree with its tests/
- * folder will do) to run these; without it (CI) this file has nothing to run. The machinery under
- * it (import from a genesis and blocks, real state roots) is tested without the checkout in
- * test/engine/devnet/importedDevnet.test.ts.
+ * The twelve vectors and the chain are copied in test/fixtures/execution-apis/ (CC0, unchanged):
+ * they run on every test run. EXECUTION_APIS_DIR may name a whole checkout instead (the same
+ * twelve are picked from it). The machinery under it (import from a genesis and blocks, real state
+ * roots) is also tested on a chain of its own in test/engine/devnet/importedDevnet.test.ts.
  */
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Engine } from '../../../../engine/types.js'
 import { runVector, vectorsIn, type Vector } from '../../../support/simulateV1Vectors.js'
 
-const dir = process.env.EXECUTION_APIS_DIR
+const dir = process.env.EXECUTION_APIS_DIR ?? fileURLToPath(new URL('../../../fixtures/execution-apis', import.meta.url))
 
 /** chosen for what the hive chain itself decides: its history, its forks, its roots and hashes */
 const CHOSEN = [
@@ -32,11 +32,11 @@ const CHOSEN = [
   'ethSimulate-make-call-with-future-block.io', // header not found
 ]
 
-describe.runIf(dir)('execution-apis eth_simulateV1 vectors on the hive chain (EXECUTION_APIS_DIR)', () => {
+describe('execution-apis eth_simulateV1 vectors on the hive chain', () => {
   let engine: Engine
   let vectors: Vector[]
   beforeAll(async () => {
-    ;({ engine, vectors } = await vectorsIn(dir!))
+    ;({ engine, vectors } = await vectorsIn(dir))
   })
   afterAll(() => engine?.close())
 
