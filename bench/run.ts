@@ -252,10 +252,10 @@ async function main() {
     }
 
     console.log(`\nbench: ${ITERATIONS} sequential requests each over HTTP on 127.0.0.1, after ${WARMUP} warm-up; ours = the service (1 worker) forking Anvil\n`)
-    console.log('| operation | ours median (p95) ms | Anvil median (p95) ms | ours / Anvil |')
-    console.log('|---|---|---|---|')
+    console.log('| operation | ours median (p95) ms | Anvil median (p95) ms | ours / Anvil | the service\'s CPU per request, ms (main thread) |')
+    console.log('|---|---|---|---|---|')
     for (const s of samples) {
-      console.log(`| ${s.name} | ${median(s.ours).toFixed(2)} (${p95(s.ours).toFixed(2)}) | ${median(s.anvil).toFixed(2)} (${p95(s.anvil).toFixed(2)}) | ${(median(s.ours) / median(s.anvil)).toFixed(2)} |`)
+      console.log(`| ${s.name} | ${median(s.ours).toFixed(2)} (${p95(s.ours).toFixed(2)}) | ${median(s.anvil).toFixed(2)} (${p95(s.anvil).toFixed(2)}) | ${(median(s.ours) / median(s.anvil)).toFixed(2)} | ${cpu[s.name]!.main.toFixed(2)} |`)
     }
     // ---- where a warm transfer's time goes, and the throughput of all cores ----
     if (!only) {
