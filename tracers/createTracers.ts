@@ -79,7 +79,7 @@ export function createTracers(config: TracerConfig | undefined, opts: CreateTrac
       case 'stateDiffTracer':
         return [name, createStateDiffTracer()]
       case 'vmTraceTracer':
-        return [name, createVmTraceTracer()]
+        return [name, createVmTraceTracer({ maxSteps: opts.maxStructLogSteps })]
     }
   })
 

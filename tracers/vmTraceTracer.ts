@@ -22,6 +22,7 @@
  */
 import { bytesToHex, toHex, type Address, type Hex } from 'viem'
 import { OP, opPushes, revmOpName } from './opcodes.js'
+import { TracerError } from './tracerError.js'
 import type { EnterEvent, OpcodeStep, StateReader, Tracer, TxContext } from './types.js'
 
 export interface VmTrace {
@@ -123,7 +124,26 @@ function stackAtFailure(opcode: number, gas: bigint, stack: readonly bigint[]): 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i])
 const words = (items: readonly bigint[]): Hex[] => items.map((w) => toHex(w))
 
-export function createVmTraceTracer(): Tracer<VmTrace> {
+export interface VmTraceOptions {
+  /** refuse past this many ops (the operator's struct-log step cap); undefined or 0: unlimited */
+  maxSteps?: number
+  /** refuse once the printed trace would pass this many bytes (default 256 MiB) */
+  maxBytes?: number
+}
+
+/** an op's printed fields besides its memory and pushes, in JSON bytes */
+const OP_BYTES = 120
+
+/**
+ * The trace is built in memory and prints the whole memory at every op (as reth does), so its
+ * size is bounded like the struct logger's kept logs: past `maxSteps` ops or `maxBytes` of
+ * estimated JSON the tracer refuses with PAYLOAD_TOO_LARGE instead of growing without end.
+ */
+export function createVmTraceTracer(opts: VmTraceOptions = {}): Tracer<VmTrace> {
+  const maxSteps = opts.maxSteps && opts.maxSteps > 0 ? opts.maxSteps : Infinity
+  const maxBytes = opts.maxBytes ?? 256 * 2 ** 20
+  let steps = 0
+  let bytes = 0
   const nodes: Node[] = [] // in the order the frames began (revm's arena)
   const open: Node[] = []
   const created = new Set<Address>()
@@ -210,6 +230,11 @@ export function createVmTraceTracer(): Tracer<VmTrace> {
         cost += tangerineWhistle ? left - left / 64n : left
       }
       const s: Step = { pc: step.pc, opcode: step.opcode, used: step.gas, cost, mem: memoryOf(node, step.memory), push: undefined, stack: step.stack.slice(), failed: step.error !== undefined }
+      if (++steps > maxSteps) throw new TracerError('PAYLOAD_TOO_LARGE', `vmTrace exceeds the limit of ${maxSteps} steps`, { maxStructLogSteps: maxSteps })
+      bytes += OP_BYTES + s.mem.data.length
+      if (bytes > maxBytes) {
+        throw new TracerError('PAYLOAD_TOO_LARGE', `vmTrace exceeds ${Math.round(maxBytes / 2 ** 20)} MiB of output (the whole memory is printed at every op)`, { maxTraceBytes: maxBytes })
+      }
       if (CALL_LIKE.has(step.opcode)) {
         // the callee's result lands on the stack when it returns: at revm's step end the stack
         // holds what was under the arguments

@@ -248,6 +248,20 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
     expect((ours.vmTrace as { code: Hex }).code).toBe((await anvil.rpc<Hex>('eth_getCode', [token, parent])).toLowerCase())
   })
 
+  it("vmTrace is capped like the struct logger: past the operator's step cap the call is refused, not built", async () => {
+    const { hash } = mined.erc20!
+    const tight = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 20, simulationTtlSeconds: 60 })
+    try {
+      const tightCtx = { engine: tight, config: loadConfig({ env: {} }) } as RpcContext
+      await expect(traceMethods.trace_replayTransaction!([hash, ['vmTrace']], tightCtx)).rejects.toMatchObject({ message: expect.stringMatching(/vmTrace exceeds the limit of 20 steps/) })
+      // the other types of the same transaction are not capped by it
+      const plain = (await traceMethods.trace_replayTransaction!([hash, ['trace', 'stateDiff']], tightCtx)) as Results
+      expect(plain.trace.length).toBeGreaterThan(0)
+    } finally {
+      await tight.close()
+    }
+  })
+
   it('trace_callMany: each call diffs against the state the previous one left', async () => {
     const slot0 = pad('0x0')
     const store = (v: bigint) => [{ from: SENDER, to: target, data: callData('Target', 'store', [v]) }, ['stateDiff']]
