@@ -10,7 +10,8 @@
  * - storing: the result stored for GET /simulations/{id};
  * - engine total: engine.simulate in process.
  * The HTTP total is the service's own median from the warm table; HTTP and validation is what it
- * adds to the engine total. The amount varies per call, so no answer comes from a result cache.
+ * adds to the engine total. Then, as CPU per call on this thread (means): the EVM alone and the
+ * engine call, to set against the service's main-thread CPU per request. The amount varies per call, so no answer comes from a result cache.
  */
 import type { Address, Hex } from 'viem'
 import { encodeFunctionData, type Abi } from 'viem'
@@ -22,12 +23,13 @@ import { createCodeChangesTracer, createStateBalanceReader, createTransfersTrace
 import { openRun } from '../engine/run/index.js'
 import { createRpcChain } from '../engine/chain/rpcChain.js'
 import { storeSimulation } from '../engine/simulation/simulationStore.js'
+import { cpuMs } from './threadCpu.js'
 
 export interface Phase { name: string; ms: number[] }
 
 const GAS = 100_000n
 
-export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: Abi; from: Address; to: Address; iterations: number }): Promise<Phase[]> {
+export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: Abi; from: Address; to: Address; iterations: number }): Promise<{ phases: Phase[]; cpu: { evm: number; engine: number } }> {
   const cache = createMemoryCacheStore()
   const chain = await createRpcChain({ url: opts.rpcUrl, timeoutMs: 10_000, cache })
   const engine = await createEngine({ rpcUrl: opts.rpcUrl, cache, gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 1_000_000, simulationTtlSeconds: 60 })
@@ -53,7 +55,21 @@ export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: 
     const result = await time(total, () => engine.simulate({ calls: [call(i)], block, validation: false, traceAssetChanges: false, traceTransfers: false }), keep)
     await time(storing, () => storeSimulation(cache, { ...result, simulationId: `${result.simulationId}-again` }, 60), keep)
   }
+  // CPU per call on this thread (means, as the service's figure): the EVM alone on states opened
+  // beforehand, then the whole engine call
+  const n = opts.iterations
+  const states = []
+  for (let i = 0; i < n; i++) {
+    const run = await openRun(chain, { block, calls: [call(i)] })
+    states.push({ ...run.ctx, state: await run.state.shallowCopy() })
+  }
+  let t = cpuMs()
+  for (let i = 0; i < n; i++) await executeCall(states[i]!, call(i))
+  const evm = (cpuMs() - t) / n
+  t = cpuMs()
+  for (let i = 0; i < n; i++) await engine.simulate({ calls: [call(n + i)], block, validation: false, traceAssetChanges: false, traceTransfers: false })
+  const engineCpu = (cpuMs() - t) / n
   await engine.close()
   await chain.close()
-  return phases
+  return { phases, cpu: { evm, engine: engineCpu } }
 }
