@@ -22,7 +22,8 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 150)
 /** how long each throughput run lasts, and how many requests are in flight at once */
 const THROUGHPUT_MS = Number(process.env.BENCH_THROUGHPUT_MS ?? 5_000)
 const CONNECTIONS = 8
-const WARMUP = 15
+/** requests of each operation before the timed ones, so V8 has optimized the hot paths before the timing starts */
+const WARMUP = 200
 const TOKEN = 'bench-token'
 
 const SOURCE = `
