@@ -10,6 +10,7 @@
  * Each warm operation is timed over HTTP, sequentially, after a warm-up; medians are compared.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { availableParallelism } from 'node:os'
 import { encodeFunctionData, type Abi, type Hex } from 'viem'
 import { DEV_ACCOUNTS, freePort, startAnvil, type AnvilInstance } from '../test/support/anvil.js'
 import { compile } from '../test/support/solc.js'
@@ -77,21 +78,33 @@ async function deploy(anvil: AnvilInstance, bytecode: Hex, abi: Abi, args: unkno
   return receipt.contractAddress
 }
 
-interface Throughput { rps: number; /** the load generator's own CPU per request, ms */ clientMs: number }
+const cores = (t: Throughput) => `${t.serverCores.toFixed(2)} + ${t.clientCores.toFixed(2)}`
 
-/** requests answered per second with `connections` requests in flight at once, for `ms` */
-async function throughput(send: (i: number) => Promise<unknown>, ms: number, connections = CONNECTIONS): Promise<Throughput> {
+interface Throughput {
+  rps: number
+  /** the load generator's own CPU per request, ms */
+  clientMs: number
+  /** cores the server (every thread of its process) and the load generator kept busy, on average */
+  serverCores: number
+  clientCores: number
+}
+
+/** requests answered per second with `connections` requests in flight at once, for `ms`; `pid`: the server's process */
+async function throughput(send: (i: number) => Promise<unknown>, ms: number, pid: number, connections = CONNECTIONS): Promise<Throughput> {
   let n = 0
   const end = performance.now() + ms
   const start = performance.now()
   const cpu0 = clientCpuMs()
+  const server0 = cpuMs(pid, true)
   await Promise.all(Array.from({ length: connections }, async (_, c) => {
     for (let i = c; performance.now() < end; i += connections) {
       await send(i)
       n++
     }
   }))
-  return { rps: n / ((performance.now() - start) / 1000), clientMs: (clientCpuMs() - cpu0) / n }
+  const elapsed = performance.now() - start
+  const client = clientCpuMs() - cpu0
+  return { rps: n / (elapsed / 1000), clientMs: client / n, serverCores: (cpuMs(pid, true) - server0) / elapsed, clientCores: client / elapsed }
 }
 
 async function startService(rpcUrl: string, workers = 1, extraEnv: Record<string, string> = {}): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
@@ -283,18 +296,20 @@ async function main() {
       stops.pop()
       const rows: string[] = []
       const perWorkers: Record<string, Throughput> = {}
+      let ethCallRps = Number.NaN
       for (const workers of [1, 0]) {
         const s2 = await startService(anvil.url, workers)
         const sim = (i: number) => post(s2.url, '/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } })
         const trace = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } })
         const logs = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } })
         for (let i = 0; i < 50; i++) await Promise.all([sim(i), trace(i), logs(i)])
-        perWorkers[workers] = await throughput(sim, THROUGHPUT_MS)
+        perWorkers[workers] = await throughput(sim, THROUGHPUT_MS, s2.pid)
         if (workers === 0) {
-          const theirs = { sim: await throughput((i) => theirRpc('eth_call', [transferOf(i), pinned]), THROUGHPUT_MS), trace: await throughput((i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'callTracer' }]), THROUGHPUT_MS), logs: await throughput((i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { disableMemory: true }]), THROUGHPUT_MS) }
-          const ours = { sim: perWorkers[0]!, trace: await throughput(trace, THROUGHPUT_MS), logs: await throughput(logs, THROUGHPUT_MS) }
+          const theirs = { sim: await throughput((i) => theirRpc('eth_call', [transferOf(i), pinned]), THROUGHPUT_MS, anvil.pid), trace: await throughput((i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'callTracer' }]), THROUGHPUT_MS, anvil.pid), logs: await throughput((i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { disableMemory: true }]), THROUGHPUT_MS, anvil.pid) }
+          const ours = { sim: perWorkers[0]!, trace: await throughput(trace, THROUGHPUT_MS, s2.pid), logs: await throughput(logs, THROUGHPUT_MS, s2.pid) }
           const row = (name: string, o: Throughput, t: Throughput, goal: string) =>
-            `| ${name} | ${o.rps.toFixed(0)} | ${t.rps.toFixed(0)} | ${(o.rps / t.rps).toFixed(2)} (goal ≥ ${goal}) | ${o.clientMs.toFixed(2)} / ${t.clientMs.toFixed(2)} |`
+            `| ${name} | ${o.rps.toFixed(0)} | ${t.rps.toFixed(0)} | ${(o.rps / t.rps).toFixed(2)} (goal ≥ ${goal}) | ${o.clientMs.toFixed(2)} / ${t.clientMs.toFixed(2)} | ${cores(o)} / ${cores(t)} |`
+          ethCallRps = theirs.sim.rps
           rows.push(row('/simulate ERC-20 transfer vs eth_call', ours.sim, theirs.sim, '0.25'))
           rows.push(row('/trace/call callTracer, swap vs debug_traceCall', ours.trace, theirs.trace, '0.25'))
           rows.push(row('/trace/call struct logs, swap vs debug_traceCall', ours.logs, theirs.logs, '1'))
@@ -302,10 +317,13 @@ async function main() {
         await s2.stop()
       }
       console.log(`\nthroughput, ${CONNECTIONS} requests in flight, ${THROUGHPUT_MS} ms each, pinned block, amounts varying per request`)
-      console.log(`\n| WORKERS | /simulate req/s |\n|---|---|\n| 1 (in process) | ${perWorkers[1]!.rps.toFixed(0)} |\n| 0 (one engine per core) | ${perWorkers[0]!.rps.toFixed(0)} |`)
+      console.log(`\n| WORKERS | /simulate req/s | cores busy: the service + the load generator (of ${availableParallelism()}) |\n|---|---|---|\n| 1 (in process) | ${perWorkers[1]!.rps.toFixed(0)} | ${cores(perWorkers[1]!)} |\n| 0 (one engine per core) | ${perWorkers[0]!.rps.toFixed(0)} | ${cores(perWorkers[0]!)} |`)
       console.log(`\nWORKERS=0 / WORKERS=1: **${(perWorkers[0]!.rps / perWorkers[1]!.rps).toFixed(2)}** (goal ≥ 1.7)`)
-      console.log('\n| all cores on both sides | ours req/s | Anvil req/s | ours / Anvil | the load generator\'s CPU per request, ms (ours / Anvil\'s) |\n|---|---|---|---|---|')
+      console.log('\n| all cores on both sides | ours req/s | Anvil req/s | ours / Anvil | the load generator\'s CPU per request, ms (ours / Anvil\'s) | cores busy: server + load generator (ours / Anvil\'s) |\n|---|---|---|---|---|---|')
       for (const r of rows) console.log(r)
+      // the bound the interpreter sets: the EVM alone (no HTTP, no tracer, nothing else) on every core
+      const ceiling = (availableParallelism() * 1000) / inProcess.evm
+      console.log(`\nceiling: the EVM alone (${inProcess.evm.toFixed(2)} ms of CPU per transfer, in process) on all ${availableParallelism()} cores, nothing else running: ${ceiling.toFixed(0)} req/s = ${(ceiling / ethCallRps).toFixed(2)} × Anvil's eth_call above`)
     }
 
     // ---- a one-million-step struct log, memory on: streamed from the service's temporary file ----

@@ -43,6 +43,8 @@ export async function freePort(): Promise<number> {
 export interface AnvilInstance {
   url: string
   port: number
+  /** the anvil process (the bench reads its CPU use) */
+  pid: number
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>
   stop(): Promise<void>
 }
@@ -92,6 +94,7 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilInstance
   return {
     url,
     port,
+    pid: child.pid!,
     rpc,
     stop: () =>
       new Promise<void>((resolve) => {
