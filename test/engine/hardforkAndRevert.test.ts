@@ -3,6 +3,7 @@
  * fork, the Osaka per-tx gas cap lifted like geth's RPC paths) and revert reason decoding
  * (geth's Panic texts, Error(string), custom errors by ABI, else the selector).
  */
+import type { Common } from '@ethereumjs/common'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { describe, expect, it } from 'vitest'
 import { encodeAbiParameters, encodeErrorResult, parseAbi, toFunctionSelector, type Hex } from 'viem'
@@ -44,6 +45,27 @@ describe('hardfork', () => {
     // geth's RPC paths skip EIP-7825: a 30M-gas call must be constructible under Osaka
     const tx = createFeeMarket1559Tx({ gasLimit: 30_000_000n, maxFeePerGas: 1n }, { common: a })
     expect(tx.gasLimit).toBe(30_000_000n)
+  })
+
+  it('answers isActivatedEIP from a Set that follows every fork change, as ethereumjs’ list does', () => {
+    const at = createCommonFactory(1)
+    const c = at({ number: 12_000_000n, timestamp: 1_615_000_000n }) as Common & { _activatedEIPsCache: number[] }
+    // the lookup is the Set's (an own property, kept by copies), not Array.includes on every opcode
+    expect(Object.hasOwn(c, 'isActivatedEIP')).toBe(true)
+    const candidates = [1153, 1559, 2929, 2930, 3198, 3529, 3855, 4844, 5656, 6780, 7002, 7702, 7823, 7939, 7951]
+    const stock = (x: typeof c) => candidates.filter((e) => x._activatedEIPsCache.includes(e))
+    const ours = (x: typeof c) => candidates.filter((e) => x.isActivatedEIP(e))
+    expect(ours(c)).toEqual([]) // muirGlacier: none of these yet
+    for (const [number, timestamp, fork] of [[12_244_000n, 1_618_481_223n, 'berlin'], [19_426_587n, 1_710_338_135n, 'cancun'], [22_431_084n, 1_746_612_311n, 'prague']] as const) {
+      c.setHardforkBy({ blockNumber: number, timestamp })
+      expect(c.hardfork()).toBe(fork)
+      expect(ours(c)).toEqual(stock(c))
+      const copy = c.copy() as typeof c
+      copy.setHardfork('osaka')
+      expect(ours(copy)).toEqual(stock(copy))
+      expect(ours(c)).toEqual(stock(c)) // the copy's change leaves the original's answers alone
+    }
+    expect(ours(c)).toContain(7702)
   })
 })
 
