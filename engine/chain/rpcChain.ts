@@ -25,7 +25,7 @@ import { createRpcClient, withBudget, type RpcClient } from '../rpc/rpcClient.js
 import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 import type { BlockSelector } from '../types.js'
 import { readUpstream, type UpstreamAnswer } from '../rpc/upstreamAnswers.js'
-import type { BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from './types.js'
+import type { AlsoReads, BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from './types.js'
 
 /** blocks this close to the head may still be replaced: their cached state expires */
 const REORG_DEPTH = 64n
@@ -224,7 +224,9 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
      * costs 2 round trips instead of 3. Warm-looking calls (hints cached at the known head) skip the
      * hint request, so a warm run costs only what resolving the block costs.
      */
-    async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls, opts: { sideReads?: SideReads } = {}): Promise<BlockHeaderInfo> {
+    async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls, opts: { sideReads?: SideReads; also?: AlsoReads } = {}): Promise<BlockHeaderInfo> {
+      // the caller's other reads, with the block's coinbase (prefetch guesses only that one)
+      const alsoAt = (h: BlockHeaderInfo): AccessList | undefined => opts.also && [{ address: h.coinbase, storageKeys: [] }, ...opts.also(h)]
       const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
       const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
       const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
@@ -245,11 +247,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
           if (known) {
             fork.hints.remember(header.number, calls, known, ttlFor(header.number))
             // a new block: what the run reads after it ran is not held at it either
-            await prefetchWithSideReads(header.number, calls, known, opts.sideReads)
+            await prefetchWithSideReads(header.number, calls, known, opts.sideReads, alsoAt(header))
             return header
           }
         }
-        await prefetch(header.number, calls, known)
+        await prefetch(header.number, calls, known, alsoAt(header))
         return header
       }
       if ('number' in selector) {
@@ -257,7 +259,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
         // and hints are there, and the state they name too
         const [header, lists] = await Promise.all([storedHeader(selector.number), fork.hints.stored(selector.number, calls, ttlFor(selector.number))])
         if (header && lists) {
-          await prefetch(header.number, calls, lists)
+          await prefetch(header.number, calls, lists, alsoAt(header))
           return { ...header }
         }
       }
@@ -266,16 +268,16 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       const [header, lists] = await Promise.all([resolveBlock(selector), fork.hints.request(tag, calls, budget)])
       // at a tag the head may have moved between the two answers: the lists are hints, never state
       fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
-      await prefetchWithSideReads(header.number, calls, lists, opts.sideReads)
+      await prefetchWithSideReads(header.number, calls, lists, opts.sideReads, alsoAt(header))
       return header
     }
 
     /** the state the hints name, with the caller's side reads in the same batch */
-    async function prefetchWithSideReads(n: bigint, calls: PrefetchCalls, lists: (AccessList | undefined)[], sideReads: SideReads | undefined): Promise<void> {
+    async function prefetchWithSideReads(n: bigint, calls: PrefetchCalls, lists: (AccessList | undefined)[], sideReads: SideReads | undefined, also: AccessList | undefined): Promise<void> {
       // the side reads wait for the state batch and leave with it
       const side = sideReads?.(n, lists, (method, params) => rpc.request(method, params, { deferred: true }))
       try {
-        await prefetch(n, calls, lists)
+        await prefetch(n, calls, lists, also)
       } finally {
         // what no state batch carried (all state held already) leaves now
         rpc.flushDeferred()

@@ -38,6 +38,9 @@ export type PrefetchCalls = { from: Address; to?: Address | null; data: Hex; val
  */
 export type SideReads = (block: bigint, hints: (AccessList | undefined)[], ask: (method: string, params: unknown[]) => Promise<unknown>) => Promise<void>
 
+/** accounts and slots a run reads besides its calls', given the block it runs after */
+export type AlsoReads = (header: BlockHeaderInfo) => AccessList
+
 export interface ChainSource {
   readonly chainId: number
   /** human name for health, e.g. 'devnet', 'mainnet', 'chain-8453' */
@@ -64,8 +67,11 @@ export interface ChainSource {
   /**
    * resolveBlock, then prefetch — in fewer round trips where the source can (fork: the block and
    * the calls' access-list hints leave in one batch when the calls are cold). See resolveAndPrefetch.
+   * `also`: what the run reads besides the calls', known once the block is (eth_simulateV1: the
+   * system contracts' slots of its simulated blocks); read with the calls' state, with the block's
+   * coinbase.
    */
-  resolveForCalls?(selector: BlockSelector, calls: PrefetchCalls, opts?: { sideReads?: SideReads }): Promise<BlockHeaderInfo>
+  resolveForCalls?(selector: BlockSelector, calls: PrefetchCalls, opts?: { sideReads?: SideReads; also?: AlsoReads }): Promise<BlockHeaderInfo>
   /**
    * A read-only JSON-RPC call answered by the chain itself, as is: the devnet from its own blocks,
    * transactions, receipts and logs (engine/devnet/devnetReads.ts); a fork by its upstream node.

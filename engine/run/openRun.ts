@@ -11,7 +11,7 @@
  * const { header, state, ctx } = await openRun(deps.chain, { block, calls, stateOverrides, blockOverrides })
  * const res = await executeCall(ctx, withCallDefaults('trace', call, { blockGasLimit: ctx.block.gasLimit, gasCap }))
  */
-import type { BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
+import type { AlsoReads, BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
 import type { BlockOverrides, BlockSelector, StateOverrides } from '../types.js'
@@ -28,6 +28,8 @@ export interface RunRequest {
   blockOverrides?: BlockOverrides
   /** what the run will read after it ran, asked ahead with a cold fork's state batch */
   sideReads?: SideReads
+  /** accounts and slots the run reads besides the calls', read with their state */
+  also?: AlsoReads
 }
 
 export interface OpenedRun {
@@ -39,7 +41,7 @@ export interface OpenedRun {
 }
 
 export async function openRun(chain: ChainSource, req: RunRequest): Promise<OpenedRun> {
-  const header = await resolveAndPrefetch(chain, fixedSelector(req.block), req.calls, req.sideReads)
+  const header = await resolveAndPrefetch(chain, fixedSelector(req.block), req.calls, { sideReads: req.sideReads, also: req.also })
   const state = await chain.stateAfter(header.number)
   await applyStateOverrides(state, req.stateOverrides)
   return { header, state, ctx: executionContext(chain, header, state, req.blockOverrides) }

@@ -7,11 +7,16 @@
  * const header = await resolveAndPrefetch(chain, { tag: 'latest' }, params.calls)
  */
 import type { BlockSelector } from '../types.js'
-import type { BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
+import type { AlsoReads, BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
 
-export async function resolveAndPrefetch(chain: ChainSource, selector: BlockSelector, calls: PrefetchCalls, sideReads?: SideReads): Promise<BlockHeaderInfo> {
-  if (chain.resolveForCalls) return chain.resolveForCalls(selector, calls, { sideReads })
+export async function resolveAndPrefetch(
+  chain: ChainSource,
+  selector: BlockSelector,
+  calls: PrefetchCalls,
+  opts: { sideReads?: SideReads; also?: AlsoReads } = {},
+): Promise<BlockHeaderInfo> {
+  if (chain.resolveForCalls) return chain.resolveForCalls(selector, calls, opts)
   const header = await chain.resolveBlock(selector)
-  await chain.prefetch?.(header.number, calls)
+  await chain.prefetch?.(header.number, calls, opts.also && { also: [{ address: header.coinbase, storageKeys: [] }, ...opts.also(header)] })
   return header
 }

@@ -21,7 +21,8 @@ import type { BlockHeaderInfo } from '../chain/types.js'
 import { executeCall } from '../execution/executeTransaction.js'
 import type { BlockEnv, CallInput, ExecutionContext } from '../execution/types.js'
 import { applyStateOverrides, openRun, type RunDeps } from '../run/index.js'
-import { applyBlockSystemCalls } from '../run/systemCalls.js'
+import { applyBlockSystemCalls, systemCallReads } from '../run/systemCalls.js'
+import type { AccessList } from '../state/index.js'
 import type { SimulateV1BlockResult, SimulateV1CallResult, SimulateV1Params } from '../types.js'
 import { unpackRevert } from '../../tracers/gethRevert.js'
 import { nextExcessBlobGas } from './blobGas.js'
@@ -64,6 +65,9 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
   const { header: base, state, ctx: baseCtx } = await openRun(chain, {
     block: params.block,
     calls: params.blockStateCalls.flatMap((b) => b.calls),
+    // each simulated block's start (its system calls, its coinbase) read with the calls' state:
+    // on a cold fork, one batch instead of a round trip per contract and slot
+    also: (header) => simulatedBlockReads(header, params.blockStateCalls),
   })
   const blocks = sanitizeChain(base, params.blockStateCalls)
   const chainId = BigInt(chain.chainId)
@@ -248,3 +252,21 @@ function nextBaseFee(parent: ParentInfo): bigint {
   return parent.baseFeePerGas - delta > 0n ? parent.baseFeePerGas - delta : 0n
 }
 
+/**
+ * What the starts of the simulated blocks read: the system contracts' slots of each block
+ * (systemCallReads of its number and time, the parent beacon root geth gives it) and the
+ * coinbases set by overrides. An over-approximation is harmless (a read more in the same batch);
+ * an input sanitizeChain refuses reads nothing here and is refused by the run itself.
+ */
+function simulatedBlockReads(base: BlockHeaderInfo, blockStateCalls: SimulateV1Params['blockStateCalls']): AccessList {
+  let blocks: ReturnType<typeof sanitizeChain>
+  try {
+    blocks = sanitizeChain(base, blockStateCalls)
+  } catch {
+    return []
+  }
+  return blocks.flatMap((b) => [
+    ...systemCallReads({ ...base, number: b.blockOverrides.number, timestamp: b.blockOverrides.time, parentBeaconBlockRoot: ZERO_HASH }),
+    ...(b.blockOverrides.coinbase ? [{ address: b.blockOverrides.coinbase.toLowerCase() as Address, storageKeys: [] }] : []),
+  ])
+}

@@ -4,7 +4,8 @@
  * behind a counting proxy: the block and the calls' hints in one batch, then the state they name
  * with the tokens' metadata for the log summaries (`symbol()`/`decimals()` of every contract whose
  * storage the hints name, engine/simulation/tokenSideReads.ts) in a second — not one more round
- * trip after the run, nor one per token.
+ * trip after the run, nor one per token. Every other door into a run (traces of calls, access
+ * lists, eth_call, eth_estimateGas, eth_simulateV1 with its blocks' system calls) costs the same 2.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeDeployData, encodeFunctionData, type Abi, type Address, type Hex } from 'viem'
@@ -71,7 +72,7 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
     }
     router = await deploy(c.Router!.abi, c.Router!.bytecode, [])
     proxy = await startCountingProxy(anvil.url)
-    engine = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 })
+    engine = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
     routeAbi = c.Router!.abi
   })
   afterAll(async () => {
@@ -109,5 +110,27 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
     } finally {
       await perRequest.close()
     }
+  })
+
+  // the other doors into a run, each on a block of its own that nothing has read: the same
+  // 2 round trips (block + hints, then the state), whatever the operation does with the run
+  const operations: [string, (e: Engine, call: { from: Address; to: Address; data: Hex }, block: bigint) => Promise<unknown>][] = [
+    ['traceCall (callTracer)', (e, call, block) => e.traceCall({ call, block: { number: block }, tracerConfig: { callTracer: {} } })],
+    ['traceCall (prestateTracer)', (e, call, block) => e.traceCall({ call, block: { number: block }, tracerConfig: { prestateTracer: {} } })],
+    ['traceCall (struct logger)', (e, call, block) => e.traceCall({ call, block: { number: block }, tracerConfig: { structLogger: { disableMemory: true } } })],
+    ['traceCallMany', (e, call, block) => e.traceCallMany({ bundles: [{ transactions: [call] }], block: { number: block }, tracerConfig: { callTracer: {} } })],
+    ['accessList', (e, call, block) => e.accessList({ call, block: { number: block } })],
+    ['call (eth_call)', (e, call, block) => e.call({ call, block: { number: block } })],
+    ['estimateGas', (e, call, block) => e.estimateGas({ call, block: { number: block } })],
+    ['simulateV1', (e, call, block) => e.simulateV1({ blockStateCalls: [{ calls: [call] }], block: { number: block }, traceTransfers: false, validation: false, returnFullTransactions: false })],
+  ]
+  it.each(operations)('%s of a new route on a new block: 2 round trips', async (_name, op) => {
+    await anvil.rpc('evm_mine')
+    const block = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
+    // an amount no run asked before, so no hint of the route is cached either
+    const data = encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, BigInt(Date.now())] })
+    proxy.reset()
+    await op(engine, { from: A, to: router, data }, block)
+    expect(proxy.requests(), JSON.stringify(proxy.counts())).toBeLessThanOrEqual(2)
   })
 })
