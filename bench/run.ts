@@ -215,6 +215,23 @@ async function main() {
       proxy.reset()
       const traced = await timeIt(() => post(svc.url, '/trace/tx', { transactionHash: mined[2], tracerConfig: { callTracer: {} } }))
       const tracedTrips = proxy.requests()
+      // every other door into a run, each on a block of its own nothing has read, a route not run before
+      const doors: [string, (call: ReturnType<typeof swapOf>) => Promise<unknown>][] = [
+        ['/trace/call callTracer', (call) => post(svc.url, '/trace/call', { call, blockTag: 'latest', tracerConfig: { callTracer: {} } })],
+        ['/trace/call struct logs', (call) => post(svc.url, '/trace/call', { call, blockTag: 'latest', tracerConfig: { structLogger: { disableMemory: true } } })],
+        ['/simulate/access-list', (call) => post(svc.url, '/simulate/access-list', { params: call, block: 'latest' })],
+        ['eth_call', (call) => clientOf(svc.url).post('/v1/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [call, 'latest'] }), { authorization: `Bearer ${TOKEN}` })],
+        ['eth_estimateGas', (call) => clientOf(svc.url).post('/v1/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_estimateGas', params: [call, 'latest'] }), { authorization: `Bearer ${TOKEN}` })],
+        ['eth_simulateV1', (call) => clientOf(svc.url).post('/v1/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_simulateV1', params: [{ blockStateCalls: [{ calls: [call] }] }, 'latest'] }), { authorization: `Bearer ${TOKEN}` })],
+      ]
+      const doorTrips: string[] = []
+      for (const [k, [name, send]] of doors.entries()) {
+        await anvil.rpc('evm_mine')
+        proxy.reset()
+        const out = (await send(swapOf(5_000 + k))) as { success?: boolean; error?: unknown }
+        if (out.success === false || out.error !== undefined) throw new Error(`${name}: ${JSON.stringify(out).slice(0, 300)}`)
+        doorTrips.push(`${name} ${proxy.requests()}`)
+      }
       await svc.stop()
       await proxy.close()
 
@@ -232,6 +249,7 @@ async function main() {
         `| the route of the warm-up, on a new block, ${delayMs} ms added | ${seen.toFixed(1)} ms; ${seenTrips} round trips | | |`,
         `| the new route again, ${delayMs} ms added | ${again.toFixed(1)} ms; ${againTrips} round trip (the block tag) | | |`,
         `| /trace/tx of a swap, third of three in an unread block, ${delayMs} ms added | ${traced.toFixed(1)} ms; ${tracedTrips} round trips (transaction, block, hints, state) | (needs the upstream's debug_traceTransaction) | |`,
+        `| the other doors, each a new route on an unread block, ${delayMs} ms added: round trips | ${doorTrips.join('; ')} | | |`,
       )
     }
 

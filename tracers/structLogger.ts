@@ -134,11 +134,22 @@ interface MemoryEntry {
 /** an empty memory (shared by every log that prints one: frozen, so no reader can change them all) */
 const NO_MEMORY: MemoryEntry = { bytes: new Uint8Array(0), words: Object.freeze([]) as unknown as string[], json: '[]' }
 
-/** the stack bottom→top as minimal hex (viem toHex of a non-negative bigint, without its checks) */
-function stackWords(stack: readonly bigint[]): string[] {
-  const out = new Array<string>(stack.length)
-  for (let i = 0; i < stack.length; i++) out[i] = `0x${stack[i]!.toString(16)}`
-  return out
+/**
+ * Stack words as minimal hex (viem toHex of a non-negative bigint, without its checks), printed
+ * once per value at each stack position: from one step to the next most of a stack stays as it
+ * was, and printing a bigint is the largest single cost of a struct log step. A position whose
+ * value changed is printed anew (bigints compare by value).
+ */
+function createStackPrinter(): (i: number, v: bigint) => string {
+  const values: (bigint | undefined)[] = []
+  const hex: string[] = []
+  return (i, v) => {
+    if (values[i] === v) return hex[i]!
+    const h = v.toString(16)
+    values[i] = v
+    hex[i] = h
+    return h
+  }
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -191,6 +202,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   let error: string | undefined
   let exited = false
   let refused: TracerError | undefined
+  const hexAt = createStackPrinter()
 
   function memoryFor(depth: number, mem: Uint8Array): MemoryEntry {
     const cached = memoryAt.get(depth)
@@ -217,7 +229,12 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   function toLog(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined): StructLog {
     const log: StructLog = { pc: step.pc, op: step.op, gas: Number(step.gas), gasCost: Number(step.cost), depth: step.depth }
     if (step.error) log.error = step.error
-    if (withStack) log.stack = stackWords(step.stack)
+    if (withStack) {
+      const stack = step.stack
+      const words = new Array<string>(stack.length)
+      for (let i = 0; i < stack.length; i++) words[i] = `0x${hexAt(i, stack[i]!)}`
+      log.stack = words
+    }
     if (withReturnData && step.returnData.length > 0) log.returnData = toHex(step.returnData)
     if (memory) log.memory = memory.words
     if (slots) log.storage = slots
@@ -239,8 +256,8 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
       const stack = step.stack
       if (stack.length === 0) s += ',"stack":[]'
       else {
-        s += `,"stack":["0x${stack[0]!.toString(16)}`
-        for (let i = 1; i < stack.length; i++) s += `","0x${stack[i]!.toString(16)}`
+        s += `,"stack":["0x${hexAt(0, stack[0]!)}`
+        for (let i = 1; i < stack.length; i++) s += `","0x${hexAt(i, stack[i]!)}`
         s += '"]'
       }
     }
