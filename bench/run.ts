@@ -248,7 +248,7 @@ async function main() {
         `| a new two-hop route on an unread block, ${delayMs} ms added per round trip | ${ours.toFixed(1)} ms; ${oursCalls} calls in ${oursTrips} round trips | ${theirs.toFixed(1)} ms; ${theirCalls} calls in ${theirTrips} round trips | ${(ours / theirs).toFixed(2)} |`,
         `| the route of the warm-up, on a new block, ${delayMs} ms added | ${seen.toFixed(1)} ms; ${seenTrips} round trips | | |`,
         `| the new route again, ${delayMs} ms added | ${again.toFixed(1)} ms; ${againTrips} round trip (the block tag) | | |`,
-        `| /trace/tx of a swap, third of three in an unread block, ${delayMs} ms added | ${traced.toFixed(1)} ms; ${tracedTrips} round trips (transaction, block, hints, state) | (needs the upstream's debug_traceTransaction) | |`,
+        `| /trace/tx of a swap, third of three in an unread block, ${delayMs} ms added | ${traced.toFixed(1)} ms; ${tracedTrips} round trips (transaction; block and its hint; state and the earlier transactions' hints) | (needs the upstream's debug_traceTransaction) | |`,
         `| the other doors, each a new route on an unread block, ${delayMs} ms added: round trips | ${doorTrips.join('; ')} | | |`,
       )
     }

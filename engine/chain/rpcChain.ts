@@ -159,8 +159,9 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     /**
      * Every transaction of block `n`, read whole (its header kept too). A replay asks for its
      * transaction, then for the block's: the block read for the first answers the second, so a
-     * cold trace of a mined transaction costs the transaction, the block, the hints and the state —
-     * 4 round trips, each needing the answer before it. Kept briefly (few blocks, a header's TTL).
+     * cold trace of a mined transaction costs the transaction; the block with the transaction's
+     * own hint; the state it names with the earlier transactions' hints (and a 4th round trip only
+     * for state those name besides). Kept briefly (few blocks, a header's TTL).
      */
     function blockTransactions(n: bigint): Promise<MinedTransaction[]> {
       const key = q(n)
@@ -178,6 +179,14 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
         txs.catch(() => recentBlocks.delete(key))
       }
       return txs
+    }
+
+    /** a mined transaction's access-list hint at `block`, asked now unless held, and kept */
+    async function hintOf(t: RpcTx, block: bigint): Promise<void> {
+      const call = { from: t.from as Address, to: (t.to ?? null) as Address | null, data: t.input as Hex, value: BigInt(t.value) }
+      if (fork.hints.has(block, [call])) return
+      const lists = await fork.hints.request(q(block), [call], budget)
+      fork.hints.remember(block, [call], lists, ttlFor(block))
     }
 
     async function resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
@@ -332,8 +341,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       async getTransaction(hash: Hex) {
         const t = readUpstream('eth_getTransactionByHash', await rpc.request('eth_getTransactionByHash', [hash]))
         if (!t || t.blockNumber === null) return undefined
-        // a replay needs the whole block next: read it whole now, header and transactions in one answer
-        const txs = await blockTransactions(BigInt(t.blockNumber)).catch(() => undefined)
+        const n = BigInt(t.blockNumber)
+        // a replay needs the whole block next: read it whole now, header and transactions in one
+        // answer; and the transaction's own hint at the parent block rides in the same batch, so
+        // the replay's prefetch reads the state it names while it asks the earlier transactions'
+        const [txs] = await Promise.all([blockTransactions(n).catch(() => undefined), n > 0n ? hintOf(t, n - 1n) : undefined])
         const own = txs?.find((x) => x.hash === t.hash.toLowerCase())
         // not in the block read by number: replaced between the two answers (a reorg near the head)
         return own ?? mined(t, await headerAt(BigInt(t.blockNumber)))

@@ -92,6 +92,11 @@ export class AccessListHints {
     return out.every((l) => l !== undefined) ? (out as AccessList[]) : undefined
   }
 
+  /** each call's hint at `block` if the hot layer holds it (no store, no upstream) */
+  held(block: bigint, calls: PrefetchCall[]): (AccessList | undefined)[] {
+    return calls.map((c) => this.hotList(this.key(block, c)))
+  }
+
   /** whether every call's hint at `block` is in the hot layer (a warm run ahead) */
   has(block: bigint, calls: PrefetchCall[]): boolean {
     return calls.every((c) => this.hotList(this.key(block, c)) !== undefined)

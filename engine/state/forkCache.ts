@@ -260,23 +260,45 @@ export class ForkStateSource implements StateSource {
    * every slot it names, plus from/to and `extraAddresses` (coinbase), in ONE more batch.
    */
   async prefetch(calls: PrefetchCall[], also: AccessList = [], knownLists?: (AccessList | undefined)[]): Promise<void> {
-    // hints the caller already asked for (even unanswered ones) are not asked again
-    const lists = knownLists ? knownLists.map((l) => l ?? []) : await this.fork.hints.get(this.blockNumber, calls, this.ttlSeconds, this.budget)
     const want = new Map<Hex, Set<Hex>>()
-    const add = (a: string | null | undefined, slots: string[] = []) => {
-      if (!a) return
+    /** whether the entry added anything not wanted yet */
+    const add = (a: string | null | undefined, slots: string[] = []): boolean => {
+      if (!a) return false
       const addr = a.toLowerCase() as Hex
-      const set = want.get(addr) ?? new Set<Hex>()
-      for (const s of slots) set.add(slotKeyFromHex(s))
-      want.set(addr, set)
+      let set = want.get(addr)
+      let grew = set === undefined
+      if (!set) want.set(addr, (set = new Set<Hex>()))
+      for (const s of slots) {
+        const k = slotKeyFromHex(s)
+        if (!set.has(k)) {
+          set.add(k)
+          grew = true
+        }
+      }
+      return grew
     }
+    const reads = () => [...want].map(([address, slots]) => ({ address, slots: [...slots], code: true }))
     for (const c of calls) {
       add(c.from)
       add(c.to)
     }
     for (const e of also) add(e.address, e.storageKeys)
-    for (const list of lists) for (const e of list) add(e.address, e.storageKeys)
-    await this.getMany([...want].map(([address, slots]) => ({ address, slots: [...slots], code: true })))
+    // hints the caller already asked for (even unanswered ones) are not asked again
+    if (knownLists) {
+      for (const list of knownLists) for (const e of list ?? []) add(e.address, e.storageKeys)
+      await this.getMany(reads())
+      return
+    }
+    // the hints held already name state that can be read now, in the batch that asks for the
+    // missing hints (a mined transaction's replay: its own hint came with its block, the earlier
+    // transactions' are asked here); what those name besides is read after, if anything
+    for (const list of this.fork.hints.held(this.blockNumber, calls)) for (const e of list ?? []) add(e.address, e.storageKeys)
+    const first = this.getMany(reads())
+    const lists = await this.fork.hints.get(this.blockNumber, calls, this.ttlSeconds, this.budget).finally(() => first.catch(() => undefined))
+    await first
+    let more = false
+    for (const list of lists) for (const e of list) more = add(e.address, e.storageKeys) || more
+    if (more) await this.getMany(reads())
   }
 }
 
