@@ -72,8 +72,8 @@ type EipLookup = Common & { _activatedEIPsCache: number[]; [EIP_SET]?: { from: n
 
 /**
  * `isActivatedEIP` answered from a Set. ethereumjs asks it on every opcode (and in gas functions)
- * and answers with `Array.includes` over the fork's ~60 EIPs: about 5% of a warm simulation's
- * CPU in a profile of the service. ethereumjs replaces the list (never mutates it) whenever the
+ * and answers with `Array.includes` over the fork's ~50 EIPs: 70 ns a call against 13 ns (a CPU
+ * profile of the service put up to 5% of a warm simulation there; timed alone it is nearer 1%). ethereumjs replaces the list (never mutates it) whenever the
  * fork or the EIPs change, so the Set is rebuilt when the list it was made from is no longer the
  * Common's. Installed like `withoutTxGasCap`: an own property, which Common.copy keeps.
  */

@@ -255,9 +255,11 @@ export class ForkStateSource implements StateSource {
   }
 
   /**
-   * Warms the cache for a cold run: asks the upstream `eth_createAccessList` for each call (one
-   * batch; skipped where the node lacks it), then reads every account (balance, nonce, code) and
-   * every slot it names, plus from/to and `extraAddresses` (coinbase), in ONE more batch.
+   * Warms the cache for a cold run: asks the upstream `eth_createAccessList` for each call whose
+   * hint is not held (one batch; skipped where the node lacks it), then reads every account
+   * (balance, nonce, code) and every slot the hints name, plus from/to and `also` (coinbase), in
+   * ONE more batch. What the calls' from/to, `also` and the hints already held name leaves in the
+   * hints' batch; after it, only what the new hints name besides.
    */
   async prefetch(calls: PrefetchCall[], also: AccessList = [], knownLists?: (AccessList | undefined)[]): Promise<void> {
     const want = new Map<Hex, Set<Hex>>()
@@ -294,7 +296,9 @@ export class ForkStateSource implements StateSource {
     // transactions' are asked here); what those name besides is read after, if anything
     for (const list of this.fork.hints.held(this.blockNumber, calls)) for (const e of list ?? []) add(e.address, e.storageKeys)
     const first = this.getMany(reads())
-    const lists = await this.fork.hints.get(this.blockNumber, calls, this.ttlSeconds, this.budget).finally(() => first.catch(() => undefined))
+    // a failure is taken up by the await below; this only keeps it from going unobserved meanwhile
+    first.catch(() => undefined)
+    const lists = await this.fork.hints.get(this.blockNumber, calls, this.ttlSeconds, this.budget)
     await first
     let more = false
     for (const list of lists) for (const e of list) more = add(e.address, e.storageKeys) || more
