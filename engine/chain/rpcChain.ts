@@ -181,12 +181,13 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       return txs
     }
 
-    /** a mined transaction's access-list hint at `block`, asked now unless held, and kept */
+    /**
+     * A mined transaction's access-list hint at `block`: held, or in the cache store (another
+     * instance traced it), else asked now (with an in-process store, in the batch being built) and kept.
+     */
     async function hintOf(t: RpcTx, block: bigint): Promise<void> {
       const call = { from: t.from as Address, to: (t.to ?? null) as Address | null, data: t.input as Hex, value: BigInt(t.value) }
-      if (fork.hints.has(block, [call])) return
-      const lists = await fork.hints.request(q(block), [call], budget)
-      fork.hints.remember(block, [call], lists, ttlFor(block))
+      await fork.hints.get(block, [call], ttlFor(block), budget)
     }
 
     async function resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
