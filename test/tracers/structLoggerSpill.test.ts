@@ -105,27 +105,23 @@ describe('struct logger spilled to a sink', () => {
     expect((await run({}, 10_000_000)).sink.opened).toBe(0)
   })
 
-  it('refuses PAYLOAD_TOO_LARGE past the sink\'s byte cap, counted exactly', async () => {
-    const t = createStructLogger({}, { spill: { thresholdBytes: 0, maxBytes: 300, open: () => memorySink().open() } })
+  /** what a spilling logger throws while it takes the steps (undefined: nothing) */
+  const refusalOf = async (opts: { maxSteps?: number; maxBytes: number }): Promise<unknown> => {
+    const t = createStructLogger({}, { maxSteps: opts.maxSteps, spill: { thresholdBytes: 0, maxBytes: opts.maxBytes, open: () => memorySink().open() } })
     await t.onTxStart!(fakeTx(fakeState({})))
-    let refusal: unknown
     try {
       for (const s of steps()) await t.onOpcode!(s)
     } catch (e) {
-      refusal = e
+      return e
     }
-    expect(refusal).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { maxStructLogBytes: 300 } })
+    return undefined
+  }
+
+  it('refuses PAYLOAD_TOO_LARGE past the sink\'s byte cap, counted exactly', async () => {
+    expect(await refusalOf({ maxBytes: 300 })).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { maxStructLogBytes: 300 } })
   })
 
   it('still refuses past maxSteps when spilling', async () => {
-    const t = createStructLogger({}, { maxSteps: 3, spill: { thresholdBytes: 0, maxBytes: 1e9, open: () => memorySink().open() } })
-    await t.onTxStart!(fakeTx(fakeState({})))
-    let refusal: unknown
-    try {
-      for (const s of steps()) await t.onOpcode!(s)
-    } catch (e) {
-      refusal = e
-    }
-    expect(refusal).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { maxStructLogSteps: 3 } })
+    expect(await refusalOf({ maxSteps: 3, maxBytes: 1e9 })).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { maxStructLogSteps: 3 } })
   })
 })
