@@ -109,6 +109,17 @@ export function gethOpName(code: number): string {
   return TABLE[code]?.name ?? `opcode 0x${code.toString(16)} not defined`
 }
 
+/** geth's minStack of an opcode (its pops); per step, where stackBounds' object would cost */
+export function minStackOf(code: number): number {
+  return TABLE[code]?.pops ?? 0
+}
+
+/** geth's maxStack of an opcode (1024 + pops - pushes) */
+export function maxStackOf(code: number): number {
+  const info = TABLE[code]
+  return info ? STACK_LIMIT + info.pops - info.pushes : STACK_LIMIT
+}
+
 /** geth's minStack (pops) and maxStack (1024 + pops - pushes) of an opcode. */
 export function stackBounds(code: number): { minStack: number; maxStack: number } {
   const info = TABLE[code]

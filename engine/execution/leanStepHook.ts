@@ -68,7 +68,9 @@ async function installLeanStepHook(): Promise<void> {
   const proto = mod.Interpreter?.prototype
   if (!proto || typeof proto._runStepHook !== 'function' || typeof proto.lookupOpInfo !== 'function') return
   const stock = proto._runStepHook
-  proto._runStepHook = async function (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint, memorySize: bigint): Promise<void> {
+  // not async: ethereumjs awaits the hook, and a step that answers synchronously (every light
+  // step, most traced ones) then costs no promise of its own
+  proto._runStepHook = function (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint, memorySize: bigint): Promise<void> {
     const direct = this._evm[DIRECT_STEP]
     if (direct === undefined || this._env.eof !== undefined || this._evm.DEBUG) return stock.call(this, dynamicFee, gasLeft, memorySize)
     const rs = this._runState
@@ -76,7 +78,7 @@ async function installLeanStepHook(): Promise<void> {
     const light = this._evm[LIGHT_STEPS]
     if (light !== undefined && !light.full(info.code, this._env.depth)) {
       light.step(info.code, rs.stack._len, gasLeft, dynamicFee ?? BigInt(info.fee))
-      return
+      return undefined as unknown as Promise<void>
     }
     const ev = {
       pc: rs.programCounter,
@@ -92,8 +94,7 @@ async function installLeanStepHook(): Promise<void> {
       codeAddress: this._env.codeAddress,
       stateManager: rs.stateManager,
     } as unknown as InterpreterStep
-    const pending = direct(ev)
-    if (pending) await pending
+    return direct(ev) as Promise<void>
   }
   leanStepHookInstalled = true
 }

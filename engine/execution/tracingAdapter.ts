@@ -32,7 +32,7 @@ import type { CallType, EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext, Tx
 import { bigTo32, bigToBytes, hexBytes, readMemory, wordToAddress } from '../../tracers/evmWords.js'
 import { EngineError } from '../errors.js'
 import { setDirectStepHandler, type LightSteps } from './leanStepHook.js'
-import { OP, gethOpName, stackBounds } from '../../tracers/opcodes.js'
+import { OP, gethOpName, maxStackOf, minStackOf, stackBounds } from '../../tracers/opcodes.js'
 
 const EMPTY = new Uint8Array(0)
 const MAX_CALL_DEPTH = 1024
@@ -64,6 +64,19 @@ interface StepFacts {
   stackLen: number
   gasLeft: bigint
   cost: bigint
+}
+
+/** the frame's last step, written over in place (read only when the frame ends: one object per frame, not per step) */
+function noteStep(frame: Frame, opcode: number, stackLen: number, gasLeft: bigint, cost: bigint): void {
+  const s = frame.lastStep
+  if (s === undefined) {
+    frame.lastStep = { opcode, stackLen, gasLeft, cost }
+    return
+  }
+  s.opcode = opcode
+  s.stackLen = stackLen
+  s.gasLeft = gasLeft
+  s.cost = cost
 }
 
 interface Frame {
@@ -215,7 +228,7 @@ export class TracingAdapter {
       step: (opcode, stackLen, gasLeft, cost) => {
         this.tick()
         const frame = this.frames[this.frames.length - 1]
-        if (frame) frame.lastStep = { opcode, stackLen, gasLeft, cost }
+        if (frame) noteStep(frame, opcode, stackLen, gasLeft, cost)
       },
     }
   }
@@ -235,25 +248,27 @@ export class TracingAdapter {
     const frame = this.frames[this.frames.length - 1]
     const stack = ev.stack
     const cost = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee)
-    if (frame) frame.lastStep = { opcode: code, stackLen: stack.length, gasLeft: ev.gasLeft, cost }
+    if (frame) noteStep(frame, code, stack.length, ev.gasLeft, cost)
     const self = stepAddress(ev.address)
-    const top = (i: number): bigint => stack[stack.length - 1 - i] ?? 0n
-    const { minStack } = stackBounds(code)
-    const stackOk = stack.length >= minStack
 
     let forwarded = 0n
+    // only the steps the adapter reads need `top` (a closure per step is garbage at every opcode)
+    const reads = READS_STEP[code] === 1 && stack.length >= minStackOf(code)
+    const top = reads ? (i: number): bigint => stack[stack.length - 1 - i] ?? 0n : undefined
     const callType = CALL_TYPES[code]
-    if (callType && stackOk) {
+    if (!top) {
+      // nothing to note
+    } else if (callType) {
       forwarded = this.noteCall(ev, callType, self, top, cost, frame)
-    } else if (code >= OP.LOG0 && code <= OP.LOG4 && stackOk) {
+    } else if (code >= OP.LOG0 && code <= OP.LOG4) {
       const topics: Hex[] = []
       for (let i = 0; i < code - OP.LOG0; i++) topics.push(`0x${top(2 + i).toString(16).padStart(64, '0')}` as Hex)
       this.pendingLog = { depth: ev.depth, address: self, topics, data: hex(readMemory(ev.memory, top(0), top(1))) }
-    } else if (code === OP.RETURNDATACOPY && stackOk && frame) {
+    } else if (code === OP.RETURNDATACOPY && frame) {
       frame.returnDataOob = top(1) + top(2) > BigInt(frame.returnData.length)
-    } else if (code === OP.RETURN && stackOk && frame && (frame.type === 'CREATE' || frame.type === 'CREATE2')) {
+    } else if (code === OP.RETURN && frame && (frame.type === 'CREATE' || frame.type === 'CREATE2')) {
       frame.returnedCode = readMemory(ev.memory, top(0), top(1))
-    } else if (code === OP.SELFDESTRUCT && stackOk) {
+    } else if (code === OP.SELFDESTRUCT) {
       this.pendingSelfdestruct = { depth: ev.depth, from: self, to: wordToAddress(top(0)), value: selfdestructBalance ?? 0n }
     }
 
@@ -329,8 +344,9 @@ export class TracingAdapter {
 
   /** geth checks stack bounds and gas before its OnOpcode, so those faults show on the step */
   private predictStepError(code: number, stackLen: number, gasLeft: bigint, cost: bigint): string | undefined {
-    const { minStack, maxStack } = stackBounds(code)
+    const minStack = minStackOf(code)
     if (stackLen < minStack) return `stack underflow (${stackLen} <=> ${minStack})`
+    const maxStack = maxStackOf(code)
     if (stackLen > maxStack) return `stack limit reached ${stackLen} (${maxStack})`
     if (code === OP.SSTORE && this.eip2200 && gasLeft <= 2300n) return 'out of gas: not enough gas for reentrancy sentry'
     if (cost > gasLeft) return GETH_ERRORS.outOfGas
