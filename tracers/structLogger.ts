@@ -24,8 +24,11 @@
  *
  * Spilling (`opts.spill`): a long trace is not held as objects. Once the logs' JSON passes
  * `spill.thresholdBytes`, the logger opens the sink it was given (the engine's temporary file; the
- * tracer knows nothing of files) and from then on writes each step's JSON text as it goes: `[`,
- * the logs joined by `,`, `]` — exactly the bytes `JSON.stringify(structLogs)` prints. The result
+ * tracer knows nothing of files) and from then on writes each step's JSON as it goes: `[`, the
+ * logs joined by `,`, `]` — exactly the bytes `JSON.stringify(structLogs)` prints. A step is
+ * written as bytes, not built as a string (jsonBytesWriter.ts: a third of a spilled trace's CPU
+ * went to building, flattening and encoding those strings), and the sink gets them a chunk at a
+ * time. The result
  * then carries, in place of the `structLogs` array, whatever the sink's `finish()` returns (a
  * handle the front door streams from). The byte guard becomes `spill.maxBytes`, counted exactly.
  *
@@ -34,6 +37,7 @@
  * t.result() // { gas: 21000, failed: false, returnValue: '0x', structLogs: [...] }
  */
 import { toHex, type Address, type Hex } from 'viem'
+import { asciiBytes, JsonBytesWriter } from './jsonBytesWriter.js'
 import { TracerError } from './tracerError.js'
 import { normalizeWord, wordToHash } from './evmWords.js'
 import { OP } from './opcodes.js'
@@ -62,9 +66,10 @@ export interface StructLoggerOptions {
   spill?: StructLogSpill
 }
 
-/** Receives the JSON text of the logs, in order; the tracer writes, the engine stores. */
+/** Receives the logs' JSON as UTF-8 bytes, in order; the tracer writes, the engine stores. */
 export interface StructLogSink {
-  write(json: string): void
+  /** the next bytes: consumed before it returns (the tracer writes over the chunk afterwards) */
+  write(chunk: Uint8Array): void
   /** every log written: the value the result carries in place of the `structLogs` array */
   finish(): object
 }
@@ -125,14 +130,14 @@ export function memoryWords(mem: Uint8Array): string[] {
   return words
 }
 
-/** a memory as printed: its words, and their JSON once a spilled log needed it (shared by unchanged steps) */
+/** a memory as printed: its words, and their JSON bytes once a spilled log needed them (shared by unchanged steps) */
 interface MemoryEntry {
   bytes: Uint8Array
   words: string[]
-  json?: string
+  json?: Uint8Array
 }
 /** an empty memory (shared by every log that prints one: frozen, so no reader can change them all) */
-const NO_MEMORY: MemoryEntry = { bytes: new Uint8Array(0), words: Object.freeze([]) as unknown as string[], json: '[]' }
+const NO_MEMORY: MemoryEntry = { bytes: new Uint8Array(0), words: Object.freeze([]) as unknown as string[] }
 
 /**
  * Stack words as minimal hex (viem toHex of a non-negative bigint, without its checks), printed
@@ -151,6 +156,43 @@ function createStackPrinter(): (i: number, v: bigint) => string {
     return h
   }
 }
+
+/**
+ * The same, as the JSON bytes of the quoted word (`"0x…"`) a spilled log copies: each position's
+ * bytes are made once per value.
+ */
+function createStackBytesPrinter(): (i: number, v: bigint) => Uint8Array {
+  const values: (bigint | undefined)[] = []
+  const printed: Uint8Array[] = []
+  return (i, v) => {
+    if (values[i] === v) return printed[i]!
+    const h = v.toString(16)
+    const b = new Uint8Array(h.length + 4)
+    b[0] = QUOTE
+    b[1] = 0x30 // 0
+    b[2] = 0x78 // x
+    for (let k = 0; k < h.length; k++) b[k + 3] = h.charCodeAt(k)
+    b[h.length + 3] = QUOTE
+    values[i] = v
+    printed[i] = b
+    return b
+  }
+}
+
+/** a spilled log's keys and punctuation, as bytes */
+const QUOTE = 0x22
+const COMMA = 0x2c
+const CLOSE_ARRAY = 0x5d
+const CLOSE_OBJECT = 0x7d
+const K_PC = asciiBytes(',{"pc":')
+const K_GAS_COST = asciiBytes(',"gasCost":')
+const K_DEPTH = asciiBytes(',"depth":')
+const K_ERROR = asciiBytes(',"error":')
+const K_STACK = asciiBytes(',"stack":[')
+const K_RETURN_DATA = asciiBytes(',"returnData":')
+const K_MEMORY = asciiBytes(',"memory":')
+const K_STORAGE = asciiBytes(',"storage":')
+const K_REFUND = asciiBytes(',"refund":')
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false
@@ -185,16 +227,17 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   const spill = opts.spill
   /** open once the logs passed spill.thresholdBytes: every later log is written, not kept */
   let sink: StructLogSink | undefined
-  /** JSON bytes written to the sink (exact) */
-  let written = 0
+  /** writes into the sink (its size: the JSON bytes written, exact) */
+  let out: JsonBytesWriter | undefined
   /** what the sink answered when the logs were complete */
   let handle: object | undefined
   /** cumulative storage seen per contract (geth l.storage) */
   const storage = new Map<Address, Map<string, string>>()
   /** last memory seen at each depth, with its rendered words (shared by unchanged steps) */
   const memoryAt = new Map<number, MemoryEntry>()
-  /** each opcode name as JSON text */
-  const opJson = new Map<string, string>()
+  /** `,"op":"NAME","gas":` as bytes, by opcode (with the name it was made from): one copy, not three */
+  const opNames: string[] = []
+  const opBytes: Uint8Array[] = []
   let prevWords: string[] | undefined
   let state: StateReader | undefined
   let gasUsed = 0n
@@ -203,6 +246,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   let exited = false
   let refused: TracerError | undefined
   const hexAt = createStackPrinter()
+  const stackBytesAt = createStackBytesPrinter()
 
   function memoryFor(depth: number, mem: Uint8Array): MemoryEntry {
     const cached = memoryAt.get(depth)
@@ -243,29 +287,53 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   }
 
   /**
-   * The same log as JSON text, byte for byte what JSON.stringify(toLog(…)) prints (tested),
-   * without building the object: the memory's JSON is made once per memory, the stack straight
-   * from its words.
+   * The same log written to the sink, byte for byte what `,` + JSON.stringify(toLog(…)) prints
+   * (tested), without building the object or a string of it.
    */
-  function toJson(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined, prefix: string): string {
-    let op = opJson.get(step.op)
-    if (op === undefined) opJson.set(step.op, (op = JSON.stringify(step.op)))
-    let s = `${prefix}{"pc":${step.pc},"op":${op},"gas":${Number(step.gas)},"gasCost":${Number(step.cost)},"depth":${step.depth}`
-    if (step.error) s += `,"error":${JSON.stringify(step.error)}`
-    if (withStack) {
-      const stack = step.stack
-      if (stack.length === 0) s += ',"stack":[]'
-      else {
-        s += `,"stack":["0x${hexAt(0, stack[0]!)}`
-        for (let i = 1; i < stack.length; i++) s += `","0x${hexAt(i, stack[i]!)}`
-        s += '"]'
-      }
+  function writeStep(w: JsonBytesWriter, step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined): void {
+    w.bytes(K_PC)
+    w.uint(step.pc)
+    let op = opBytes[step.opcode]
+    if (op === undefined || opNames[step.opcode] !== step.op) {
+      opNames[step.opcode] = step.op
+      opBytes[step.opcode] = op = Buffer.from(`,"op":${JSON.stringify(step.op)},"gas":`, 'utf8')
     }
-    if (withReturnData && step.returnData.length > 0) s += `,"returnData":"${toHex(step.returnData)}"`
-    if (memory) s += `,"memory":${(memory.json ??= JSON.stringify(memory.words))}`
-    if (slots) s += `,"storage":${JSON.stringify(slots)}`
-    if (step.refund !== 0n) s += `,"refund":${Number(step.refund)}`
-    return `${s}}`
+    w.bytes(op)
+    w.uint(Number(step.gas))
+    w.bytes(K_GAS_COST)
+    w.uint(Number(step.cost))
+    w.bytes(K_DEPTH)
+    w.uint(step.depth)
+    if (step.error) {
+      w.bytes(K_ERROR)
+      w.text(JSON.stringify(step.error))
+    }
+    if (withStack) {
+      w.bytes(K_STACK)
+      const stack = step.stack
+      for (let i = 0; i < stack.length; i++) {
+        if (i > 0) w.byte(COMMA)
+        w.bytes(stackBytesAt(i, stack[i]!))
+      }
+      w.byte(CLOSE_ARRAY)
+    }
+    if (withReturnData && step.returnData.length > 0) {
+      w.bytes(K_RETURN_DATA)
+      w.text(`"${toHex(step.returnData)}"`)
+    }
+    if (memory) {
+      w.bytes(K_MEMORY)
+      w.bytes((memory.json ??= asciiBytes(JSON.stringify(memory.words))))
+    }
+    if (slots) {
+      w.bytes(K_STORAGE)
+      w.text(JSON.stringify(slots))
+    }
+    if (step.refund !== 0n) {
+      w.bytes(K_REFUND)
+      w.uint(Number(step.refund))
+    }
+    w.byte(CLOSE_OBJECT)
   }
 
   /**
@@ -274,11 +342,12 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
    */
   function emit(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined): void {
     steps++
-    if (sink) {
-      // the separator comes with the log: one write per step
-      const json = toJson(step, memory, slots, ',')
-      if (limit !== 0) resultSize += json.length - 1
-      toSink(json)
+    if (out) {
+      const before = out.size
+      writeStep(out, step, memory, slots)
+      // the separator came with the log
+      if (limit !== 0) resultSize += out.size - before - 1
+      if (out.size > spill!.maxBytes) refuse('bytes')
       return
     }
     const log = toLog(step, memory, slots)
@@ -293,19 +362,17 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
     logs.push(log)
   }
 
-  function toSink(json: string): void {
-    written += json.length
-    if (written > spill!.maxBytes) refuse('bytes')
-    sink!.write(json)
-  }
-
   /** the logs so far go to a newly opened sink, `[` first; the array is dropped */
   function startSpilling(): void {
-    sink = spill!.open()
-    let json = '['
-    for (let i = 0; i < logs.length; i++) json += (i === 0 ? '' : ',') + JSON.stringify(logs[i])
+    const opened = (sink = spill!.open())
+    out = new JsonBytesWriter((chunk) => opened.write(chunk))
+    out.byte(0x5b) // [
+    for (let i = 0; i < logs.length; i++) {
+      if (i > 0) out.byte(COMMA)
+      out.text(JSON.stringify(logs[i]))
+    }
     logs = []
-    toSink(json)
+    if (out.size > spill!.maxBytes) refuse('bytes')
   }
 
   function refuse(why: 'steps' | 'bytes'): never {
@@ -373,9 +440,10 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
       // return data on success, revert data on revert, otherwise empty
       const returnValue = failed && error !== 'execution reverted' ? '0x' : output
       let structLogs: StructLog[] | object = logs
-      if (sink) {
+      if (sink && out) {
         if (!handle) {
-          sink.write(']')
+          out.byte(CLOSE_ARRAY)
+          out.close()
           handle = sink.finish()
         }
         structLogs = handle

@@ -14,8 +14,8 @@
  * request is gone) is deleted by age (sweepOldSpills), and the directories of a process that died
  * are deleted at the next start (sweepStaleSpills).
  *
- * Writes are synchronous and in big chunks: the tracer runs inside the EVM's step hook and the
- * file is the page cache's until it is read back moments later.
+ * Writes are synchronous and in big chunks (the tracer hands over a megabyte at a time): it runs
+ * inside the EVM's step hook, and the file is the page cache's until it is read back moments later.
  *
  * @example
  * const spills = openSpillSession({ owner: 'main-1a2b', thresholdBytes: 4 << 20, maxBytes: 2 << 30 })
@@ -43,8 +43,6 @@ export interface SpillOptions {
 
 /** below this a struct log stays in memory: building and cloning it costs less than a file */
 export const DEFAULT_SPILL_THRESHOLD_BYTES = 4 * 2 ** 20
-/** the sink writes to the file in chunks of this size */
-const CHUNK_BYTES = 2 ** 20
 const ROOT_PREFIX = 'evm-sim-spill-'
 const FILE_NAME = /^[0-9a-f]{32}\.json$/
 const OWNER_NAME = /^[A-Za-z0-9_-]{1,64}$/
@@ -76,46 +74,22 @@ function openFileSink(dir: string): FileSink {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const path = join(dir, `${randomBytes(16).toString('hex')}.json`)
   let fd: number | undefined = openSync(path, 'wx', 0o600)
-  // text is encoded straight into one reused buffer: nothing of it outlives the step that wrote it
-  const buf = Buffer.allocUnsafe(CHUNK_BYTES)
-  let used = 0
-  const writeAll = (bytes: Uint8Array, length: number) => {
-    // a regular file takes it all at once unless the disk is full (then writeSync throws)
-    for (let off = 0; off < length; ) off += writeSync(fd!, bytes, off, length - off)
-  }
-  const flush = () => {
-    if (used === 0) return
-    writeAll(buf, used)
-    used = 0
-  }
   const close = () => {
     if (fd === undefined) return
     closeSync(fd)
     fd = undefined
   }
   return {
-    write(json) {
-      // utf-8 takes at most 3 bytes per UTF-16 unit
-      if (used + json.length * 3 > buf.length) {
-        flush()
-        if (json.length * 3 > buf.length) {
-          const bytes = Buffer.from(json, 'utf8')
-          return writeAll(bytes, bytes.length)
-        }
-      }
-      used += buf.write(json, used)
+    write(chunk) {
+      // a regular file takes it all at once unless the disk is full (then writeSync throws)
+      for (let off = 0; off < chunk.length; ) off += writeSync(fd!, chunk, off, chunk.length - off)
     },
     finish() {
-      try {
-        flush()
-      } finally {
-        close()
-      }
+      close()
       const handle: SpilledJson = { [SPILL_KEY]: path }
       return handle
     },
     remove() {
-      used = 0
       try {
         close()
       } catch {

@@ -31,30 +31,34 @@ function steps(): OpcodeStep[] {
     step({ pc: 2, op: 'SLOAD', opcode: 0x54, depth: 2, stack: [2n], memory: mem(1, 7) }),
     step({ pc: 3, op: 'REVERT', opcode: 0xfd, depth: 2, stack: [0n, 0n], memory: mem(1, 7), error: 'execution reverted' }),
     step({ pc: 6, op: 'opcode 0xc not defined', opcode: 0x0c, stack: [1n, 2n ** 255n], memory: mem(3, 0x81), error: 'invalid opcode: "quoted" \\ text' }),
+    step({ pc: 7, op: 'opcode 0xc not defined', opcode: 0x0c, stack: [2n ** 256n - 1n, 0n], memory: mem(3, 0x81), error: 'non-ASCII: ünïcødé \u0001 ✓' }),
     step({ pc: 7, op: 'SSTORE', opcode: 0x55, stack: [0n, 1n], memory: mem(3, 0x81), refund: 19900n }),
     step({ pc: 8, op: 'STOP', opcode: 0x00, stack: [], memory: mem(3, 0x81) }),
   ]
 }
 
-/** a sink that keeps the text, as the engine's file would */
+/** a sink that keeps the bytes, as the engine's file would (copied: the logger reuses its chunk) */
 function memorySink() {
-  let text = ''
+  const chunks: Buffer[] = []
   let opened = 0
   return {
     get text() {
-      return text
+      return Buffer.concat(chunks).toString('utf8')
+    },
+    get chunks() {
+      return chunks.length
     },
     get opened() {
       return opened
     },
     open(): StructLogSink {
       opened++
-      return { write: (json) => void (text += json), finish: () => ({ spilled: true }) }
+      return { write: (chunk) => void chunks.push(Buffer.from(chunk)), finish: () => ({ spilled: true }) }
     },
   }
 }
 
-async function run(config: StructLoggerConfig, thresholdBytes?: number) {
+async function run(config: StructLoggerConfig, thresholdBytes?: number, taken: OpcodeStep[] = steps()) {
   const state = fakeState({ [TO]: { storage: { [w(1)]: '0x2a', [w(2)]: '0x05' } } })
   const sink = memorySink()
   const t =
@@ -62,7 +66,7 @@ async function run(config: StructLoggerConfig, thresholdBytes?: number) {
       ? createStructLogger(config, {})
       : createStructLogger(config, { spill: { thresholdBytes, maxBytes: 1e9, open: () => sink.open() } })
   await t.onTxStart!(fakeTx(state))
-  for (const s of steps()) await t.onOpcode!(s)
+  for (const s of taken) await t.onOpcode!(s)
   await t.onExit!({ depth: 0, output: '0x', gasUsed: 50n, reverted: false })
   await t.onTxEnd!({ gasUsed: 21050n, output: '0x', reverted: false })
   return { result: t.result(), sink }
@@ -99,6 +103,20 @@ describe('struct logger spilled to a sink', () => {
       }
     })
   }
+
+  it('writes a long run whose bytes fill several of the logger\'s chunks the same as in memory', async () => {
+    // 12,000 steps of ~250 bytes: 3 MB, so the 1 MiB chunk is handed on and refilled; stack values
+    // of every width change at every position, numbers of every digit count
+    const long: OpcodeStep[] = []
+    for (let i = 0; i < 12_000; i++) {
+      const stack = Array.from({ length: i % 9 }, (_, k) => (k % 3 === 0 ? BigInt(i) ** BigInt(k + 1) : k % 3 === 1 ? 2n ** 256n - 1n - BigInt(i) : BigInt(k)))
+      long.push(step({ pc: i * 7, op: i % 2 ? 'ADD' : 'PUSH32', opcode: i % 2 ? 0x01 : 0x7f, depth: 1 + (i % 4), gas: BigInt(30_000_000 - i * 997), cost: BigInt(i % 11), stack, memory: mem(i % 5, i % 256), refund: BigInt(i % 3) * 4800n }))
+    }
+    const kept = await run({}, undefined, long)
+    const spilled = await run({}, 0, long)
+    expect(spilled.sink.chunks).toBeGreaterThan(2)
+    expect(spilled.sink.text).toBe(JSON.stringify(kept.result.structLogs))
+  })
 
   it('spills a run whose logs pass the threshold, keeps one that does not', async () => {
     expect((await run({}, 0)).sink.opened).toBe(1)
