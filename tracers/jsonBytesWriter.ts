@@ -120,6 +120,26 @@ export class JsonBytesWriter {
     this.pos = p
   }
 
+  /** the first `length` bytes of `from` (a Buffer: copied natively, no view made) */
+  prefix(from: Buffer, length: number): void {
+    if (length <= SMALL_COPY) {
+      this.room(length)
+      const buf = this.buf
+      let p = this.pos
+      for (let i = 0; i < length; i++) buf[p++] = from[i]!
+      this.pos = p
+      return
+    }
+    if (this.pos + length > this.buf.length) {
+      this.flush()
+      if (length > this.buf.length) {
+        this.flushed += length
+        return this.out(from.subarray(0, length))
+      }
+    }
+    this.pos += from.copy(this.buf, this.pos, 0, length)
+  }
+
   /** a non-negative safe integer in the digits JSON.stringify prints; anything else as JSON.stringify prints it */
   uint(n: number): void {
     if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER && Math.floor(n) === n)) return this.text(JSON.stringify(n))

@@ -179,6 +179,47 @@ function createStackBytesPrinter(): (i: number, v: bigint) => Uint8Array {
   }
 }
 
+/**
+ * A spilled log's stack as JSON bytes (the words between `[` and `]`), kept from one step to the
+ * next: from one step to the next most of a stack stays as it was, so only the words from the
+ * first position that changed on are copied in again (and printed, if their value is new). Every
+ * position is compared, so nothing depends on what the opcode did.
+ */
+function createStackJson(): { print(stack: readonly bigint[]): number; bytes(): Buffer } {
+  const itemBytes = createStackBytesPrinter()
+  /** the stack printed last, and where each of its words ends in `json` */
+  const values: bigint[] = []
+  const ends: number[] = []
+  let count = 0
+  let json = Buffer.allocUnsafe(4096)
+  return {
+    /** prints `stack`; answers how many bytes of `bytes()` hold it */
+    print(stack) {
+      const n = stack.length
+      const same = n < count ? n : count
+      let k = 0
+      while (k < same && values[k] === stack[k]) k++
+      let end = k === 0 ? 0 : ends[k - 1]!
+      for (let i = k; i < n; i++) {
+        const v = stack[i]!
+        const b = itemBytes(i, v)
+        if (end + b.length + 1 > json.length) {
+          const grown = Buffer.allocUnsafe(Math.max(json.length * 2, end + b.length + 1))
+          json.copy(grown, 0, 0, end)
+          json = grown
+        }
+        if (i > 0) json[end++] = COMMA
+        for (let j = 0; j < b.length; j++) json[end++] = b[j]!
+        values[i] = v
+        ends[i] = end
+      }
+      count = n
+      return n === 0 ? 0 : ends[n - 1]!
+    },
+    bytes: () => json,
+  }
+}
+
 /** a spilled log's keys and punctuation, as bytes */
 const QUOTE = 0x22
 const COMMA = 0x2c
@@ -246,7 +287,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   let exited = false
   let refused: TracerError | undefined
   const hexAt = createStackPrinter()
-  const stackBytesAt = createStackBytesPrinter()
+  const stackJson = createStackJson()
 
   function memoryFor(depth: number, mem: Uint8Array): MemoryEntry {
     const cached = memoryAt.get(depth)
@@ -310,11 +351,8 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
     }
     if (withStack) {
       w.bytes(K_STACK)
-      const stack = step.stack
-      for (let i = 0; i < stack.length; i++) {
-        if (i > 0) w.byte(COMMA)
-        w.bytes(stackBytesAt(i, stack[i]!))
-      }
+      const length = stackJson.print(step.stack)
+      w.prefix(stackJson.bytes(), length)
       w.byte(CLOSE_ARRAY)
     }
     if (withReturnData && step.returnData.length > 0) {

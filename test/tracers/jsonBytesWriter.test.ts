@@ -39,6 +39,12 @@ describe('JsonBytesWriter', () => {
       w.bytes(big)
       w.bytes(big.subarray(0, 65))
       expected += '0123456789abcdef'.repeat(20) + '0123456789abcdef'.repeat(20).slice(0, 65)
+      // the start of a Buffer: short, long, longer than the chunk
+      const from = Buffer.from('fedcba9876543210'.repeat(20), 'latin1')
+      for (const length of [0, 3, 16, 17, 100, 320]) {
+        w.prefix(from, length)
+        expected += from.toString('latin1', 0, length)
+      }
       expect(w.size).toBe(Buffer.byteLength(expected))
       w.flush()
       expect(text()).toBe(expected)

@@ -118,6 +118,36 @@ describe('struct logger spilled to a sink', () => {
     expect(spilled.sink.text).toBe(JSON.stringify(kept.result.structLogs))
   })
 
+  it('writes a stack that grows to 1,024 words, is swapped, duplicated and popped, across frames, the same as in memory', async () => {
+    // the logger keeps the last stack's bytes and copies in only what changed: every way a stack
+    // changes between two steps, and a frame switch (a different stack at another depth)
+    const taken: OpcodeStep[] = []
+    let stack: bigint[] = []
+    const at = (depth: number, s: bigint[]) => taken.push(step({ op: 'JUMPDEST', opcode: 0x5b, depth, stack: [...s] }))
+    for (let i = 0; i < 1024; i++) {
+      stack.push(BigInt(i) * 0x1000000000000000000000000000000000001n)
+      at(1, stack)
+    }
+    for (let n = 1; n <= 16; n++) {
+      const top = stack.length - 1
+      ;[stack[top], stack[top - n]] = [stack[top - n]!, stack[top]!] // SWAPn
+      at(1, stack)
+      stack.push(stack[top - n + 1]!) // DUPn
+      at(1, stack)
+      at(2, [BigInt(n), 2n ** 256n - 1n]) // a call's frame, and back
+    }
+    while (stack.length > 0) {
+      stack = stack.slice(0, -3)
+      stack.push(7n)
+      stack = stack.slice(0, -1)
+      at(1, stack)
+    }
+    at(1, [])
+    const kept = await run({}, undefined, taken)
+    const spilled = await run({}, 0, taken)
+    expect(spilled.sink.text).toBe(JSON.stringify(kept.result.structLogs))
+  })
+
   it('spills a run whose logs pass the threshold, keeps one that does not', async () => {
     expect((await run({}, 0)).sink.opened).toBe(1)
     expect((await run({}, 10_000_000)).sink.opened).toBe(0)
