@@ -1,18 +1,15 @@
 /**
- * JSON text written straight as UTF-8 bytes into one reused chunk, handed on whenever it fills.
- *
- * Why: a spilled struct log is a million steps of small JSON objects. Built as strings, each step
- * makes a rope of a dozen pieces that is flattened and then encoded into the file's buffer: in a
- * worker that was a third of a trace's CPU and most of its garbage. Here the fixed keys are bytes
- * made once, numbers go in as ASCII digits, and what repeats from step to step (a stack position's
- * value, a memory's words) is copied as the bytes it was printed to the first time.
+ * JSON text written straight as UTF-8 bytes into one reused chunk, handed on whenever it fills:
+ * for output made of millions of small pieces (a spilled struct log, structLogBytes.ts), where
+ * building strings and encoding them costs more than the pieces themselves. Constant pieces are
+ * bytes made once (`asciiBytes`), numbers go in as ASCII digits, other text as UTF-8.
  *
  * The writer knows nothing of where the bytes go: `out` receives each full chunk and must consume
  * it before it returns (the chunk is written over afterwards).
  *
  * @example
  * const w = new JsonBytesWriter((chunk) => writeSync(fd, chunk))
- * w.bytes(asciiBytes('{"pc":')); w.uint(42); w.byte(0x7d); w.flush()
+ * w.bytes(asciiBytes('{"pc":')); w.uint(42); w.byte(0x7d); w.close()
  */
 
 /** the bytes of an ASCII constant (keys, punctuation), made once */

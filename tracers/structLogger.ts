@@ -26,7 +26,7 @@
  * `spill.thresholdBytes`, the logger opens the sink it was given (the engine's temporary file; the
  * tracer knows nothing of files) and from then on writes each step's JSON as it goes: `[`, the
  * logs joined by `,`, `]` — exactly the bytes `JSON.stringify(structLogs)` prints. A step is
- * written as bytes, not built as a string (jsonBytesWriter.ts: a third of a spilled trace's CPU
+ * written as bytes, not built as a string (structLogBytes.ts: a third of a spilled trace's CPU
  * went to building, flattening and encoding those strings), and the sink gets them a chunk at a
  * time. The result
  * then carries, in place of the `structLogs` array, whatever the sink's `finish()` returns (a
@@ -37,7 +37,8 @@
  * t.result() // { gas: 21000, failed: false, returnValue: '0x', structLogs: [...] }
  */
 import { toHex, type Address, type Hex } from 'viem'
-import { asciiBytes, JsonBytesWriter } from './jsonBytesWriter.js'
+import { JsonBytesWriter } from './jsonBytesWriter.js'
+import { CLOSE_ARRAY, COMMA, createStepWriter, OPEN_ARRAY, type PrintedMemory } from './structLogBytes.js'
 import { TracerError } from './tracerError.js'
 import { normalizeWord, wordToHash } from './evmWords.js'
 import { OP } from './opcodes.js'
@@ -130,11 +131,9 @@ export function memoryWords(mem: Uint8Array): string[] {
   return words
 }
 
-/** a memory as printed: its words, and their JSON bytes once a spilled log needed them (shared by unchanged steps) */
-interface MemoryEntry {
+/** a memory as printed (shared by unchanged steps), and the bytes it was copied from */
+interface MemoryEntry extends PrintedMemory {
   bytes: Uint8Array
-  words: string[]
-  json?: Uint8Array
 }
 /** an empty memory (shared by every log that prints one: frozen, so no reader can change them all) */
 const NO_MEMORY: MemoryEntry = { bytes: new Uint8Array(0), words: Object.freeze([]) as unknown as string[] }
@@ -156,84 +155,6 @@ function createStackPrinter(): (i: number, v: bigint) => string {
     return h
   }
 }
-
-/**
- * The same, as the JSON bytes of the quoted word (`"0x…"`) a spilled log copies: each position's
- * bytes are made once per value.
- */
-function createStackBytesPrinter(): (i: number, v: bigint) => Uint8Array {
-  const values: (bigint | undefined)[] = []
-  const printed: Uint8Array[] = []
-  return (i, v) => {
-    if (values[i] === v) return printed[i]!
-    const h = v.toString(16)
-    const b = new Uint8Array(h.length + 4)
-    b[0] = QUOTE
-    b[1] = 0x30 // 0
-    b[2] = 0x78 // x
-    for (let k = 0; k < h.length; k++) b[k + 3] = h.charCodeAt(k)
-    b[h.length + 3] = QUOTE
-    values[i] = v
-    printed[i] = b
-    return b
-  }
-}
-
-/**
- * A spilled log's stack as JSON bytes (the words between `[` and `]`), kept from one step to the
- * next: from one step to the next most of a stack stays as it was, so only the words from the
- * first position that changed on are copied in again (and printed, if their value is new). Every
- * position is compared, so nothing depends on what the opcode did.
- */
-function createStackJson(): { print(stack: readonly bigint[]): number; bytes(): Buffer } {
-  const itemBytes = createStackBytesPrinter()
-  /** the stack printed last, and where each of its words ends in `json` */
-  const values: bigint[] = []
-  const ends: number[] = []
-  let count = 0
-  let json = Buffer.allocUnsafe(4096)
-  return {
-    /** prints `stack`; answers how many bytes of `bytes()` hold it */
-    print(stack) {
-      const n = stack.length
-      const same = n < count ? n : count
-      let k = 0
-      while (k < same && values[k] === stack[k]) k++
-      let end = k === 0 ? 0 : ends[k - 1]!
-      for (let i = k; i < n; i++) {
-        const v = stack[i]!
-        const b = itemBytes(i, v)
-        if (end + b.length + 1 > json.length) {
-          const grown = Buffer.allocUnsafe(Math.max(json.length * 2, end + b.length + 1))
-          json.copy(grown, 0, 0, end)
-          json = grown
-        }
-        if (i > 0) json[end++] = COMMA
-        for (let j = 0; j < b.length; j++) json[end++] = b[j]!
-        values[i] = v
-        ends[i] = end
-      }
-      count = n
-      return n === 0 ? 0 : ends[n - 1]!
-    },
-    bytes: () => json,
-  }
-}
-
-/** a spilled log's keys and punctuation, as bytes */
-const QUOTE = 0x22
-const COMMA = 0x2c
-const CLOSE_ARRAY = 0x5d
-const CLOSE_OBJECT = 0x7d
-const K_PC = asciiBytes(',{"pc":')
-const K_GAS_COST = asciiBytes(',"gasCost":')
-const K_DEPTH = asciiBytes(',"depth":')
-const K_ERROR = asciiBytes(',"error":')
-const K_STACK = asciiBytes(',"stack":[')
-const K_RETURN_DATA = asciiBytes(',"returnData":')
-const K_MEMORY = asciiBytes(',"memory":')
-const K_STORAGE = asciiBytes(',"storage":')
-const K_REFUND = asciiBytes(',"refund":')
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false
@@ -276,9 +197,6 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   const storage = new Map<Address, Map<string, string>>()
   /** last memory seen at each depth, with its rendered words (shared by unchanged steps) */
   const memoryAt = new Map<number, MemoryEntry>()
-  /** `,"op":"NAME","gas":` as bytes, by opcode (with the name it was made from): one copy, not three */
-  const opNames: string[] = []
-  const opBytes: Uint8Array[] = []
   let prevWords: string[] | undefined
   let state: StateReader | undefined
   let gasUsed = 0n
@@ -287,7 +205,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   let exited = false
   let refused: TracerError | undefined
   const hexAt = createStackPrinter()
-  const stackJson = createStackJson()
+  const writeStep = createStepWriter({ withStack, withReturnData })
 
   function memoryFor(depth: number, mem: Uint8Array): MemoryEntry {
     const cached = memoryAt.get(depth)
@@ -328,53 +246,6 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   }
 
   /**
-   * The same log written to the sink, byte for byte what `,` + JSON.stringify(toLog(…)) prints
-   * (tested), without building the object or a string of it.
-   */
-  function writeStep(w: JsonBytesWriter, step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined): void {
-    w.bytes(K_PC)
-    w.uint(step.pc)
-    let op = opBytes[step.opcode]
-    if (op === undefined || opNames[step.opcode] !== step.op) {
-      opNames[step.opcode] = step.op
-      opBytes[step.opcode] = op = Buffer.from(`,"op":${JSON.stringify(step.op)},"gas":`, 'utf8')
-    }
-    w.bytes(op)
-    w.uint(Number(step.gas))
-    w.bytes(K_GAS_COST)
-    w.uint(Number(step.cost))
-    w.bytes(K_DEPTH)
-    w.uint(step.depth)
-    if (step.error) {
-      w.bytes(K_ERROR)
-      w.text(JSON.stringify(step.error))
-    }
-    if (withStack) {
-      w.bytes(K_STACK)
-      const length = stackJson.print(step.stack)
-      w.prefix(stackJson.bytes(), length)
-      w.byte(CLOSE_ARRAY)
-    }
-    if (withReturnData && step.returnData.length > 0) {
-      w.bytes(K_RETURN_DATA)
-      w.text(`"${toHex(step.returnData)}"`)
-    }
-    if (memory) {
-      w.bytes(K_MEMORY)
-      w.bytes((memory.json ??= asciiBytes(JSON.stringify(memory.words))))
-    }
-    if (slots) {
-      w.bytes(K_STORAGE)
-      w.text(JSON.stringify(slots))
-    }
-    if (step.refund !== 0n) {
-      w.bytes(K_REFUND)
-      w.uint(Number(step.refund))
-    }
-    w.byte(CLOSE_OBJECT)
-  }
-
-  /**
    * A finished step (`memory`: the memory it prints, if any; `slots`: the storage it prints):
    * written when spilling, else kept (and spilled once past the threshold).
    */
@@ -404,7 +275,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   function startSpilling(): void {
     const opened = (sink = spill!.open())
     out = new JsonBytesWriter((chunk) => opened.write(chunk))
-    out.byte(0x5b) // [
+    out.byte(OPEN_ARRAY)
     for (let i = 0; i < logs.length; i++) {
       if (i > 0) out.byte(COMMA)
       out.text(JSON.stringify(logs[i]))

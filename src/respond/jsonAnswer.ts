@@ -23,6 +23,8 @@ import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { claimSpilled, SPILL_KEY } from '../../engine/spill/spillFiles.js'
 import { ApiError } from '../errors/apiError.js'
+import type { HttpEnv } from '../httpEnv.js'
+import { leaseReadBuffers, READ_CHUNK_BYTES, type ReadBufferLease } from './readBuffers.js'
 
 interface SpilledPart {
   fd: number
@@ -32,10 +34,7 @@ type Part = Buffer | SpilledPart
 
 /** one handle as JSON.stringify prints it; group 1: the path as a JSON string literal */
 const HANDLE = new RegExp(`\\{"${SPILL_KEY.replace(/\$/g, '\\$')}":("(?:[^"\\\\]|\\\\.)*")\\}`, 'g')
-/** bytes read from a spilled file per chunk of the body */
-const CHUNK_BYTES = 1 << 20
-
-export function jsonAnswer(c: Context, value: unknown, status: ContentfulStatusCode = 200): Response {
+export function jsonAnswer(c: Context<HttpEnv>, value: unknown, status: ContentfulStatusCode = 200): Response {
   const text = JSON.stringify(value)
   const parts = splitAtHandles(text)
   if (!parts) return c.body(text, status, { 'Content-Type': 'application/json' })
@@ -46,7 +45,7 @@ export function jsonAnswer(c: Context, value: unknown, status: ContentfulStatusC
   }
   let length = 0
   for (const p of parts) length += Buffer.isBuffer(p) ? p.length : p.bytes
-  return c.body(bodyStream(parts), status, { 'Content-Type': 'application/json', 'Content-Length': String(length) })
+  return c.body(bodyStream(parts, leaseReadBuffers(c.env?.outgoing)), status, { 'Content-Type': 'application/json', 'Content-Length': String(length) })
 }
 
 /** frees the spilled files an answer names without sending it (a JSON-RPC notification) */
@@ -89,11 +88,11 @@ const unread = new FinalizationRegistry<number[]>((fds) => {
   for (const fd of fds) close(fd, () => {})
 })
 
-function readAt(fd: number, buf: Buffer, position: number): Promise<number> {
-  return new Promise((resolve, reject) => read(fd, buf, 0, buf.length, position, (err, n) => (err ? reject(err) : resolve(n))))
+function readAt(fd: number, buf: Buffer, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, buf, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))))
 }
 
-function bodyStream(parts: Part[]): ReadableStream<Uint8Array> {
+function bodyStream(parts: Part[], buffers: ReadBufferLease): ReadableStream<Uint8Array> {
   const files = parts.filter((p): p is SpilledPart => !Buffer.isBuffer(p))
   const token = {}
   let done = false
@@ -121,8 +120,13 @@ function bodyStream(parts: Part[]): ReadableStream<Uint8Array> {
               offset = 0
               continue
             }
-            const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, p.bytes - offset))
-            const n = await readAt(p.fd, buf, offset)
+            const buf = buffers.take()
+            let n: number
+            try {
+              n = await readAt(p.fd, buf, Math.min(READ_CHUNK_BYTES, p.bytes - offset), offset)
+            } finally {
+              buffers.read()
+            }
             if (n <= 0) throw new Error('a spilled result ended before its size')
             offset += n
             return controller.enqueue(n === buf.length ? buf : buf.subarray(0, n))

@@ -16,6 +16,7 @@ import { createEngine } from '../../../engine/index.js'
 import { claimSpilled, SPILL_KEY, spillRoot } from '../../../engine/spill/spillFiles.js'
 import type { Engine } from '../../../engine/types.js'
 import { createWorkerPoolEngine } from '../../../engine/workers/index.js'
+import { spareReadBuffers } from '../../../src/respond/readBuffers.js'
 import { compile } from '../../support/solc.js'
 import { post, startTestApp, type TestApp } from '../support/startTestApp.js'
 
@@ -183,6 +184,28 @@ describe('streamed struct logs', () => {
       expect(b).toBe(a)
     })
   }
+
+  it('answers streamed at the same time, read into buffers used again from answer to answer, are each intact', async () => {
+    // ~3.5 MB each (several read chunks), each a different length; one client leaves mid-body
+    const body = (turns: number) => ({ call: { from: A0, to: LOOPER, data: '0x' }, stateOverrides: { [LOOPER]: { code: loopCode(turns) } }, tracerConfig: { structLogger: {} } })
+    const turns = [1000, 1010, 1020, 1030, 1040, 1050]
+    const expected = await Promise.all(turns.map(async (t) => (await plainApp.fetch('/v1/trace/call', post(body(t)))).text()))
+    for (let round = 0; round < 3; round++) {
+      const ctl = new AbortController()
+      const leaving = streamApp.fetch('/v1/trace/call', { ...post(body(1200)), signal: ctl.signal }).then(async (res) => {
+        await res.body!.getReader().read()
+        ctl.abort()
+      })
+      const got = await Promise.all(turns.map(async (t) => (await streamApp.fetch('/v1/trace/call', post(body(t)))).text()))
+      await leaving.catch(() => undefined)
+      for (let i = 0; i < turns.length; i++) {
+        expect(got[i]!.length).toBe(expected[i]!.length)
+        expect(got[i] === expected[i]).toBe(true)
+      }
+    }
+    // the buffers of the answers sent went back for the next ones
+    expect(spareReadBuffers()).toBeGreaterThan(0)
+  })
 
   it('leaves no temporary file and no open descriptor once the answers are sent', async () => {
     expect(await until(() => spillFiles().length === 0 && openSpillFds().length === 0)).toBe(true)

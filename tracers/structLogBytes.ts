@@ -1,0 +1,155 @@
+/**
+ * A spilled struct log step written as JSON bytes (jsonBytesWriter.ts), byte for byte what
+ * `,` + JSON.stringify of the step's log object prints in geth's field order
+ * (`test/tracers/structLoggerSpill.test.ts` compares the two for every option).
+ *
+ * Why bytes: built as strings, each step was a rope of a dozen pieces, flattened and then encoded
+ * into the file's buffer; in a worker that was a third of a spilled trace's CPU and most of its
+ * garbage. Here the keys are bytes made once (`,"op":"NAME","gas":` once per opcode), numbers go
+ * in as ASCII digits, and the stack is kept as the bytes it was printed to from one step to the
+ * next.
+ *
+ * @example
+ * const writeStep = createStepWriter({ withStack: true, withReturnData: false })
+ * writeStep(writer, step, undefined, undefined)
+ */
+import { toHex } from 'viem'
+import { asciiBytes, type JsonBytesWriter } from './jsonBytesWriter.js'
+import type { OpcodeStep } from './types.js'
+
+/** a memory as a log prints it: its words, and their JSON bytes once a spilled log needed them */
+export interface PrintedMemory {
+  words: string[]
+  json?: Uint8Array
+}
+
+export const OPEN_ARRAY = 0x5b
+export const COMMA = 0x2c
+export const CLOSE_ARRAY = 0x5d
+const QUOTE = 0x22
+const CLOSE_OBJECT = 0x7d
+const K_PC = asciiBytes(',{"pc":')
+const K_GAS_COST = asciiBytes(',"gasCost":')
+const K_DEPTH = asciiBytes(',"depth":')
+const K_ERROR = asciiBytes(',"error":')
+const K_STACK = asciiBytes(',"stack":[')
+const K_RETURN_DATA = asciiBytes(',"returnData":')
+const K_MEMORY = asciiBytes(',"memory":')
+const K_STORAGE = asciiBytes(',"storage":')
+const K_REFUND = asciiBytes(',"refund":')
+
+/**
+ * Stack words as the JSON bytes of the quoted minimal hex word (`"0x…"`), made once per value at
+ * each stack position (printing a bigint is the costliest part of a step).
+ */
+function createStackBytesPrinter(): (i: number, v: bigint) => Uint8Array {
+  const values: (bigint | undefined)[] = []
+  const printed: Uint8Array[] = []
+  return (i, v) => {
+    if (values[i] === v) return printed[i]!
+    const h = v.toString(16)
+    const b = new Uint8Array(h.length + 4)
+    b[0] = QUOTE
+    b[1] = 0x30 // 0
+    b[2] = 0x78 // x
+    for (let k = 0; k < h.length; k++) b[k + 3] = h.charCodeAt(k)
+    b[h.length + 3] = QUOTE
+    values[i] = v
+    printed[i] = b
+    return b
+  }
+}
+
+/**
+ * A spilled log's stack as JSON bytes (the words between `[` and `]`), kept between steps: most of
+ * a stack stays as it was from one step to the next, so only the words from the first position
+ * that changed on are copied in again (and printed, if their value is new). Every position is
+ * compared, so nothing depends on what the opcode did.
+ */
+function createStackJson(): { print(stack: readonly bigint[]): number; bytes(): Buffer } {
+  const itemBytes = createStackBytesPrinter()
+  /** the stack printed last, and where each of its words ends in `json` */
+  const values: bigint[] = []
+  const ends: number[] = []
+  let count = 0
+  let json = Buffer.allocUnsafe(4096)
+  return {
+    /** prints `stack`; answers how many bytes of `bytes()` hold it */
+    print(stack) {
+      const n = stack.length
+      const same = n < count ? n : count
+      let k = 0
+      while (k < same && values[k] === stack[k]) k++
+      let end = k === 0 ? 0 : ends[k - 1]!
+      for (let i = k; i < n; i++) {
+        const v = stack[i]!
+        const b = itemBytes(i, v)
+        if (end + b.length + 1 > json.length) {
+          const grown = Buffer.allocUnsafe(Math.max(json.length * 2, end + b.length + 1))
+          json.copy(grown, 0, 0, end)
+          json = grown
+        }
+        if (i > 0) json[end++] = COMMA
+        for (let j = 0; j < b.length; j++) json[end++] = b[j]!
+        values[i] = v
+        ends[i] = end
+      }
+      count = n
+      return n === 0 ? 0 : ends[n - 1]!
+    },
+    bytes: () => json,
+  }
+}
+
+/** writes one step: `memory` and `slots` are what the step prints of memory and storage, if anything */
+export type StepWriter = (w: JsonBytesWriter, step: OpcodeStep, memory: PrintedMemory | undefined, slots: Record<string, string> | undefined) => void
+
+export function createStepWriter(opts: { withStack: boolean; withReturnData: boolean }): StepWriter {
+  const { withStack, withReturnData } = opts
+  /** `,"op":"NAME","gas":` as bytes, by opcode (with the name it was made from): one copy, not three */
+  const opNames: string[] = []
+  const opBytes: Uint8Array[] = []
+  const stackJson = createStackJson()
+  return function writeStep(w, step, memory, slots) {
+    w.bytes(K_PC)
+    w.uint(step.pc)
+    let op = opBytes[step.opcode]
+    if (op === undefined || opNames[step.opcode] !== step.op) {
+      opNames[step.opcode] = step.op
+      opBytes[step.opcode] = op = Buffer.from(`,"op":${JSON.stringify(step.op)},"gas":`, 'utf8')
+    }
+    w.bytes(op)
+    w.uint(Number(step.gas))
+    w.bytes(K_GAS_COST)
+    w.uint(Number(step.cost))
+    w.bytes(K_DEPTH)
+    w.uint(step.depth)
+    if (step.error) {
+      w.bytes(K_ERROR)
+      w.text(JSON.stringify(step.error))
+    }
+    if (withStack) {
+      w.bytes(K_STACK)
+      const length = stackJson.print(step.stack)
+      w.prefix(stackJson.bytes(), length)
+      w.byte(CLOSE_ARRAY)
+    }
+    if (withReturnData && step.returnData.length > 0) {
+      w.bytes(K_RETURN_DATA)
+      w.text(`"${toHex(step.returnData)}"`)
+    }
+    if (memory) {
+      w.bytes(K_MEMORY)
+      w.bytes((memory.json ??= asciiBytes(JSON.stringify(memory.words))))
+    }
+    if (slots) {
+      w.bytes(K_STORAGE)
+      w.text(JSON.stringify(slots))
+    }
+    if (step.refund !== 0n) {
+      w.bytes(K_REFUND)
+      w.uint(Number(step.refund))
+    }
+    w.byte(CLOSE_OBJECT)
+  }
+}
