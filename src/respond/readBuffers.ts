@@ -10,8 +10,11 @@
  *
  * A buffer handed to the socket may be read by it until the write completes, so an answer's
  * buffers go back only when its HTTP response has closed (after 'finish', every byte was handed
- * to the operating system; on an abort, the socket is gone). Without a response to watch (an
- * answer built outside a Node server, e.g. `app.request` in tests) every chunk is a fresh buffer.
+ * to the operating system; on an abort, the socket is gone). Held that long, they must be few: an
+ * answer's first PER_ANSWER chunks come from here, the rest of a long answer (a million-step log
+ * is 300 of them) are fresh buffers the GC takes as they are sent, as before. Without a response
+ * to watch (an answer built outside a Node server, e.g. `app.request` in tests) every chunk is a
+ * fresh buffer.
  *
  * @example
  * const lease = leaseReadBuffers(c.env.outgoing)
@@ -21,13 +24,15 @@ import type { ServerResponse } from 'node:http'
 
 /** the size of every chunk read from a spilled file (the last one of a file is a view of one) */
 export const READ_CHUNK_BYTES = 1 << 20
-/** buffers kept for later answers; more in flight at once are allocated and left to the GC */
-const MAX_SPARE = 16
+/** buffers kept for later answers */
+const MAX_SPARE = 8
+/** chunks of one answer that come from (and go back to) the spare buffers: at most 4 MiB held per answer */
+const PER_ANSWER = 4
 
 const spare: Buffer[] = []
 
 export interface ReadBufferLease {
-  /** a buffer of READ_CHUNK_BYTES, this answer's until its response closes; call `read()` when the read into it ended */
+  /** a buffer of READ_CHUNK_BYTES (this answer's until its response closes); call `read()` when the read into it ended */
   take(): Buffer
   /** a read into a taken buffer ended (it may have been the last thing holding the buffers) */
   read(): void
@@ -51,10 +56,11 @@ export function leaseReadBuffers(response: ServerResponse | undefined): ReadBuff
   })
   return {
     take() {
-      // after the response closed a read may still start (the stream is cancelled a moment later): a fresh buffer
-      const b = (closed ? undefined : spare.pop()) ?? Buffer.allocUnsafe(READ_CHUNK_BYTES)
-      if (!closed) taken.push(b)
       reading++
+      // after the response closed a read may still start (the stream is cancelled a moment later): a fresh buffer
+      if (closed || taken.length >= PER_ANSWER) return Buffer.allocUnsafe(READ_CHUNK_BYTES)
+      const b = spare.pop() ?? Buffer.allocUnsafe(READ_CHUNK_BYTES)
+      taken.push(b)
       return b
     },
     read() {
