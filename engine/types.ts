@@ -341,7 +341,7 @@ export interface EngineOptions {
    * (`{"$spilledJson": path}` in place of the `structLogs` array) that the front door streams
    * (engine/spill/spillFiles.ts). Absent: struct logs are kept in memory (refused past 256 MiB).
    * `owner`: this engine's directory under the spill root (default: a fresh one; a pool gives
-   * each worker its own); `thresholdBytes`: logs smaller stay in memory (default 4 MiB);
+   * each worker its own); `thresholdBytes`: logs smaller stay in memory (default 64 KiB);
    * `maxBytes`: the largest file (limits.max_struct_log_mb).
    */
   spill?: { owner?: string; thresholdBytes?: number; maxBytes: number }

@@ -12,9 +12,11 @@
  *
  * With `spill`, every worker (each start of it) writes its temporary files under a directory of
  * its own, removed when the worker exits for any reason: a crash or a timeout leaves no file.
- * A worker spills struct logs from 64 KiB on (WORKER_SPILL_THRESHOLD_BYTES), not 4 MiB: the
- * main thread then reads bytes it sends as they are, where a struct log returned as objects costs
- * it a structured-clone copy and a JSON.stringify, both on the thread every request goes through.
+ * A worker spills struct logs from 64 KiB on (DEFAULT_SPILL_THRESHOLD_BYTES): the main thread
+ * then reads bytes it sends as they are, where a struct log returned as objects costs it a
+ * structured-clone copy and a JSON.stringify, both on the thread every request goes through
+ * (measured on a 3,000-step log of ~0.8 MB with WORKERS=0: ~30 ms of the main thread per request,
+ * more than the worker spent running the trace).
  *
  * @example
  * const engine = await startWorkerPool({ ...engineOptions, workers: 4, cacheUrl: 'redis://cache:6379/0' })
@@ -33,14 +35,6 @@ import {
 } from './protocol.js'
 import { workerEntry } from './workerEntry.js'
 import { newSpillOwner, removeSpillOwner } from '../spill/spillFiles.js'
-
-/**
- * Struct logs past this much JSON leave a worker as a file (see above). Measured on a 3,000-step
- * log of ~0.8 MB with WORKERS=0: the main thread spent ~30 ms per request taking the objects in and
- * printing them, more than the worker spent running the trace; read from a file it is the bytes'
- * copy. Below this size the clone is cheaper than a file's create, write, read and unlink.
- */
-export const WORKER_SPILL_THRESHOLD_BYTES = 64 * 2 ** 10
 
 export interface WorkerPoolOptions extends EngineOptions {
   /** number of worker threads (each one engine) */
@@ -130,7 +124,6 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     const spill = setup.engine.spill && {
       ...setup.engine.spill,
       owner: newSpillOwner(`w${index}`),
-      thresholdBytes: setup.engine.spill.thresholdBytes ?? WORKER_SPILL_THRESHOLD_BYTES,
     }
     const spillOwner = spill?.owner
     const worker = new Worker(entry.script, {

@@ -1,17 +1,16 @@
 /**
- * A worker pool with a spill directory hands struct logs past WORKER_SPILL_THRESHOLD_BYTES to the
- * main thread as files, whatever the engine-wide threshold default: as objects they would cost the
- * main thread a structured-clone copy and a JSON.stringify each (engine/workers/workerPool.ts).
+ * A worker pool with a spill directory hands struct logs past DEFAULT_SPILL_THRESHOLD_BYTES to the
+ * main thread as files: as objects they would cost the main thread a structured-clone copy and a
+ * JSON.stringify each (engine/workers/workerPool.ts).
  */
 import { readFileSync, closeSync } from 'node:fs'
 import type { Address, Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
 import { createEngine } from '../../../engine/index.js'
-import { claimSpilled, SPILL_KEY } from '../../../engine/spill/spillFiles.js'
+import { claimSpilled, DEFAULT_SPILL_THRESHOLD_BYTES, SPILL_KEY } from '../../../engine/spill/spillFiles.js'
 import type { Engine, TraceCallParams } from '../../../engine/types.js'
 import { createWorkerPoolEngine } from '../../../engine/workers/index.js'
-import { WORKER_SPILL_THRESHOLD_BYTES } from '../../../engine/workers/workerPool.js'
 
 const A0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266' as Address
 const LOOPER = '0x0000000000000000000000000000000000001000' as Address
@@ -43,8 +42,7 @@ afterAll(async () => {
 describe('struct logs leaving a worker', () => {
   it('past 64 KiB of JSON: a file, holding the bytes the in-memory engine prints', async () => {
     const expected = JSON.stringify(((await inMemory.traceCall(loopTrace(300))) as Logged).structLogger.structLogs)
-    expect(expected.length).toBeGreaterThan(WORKER_SPILL_THRESHOLD_BYTES)
-    expect(expected.length).toBeLessThan(4 * 2 ** 20) // under the in-process default: only the pool's threshold spills it
+    expect(expected.length).toBeGreaterThan(DEFAULT_SPILL_THRESHOLD_BYTES)
 
     const logs = ((await pool.traceCall(loopTrace(300))) as Logged).structLogger.structLogs as Record<string, string>
     expect(Object.keys(logs)).toEqual([SPILL_KEY])
@@ -56,7 +54,7 @@ describe('struct logs leaving a worker', () => {
 
   it('below it: the array itself (a file would cost more than the copy)', async () => {
     const expected = ((await inMemory.traceCall(loopTrace(5))) as Logged).structLogger.structLogs
-    expect(JSON.stringify(expected).length).toBeLessThan(WORKER_SPILL_THRESHOLD_BYTES)
+    expect(JSON.stringify(expected).length).toBeLessThan(DEFAULT_SPILL_THRESHOLD_BYTES)
     const logs = ((await pool.traceCall(loopTrace(5))) as Logged).structLogger.structLogs
     expect(Array.isArray(logs)).toBe(true)
     expect(logs).toEqual(expected)
