@@ -34,6 +34,7 @@ type Part = Buffer | SpilledPart
 
 /** one handle as JSON.stringify prints it; group 1: the path as a JSON string literal */
 const HANDLE = new RegExp(`\\{"${SPILL_KEY.replace(/\$/g, '\\$')}":("(?:[^"\\\\]|\\\\.)*")\\}`, 'g')
+
 export function jsonAnswer(c: Context<HttpEnv>, value: unknown, status: ContentfulStatusCode = 200): Response {
   const text = JSON.stringify(value)
   const parts = splitAtHandles(text)
