@@ -39,25 +39,32 @@ const K_STORAGE = asciiBytes(',"storage":')
 const K_REFUND = asciiBytes(',"refund":')
 
 /**
- * Stack words as the JSON bytes of the quoted minimal hex word (`"0x…"`), made once per value at
- * each stack position (printing a bigint is the costliest part of a step).
+ * Stack words printed once per value at each stack position: from one step to the next most of a
+ * stack stays as it was, and printing a bigint is the largest single cost of a step. A position
+ * whose value changed is printed anew (bigints compare by value).
  */
-function createStackBytesPrinter(): (i: number, v: bigint) => Uint8Array {
+export function printedByPosition<T>(print: (v: bigint) => T): (i: number, v: bigint) => T {
   const values: (bigint | undefined)[] = []
-  const printed: Uint8Array[] = []
+  const printed: T[] = []
   return (i, v) => {
     if (values[i] === v) return printed[i]!
-    const h = v.toString(16)
-    const b = new Uint8Array(h.length + 4)
-    b[0] = QUOTE
-    b[1] = 0x30 // 0
-    b[2] = 0x78 // x
-    for (let k = 0; k < h.length; k++) b[k + 3] = h.charCodeAt(k)
-    b[h.length + 3] = QUOTE
+    const p = print(v)
     values[i] = v
-    printed[i] = b
-    return b
+    printed[i] = p
+    return p
   }
+}
+
+/** a stack word as the JSON bytes of its quoted minimal hex (`"0x…"`) */
+function quotedWord(v: bigint): Uint8Array {
+  const h = v.toString(16)
+  const b = new Uint8Array(h.length + 4)
+  b[0] = QUOTE
+  b[1] = 0x30 // 0
+  b[2] = 0x78 // x
+  for (let k = 0; k < h.length; k++) b[k + 3] = h.charCodeAt(k)
+  b[h.length + 3] = QUOTE
+  return b
 }
 
 /**
@@ -67,7 +74,7 @@ function createStackBytesPrinter(): (i: number, v: bigint) => Uint8Array {
  * compared, so nothing depends on what the opcode did.
  */
 function createStackJson(): { print(stack: readonly bigint[]): number; bytes(): Buffer } {
-  const itemBytes = createStackBytesPrinter()
+  const itemBytes = printedByPosition(quotedWord)
   /** the stack printed last, and where each of its words ends in `json` */
   const values: bigint[] = []
   const ends: number[] = []

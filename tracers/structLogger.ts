@@ -38,7 +38,7 @@
  */
 import { toHex, type Address, type Hex } from 'viem'
 import { JsonBytesWriter } from './jsonBytesWriter.js'
-import { CLOSE_ARRAY, COMMA, createStepWriter, OPEN_ARRAY, type PrintedMemory } from './structLogBytes.js'
+import { CLOSE_ARRAY, COMMA, createStepWriter, OPEN_ARRAY, printedByPosition, type PrintedMemory } from './structLogBytes.js'
 import { TracerError } from './tracerError.js'
 import { normalizeWord, wordToHash } from './evmWords.js'
 import { OP } from './opcodes.js'
@@ -138,24 +138,6 @@ interface MemoryEntry extends PrintedMemory {
 /** an empty memory (shared by every log that prints one: frozen, so no reader can change them all) */
 const NO_MEMORY: MemoryEntry = { bytes: new Uint8Array(0), words: Object.freeze([]) as unknown as string[] }
 
-/**
- * Stack words as minimal hex (viem toHex of a non-negative bigint, without its checks), printed
- * once per value at each stack position: from one step to the next most of a stack stays as it
- * was, and printing a bigint is the largest single cost of a struct log step. A position whose
- * value changed is printed anew (bigints compare by value).
- */
-function createStackPrinter(): (i: number, v: bigint) => string {
-  const values: (bigint | undefined)[] = []
-  const hex: string[] = []
-  return (i, v) => {
-    if (values[i] === v) return hex[i]!
-    const h = v.toString(16)
-    values[i] = v
-    hex[i] = h
-    return h
-  }
-}
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false
   // a few words (most steps): a loop costs less than the native call
@@ -204,7 +186,8 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   let error: string | undefined
   let exited = false
   let refused: TracerError | undefined
-  const hexAt = createStackPrinter()
+  // minimal hex (viem toHex of a non-negative bigint, without its checks)
+  const hexAt = printedByPosition((v) => v.toString(16))
   const writeStep = createStepWriter({ withStack, withReturnData })
 
   function memoryFor(depth: number, mem: Uint8Array): MemoryEntry {
