@@ -42,11 +42,12 @@ export interface SpillOptions {
 }
 
 /**
- * Below this a struct log stays in memory: building it costs less than a file. Above it the file
- * wins in process too, now that a spilled step is written as bytes: 200 traces of ~3,000 steps
- * (~0.6 MB) cost 20.8 ms each spilled and claimed against 32.4 ms kept as objects and printed,
- * ~500 steps (~0.1 MB) 7.0 against 9.6 ms (in process, a loop contract on Anvil). In a worker the
- * objects would also cost the main thread a structured-clone copy (engine/workers/workerPool.ts).
+ * Below this a struct log stays in memory: building it costs less than a file. Above it, with
+ * steps written as bytes, the file wins in process for a contract's steps (`npx tsx
+ * bench/spilledStructLog.ts`: 0.95× the in-memory time at 170 kB, 0.87× at 934 kB) and loses a
+ * little for very short ones just past it (1.27× at 82 kB, about a millisecond; 1.06× at 247 kB).
+ * In a worker the objects would also cost the main thread a structured-clone copy and a print
+ * (engine/workers/workerPool.ts).
  */
 export const DEFAULT_SPILL_THRESHOLD_BYTES = 64 * 2 ** 10
 const ROOT_PREFIX = 'evm-sim-spill-'
