@@ -97,28 +97,11 @@ export class JsonBytesWriter {
 
   /** bytes made earlier (a key, a printed value); a piece larger than the chunk goes on by itself */
   bytes(b: Uint8Array): void {
-    const n = b.length
-    if (n > SMALL_COPY) {
-      if (this.pos + n > this.buf.length) {
-        this.flush()
-        if (n > this.buf.length) {
-          this.flushed += n
-          return this.out(b)
-        }
-      }
-      this.buf.set(b, this.pos)
-      this.pos += n
-      return
-    }
-    this.room(n)
-    const buf = this.buf
-    let p = this.pos
-    for (let i = 0; i < n; i++) buf[p++] = b[i]!
-    this.pos = p
+    this.prefix(b, b.length)
   }
 
-  /** the first `length` bytes of `from` (a Buffer: copied natively, no view made) */
-  prefix(from: Buffer, length: number): void {
+  /** the first `length` bytes of `from` (a kept buffer of which only the start is current) */
+  prefix(from: Uint8Array, length: number): void {
     if (length <= SMALL_COPY) {
       this.room(length)
       const buf = this.buf
@@ -127,14 +110,16 @@ export class JsonBytesWriter {
       this.pos = p
       return
     }
+    const piece = length === from.length ? from : from.subarray(0, length)
     if (this.pos + length > this.buf.length) {
       this.flush()
       if (length > this.buf.length) {
         this.flushed += length
-        return this.out(from.subarray(0, length))
+        return this.out(piece)
       }
     }
-    this.pos += from.copy(this.buf, this.pos, 0, length)
+    this.buf.set(piece, this.pos)
+    this.pos += length
   }
 
   /** a non-negative safe integer in the digits JSON.stringify prints; anything else as JSON.stringify prints it */
