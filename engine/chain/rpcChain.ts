@@ -284,8 +284,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
 
     /** the state the hints name, with the caller's side reads in the same batch */
     async function prefetchWithSideReads(n: bigint, calls: PrefetchCalls, lists: (AccessList | undefined)[], sideReads: SideReads | undefined, also: AccessList | undefined): Promise<void> {
-      // the side reads wait for the state batch and leave with it
-      const side = sideReads?.(n, lists, (method, params) => rpc.request(method, params, { deferred: true }))
+      // what is kept already is not asked again (a route's metadata at a block whose state is
+      // held: alone, these reads would be a round trip of their own); the rest waits for the
+      // state batch and leaves with it
+      const send = sideReads && (await sideReads(n, lists).catch(() => undefined))
+      const side = send?.((method, params) => rpc.request(method, params, { deferred: true }))
       try {
         await prefetch(n, calls, lists, also)
       } finally {

@@ -33,10 +33,13 @@ export type PrefetchCalls = { from: Address; to?: Address | null; data: Hex; val
 
 /**
  * Reads a run will want after it ran, asked ahead in the cold run's state batch (no round trip of
- * their own): given the block and the calls' access-list hints, `ask` sends a read-only JSON-RPC
- * call with that batch. Settles when what it read is kept. Only a cold fork run calls it.
+ * their own). Given the block and the calls' access-list hints, it first answers what it still
+ * needs (looking up what is kept already; nothing: undefined), then `send` asks for it: each call
+ * of `ask` (a read-only JSON-RPC call) must happen before `send` first awaits, so it leaves with
+ * the state batch. `send` settles when what it read is kept. Only a cold fork run calls it.
  */
-export type SideReads = (block: bigint, hints: (AccessList | undefined)[], ask: (method: string, params: unknown[]) => Promise<unknown>) => Promise<void>
+export type SideReads = (block: bigint, hints: (AccessList | undefined)[]) => Promise<SendSideReads | undefined>
+export type SendSideReads = (ask: (method: string, params: unknown[]) => Promise<unknown>) => Promise<void>
 
 /** accounts and slots a run reads besides its calls', given the block it runs after */
 export type AlsoReads = (header: BlockHeaderInfo) => AccessList

@@ -8,6 +8,7 @@ export { summarize, shortAddress, formatAmount, tokenLabel } from './summaries.j
 export {
   createTokenInfoReader,
   rememberTokenInfo,
+  keptTokenInfo,
   tokenInfoOf,
   TOKEN_INFO_SELECTORS,
   decodeSymbol,

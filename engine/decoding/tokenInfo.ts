@@ -120,6 +120,13 @@ export async function rememberTokenInfo(cache: TokenInfoCacheOptions, token: Add
   await cache.store.set(tokenInfoKey(cache.scope, token), encodeInfo(info), cache.ttlSeconds).catch(() => undefined)
 }
 
+/** which of `tokens` have metadata kept in the scope already (a read ahead need not ask for those) */
+export async function keptTokenInfo(cache: TokenInfoCacheOptions, tokens: Address[]): Promise<boolean[]> {
+  if (tokens.length === 0) return []
+  const hits = await cache.store.getMany(tokens.map((t) => tokenInfoKey(cache.scope, t))).catch(() => tokens.map(() => undefined))
+  return hits.map((hit) => hit !== undefined && decodeInfo(hit) !== undefined)
+}
+
 /**
  * A reader that memoizes per token for its own lifetime (one simulation) and, with `cache`,
  * shares results through the cache store under `tokenInfo:<scope>:<token>`.

@@ -6,6 +6,8 @@
  * included — so both calls are asked of the upstream for those contracts at the block, in the
  * cold run's state batch, and their answers kept where the metadata reader of the same scope
  * (`${chainId}:${block}`, simulate.ts) looks first. A cold two-hop swap then costs 2 round trips.
+ * Tokens whose metadata that scope keeps already are not asked again: a new route over them at a
+ * block whose state is held would otherwise send these reads in a round trip of their own.
  *
  * An answer the node gives as a revert is "no such method" (a pool, a router); any other failure
  * keeps nothing, and the reader reads that token itself after the run, as before.
@@ -13,7 +15,7 @@
 import { toHex, type Address, type Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
 import type { SideReads } from '../chain/types.js'
-import { rememberTokenInfo, tokenInfoOf, TOKEN_INFO_SELECTORS } from '../decoding/index.js'
+import { keptTokenInfo, rememberTokenInfo, tokenInfoOf, TOKEN_INFO_SELECTORS } from '../decoding/index.js'
 import { isEngineError } from '../errors.js'
 
 /** a call touching more contracts than this (a big multicall) reads the rest after the run */
@@ -21,22 +23,27 @@ const MAX_TOKENS_AHEAD = 16
 
 export function tokenMetadataSideReads(store: CacheStore, chainId: number, senders: Address[]): SideReads {
   const skip = new Set(senders.map((a) => a.toLowerCase()))
-  return async (block, hints, ask) => {
+  return async (block, hints) => {
     const contracts = new Set<Address>()
     for (const list of hints) for (const e of list ?? []) {
       const address = e.address.toLowerCase() as Address
       if (e.storageKeys.length > 0 && !skip.has(address) && contracts.size < MAX_TOKENS_AHEAD) contracts.add(address)
     }
-    const tag = toHex(block)
     const cache = { store, scope: tokenScope(chainId, block) }
-    await Promise.all([...contracts].map(async (token) => {
-      const read = (data: Hex) => (ask('eth_call', [{ to: token, data }, tag]) as Promise<Hex>).then(
-        (out) => ({ out }),
-        (e: unknown) => (reverted(e) ? { out: undefined } : undefined),
-      )
-      const [symbol, decimals] = await Promise.all([read(TOKEN_INFO_SELECTORS.symbol), read(TOKEN_INFO_SELECTORS.decimals)])
-      if (symbol && decimals) await rememberTokenInfo(cache, token, tokenInfoOf(symbol.out, decimals.out))
-    }))
+    // metadata kept at this block already (the same tokens on another route) is not asked again
+    const kept = await keptTokenInfo(cache, [...contracts])
+    const tokens = [...contracts].filter((_, i) => !kept[i])
+    if (tokens.length === 0) return undefined
+    const tag = toHex(block)
+    return (ask) =>
+      Promise.all(tokens.map(async (token) => {
+        const read = (data: Hex) => (ask('eth_call', [{ to: token, data }, tag]) as Promise<Hex>).then(
+          (out) => ({ out }),
+          (e: unknown) => (reverted(e) ? { out: undefined } : undefined),
+        )
+        const [symbol, decimals] = await Promise.all([read(TOKEN_INFO_SELECTORS.symbol), read(TOKEN_INFO_SELECTORS.decimals)])
+        if (symbol && decimals) await rememberTokenInfo(cache, token, tokenInfoOf(symbol.out, decimals.out))
+      })).then(() => undefined)
   }
 }
 

@@ -112,6 +112,27 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
     }
   })
 
+  it('a new route at latest asked anew, on a block whose state and token metadata are kept: 1 round trip, no metadata asked again', async () => {
+    const perRequest = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60, headMaxAgeMs: 0 })
+    try {
+      const run = (amount: bigint) => perRequest.simulate({ calls: [{ from: A, to: router, data: encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, amount] }) }], block: { tag: 'latest' }, validation: false, traceAssetChanges: false, traceTransfers: false })
+      await anvil.rpc('evm_mine')
+      await run(4n * 10n ** 17n)
+      proxy.reset()
+      // another amount: its hint is not cached, so `latest` and the hint leave together; the state
+      // and both tokens' metadata at that block are kept, so nothing else leaves
+      const r = await run(5n * 10n ** 17n)
+      expect(r.status).toBe('success')
+      const summaries = r.calls[0]!.logs.map((l) => l.decoded?.summary).join(' | ')
+      expect(summaries).toMatch(/MID/)
+      expect(summaries).toMatch(/OUT/)
+      expect(proxy.counts().eth_call ?? 0, JSON.stringify(proxy.counts())).toBe(0)
+      expect(proxy.requests(), JSON.stringify(proxy.counts())).toBe(1)
+    } finally {
+      await perRequest.close()
+    }
+  })
+
   // the other doors into a run, each on a block of its own that nothing has read: the same
   // 2 round trips (block + hints, then the state), whatever the operation does with the run
   const operations: [string, (e: Engine, call: { from: Address; to: Address; data: Hex }, block: bigint) => Promise<unknown>][] = [
