@@ -6,7 +6,8 @@
  * the real service as `npm start` runs it (built by `npm run build`, `node dist/src/main.js`, one
  * worker) forking that Anvil through a request-counting proxy;
  * and for the cold case, a fresh Anvil forking the first one through another proxy (with 0 and
- * 20 ms added per round trip).
+ * 20 ms added per round trip); two services on one Redis, and `latest` with and without head
+ * tracking, counted by a proxy (sharedState.ts).
  * Each warm operation is timed over HTTP, sequentially, after a warm-up; medians are compared.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
@@ -19,6 +20,7 @@ import { measureBreakdown } from './breakdown.js'
 import { cpuMs } from './threadCpu.js'
 import { clientCpuMs, createLoadClient, type LoadClient } from './loadClient.js'
 import { measureStructLog1m, STRUCT_LOG_1M_ROW } from './streamedStructLog.js'
+import { measureSharedState, SHARED_STATE_ROW, type SharedStateResult } from './sharedState.js'
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 150)
 /** how long each throughput run lasts, and how many requests are in flight at once */
@@ -253,6 +255,19 @@ async function main() {
       )
     }
 
+    // ---- a repeat on a second instance over one Redis; `latest` with and without head tracking ----
+    let shared: SharedStateResult | undefined
+    if (!only || SHARED_STATE_ROW.includes(only)) {
+      const block = await anvil.rpc<Hex>('eth_blockNumber')
+      shared = await measureSharedState({
+        anvilUrl: anvil.url,
+        block,
+        startService: (rpcUrl, env) => startService(rpcUrl, 1, env),
+        simulate: (svc, call, at) => post(svc.url, '/simulate', { params: { calls: [call], ...(at === 'latest' ? { blockTag: at } : { blockNumber: at }) } }),
+        callOf: swapOf,
+      })
+    }
+
     // ---- warm: the same operation many times against a warm fork ----
     const svc = await startService(anvil.url)
     stops.push(() => svc.stop())
@@ -368,6 +383,13 @@ async function main() {
     console.log('|---|---|---|---|')
     for (const line of cold) console.log(line)
     console.log(`\nupstream calls of the cold case, ours: ${coldMethods.ours}\nAnvil's: ${coldMethods.anvil}`)
+    if (shared) {
+      console.log(`\n| ${SHARED_STATE_ROW} | upstream requests |\n|---|---|`)
+      console.log(`| a two-hop swap at a fixed block, run on one instance, repeated on a second over the same Redis | ${shared.secondInstanceRequests === undefined ? 'not measured: no redis-server on this machine' : `**${shared.secondInstanceRequests}** (goal 0)`} |`)
+      for (const l of shared.latest) {
+        console.log(`| ${l.requests} swaps at \`latest\`, one after another (${l.ms.toFixed(0)} ms), HEAD_MAX_AGE_MS=${l.maxAgeMs}${l.maxAgeMs === '0' ? ' (`latest` resolved on every request)' : ' (the default)'} | ${l.trips} round trip${l.trips === 1 ? '' : 's'}: **${(l.trips / l.requests).toFixed(2)}** per request |`)
+      }
+    }
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined)
   }
