@@ -114,6 +114,15 @@ export function minStackOf(code: number): number {
   return TABLE[code]?.pops ?? 0
 }
 
+/**
+ * How many words at the bottom of a stack of `stackLength` the opcode leaves as they were (it
+ * touches at most its top `pops`); 0 for a byte this table does not define (trust nothing).
+ */
+export function untouchedBelow(code: number, stackLength: number): number {
+  const info = TABLE[code]
+  return info ? stackLength - info.pops : 0
+}
+
 /** geth's maxStack of an opcode (1024 + pops - pushes) */
 export function maxStackOf(code: number): number {
   const info = TABLE[code]

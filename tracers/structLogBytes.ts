@@ -15,6 +15,7 @@
  */
 import { toHex } from 'viem'
 import { asciiBytes, type JsonBytesWriter } from './jsonBytesWriter.js'
+import { untouchedBelow } from './opcodes.js'
 import type { OpcodeStep } from './types.js'
 
 /** a memory as a log prints it: its words, and their JSON bytes once a spilled log needed them */
@@ -27,6 +28,8 @@ export const OPEN_ARRAY = 0x5b
 export const COMMA = 0x2c
 export const CLOSE_ARRAY = 0x5d
 const QUOTE = 0x22
+/** plain Uint8Arrays like every other piece (one array type through the writer's copy) */
+const UTF8 = new TextEncoder()
 const CLOSE_OBJECT = 0x7d
 const K_PC = asciiBytes(',{"pc":')
 const K_GAS_COST = asciiBytes(',"gasCost":')
@@ -70,30 +73,42 @@ function quotedWord(v: bigint): Uint8Array {
 /**
  * A spilled log's stack as JSON bytes (the words between `[` and `]`), kept between steps: most of
  * a stack stays as it was from one step to the next, so only the words from the first position
- * that changed on are copied in again (and printed, if their value is new). Every position is
- * compared, so nothing depends on what the opcode did.
+ * that changed on are copied in again (and printed, if their value is new). Values are compared
+ * from the bottom, except below what the previous step's opcode could have touched: between two
+ * steps of one frame (the same depth, one after the other) an opcode changes at most its top
+ * `pops` words (geth's minStack: SWAPn's n+1, DUPn's n), so those below stay as printed without
+ * comparing (a bigint comparison is a call, ~10 ns, and a swap's stacks are ~10 deep). After a
+ * step at another depth (a call entered or returned; a step that fails ends its frame) or a byte
+ * no table defines, every position is compared.
  */
-function createStackJson(): { print(stack: readonly bigint[]): number; bytes(): Buffer } {
+function createStackJson(): { print(stack: readonly bigint[], depth: number, opcode: number): number; bytes(): Uint8Array } {
   const itemBytes = printedByPosition(quotedWord)
   /** the stack printed last, and where each of its words ends in `json` */
   const values: bigint[] = []
   const ends: number[] = []
   let count = 0
-  let json = Buffer.allocUnsafe(4096)
+  /** the previous step's depth and how many of its words its opcode left untouched (at most) */
+  let lastDepth = -1
+  let lastKept = 0
+  // a plain Uint8Array, not a Buffer: the writer takes a view of its start at every step, and
+  // Buffer's subarray (a FastBuffer) costs twice the builtin's
+  let json = new Uint8Array(4096)
   return {
     /** prints `stack`; answers how many bytes of `bytes()` hold it */
-    print(stack) {
+    print(stack, depth, opcode) {
       const n = stack.length
       const same = n < count ? n : count
-      let k = 0
+      let k = depth === lastDepth ? (lastKept < same ? lastKept : same) : 0
       while (k < same && values[k] === stack[k]) k++
+      lastDepth = depth
+      lastKept = untouchedBelow(opcode, n)
       let end = k === 0 ? 0 : ends[k - 1]!
       for (let i = k; i < n; i++) {
         const v = stack[i]!
         const b = itemBytes(i, v)
         if (end + b.length + 1 > json.length) {
-          const grown = Buffer.allocUnsafe(Math.max(json.length * 2, end + b.length + 1))
-          json.copy(grown, 0, 0, end)
+          const grown = new Uint8Array(Math.max(json.length * 2, end + b.length + 1))
+          grown.set(json.subarray(0, end))
           json = grown
         }
         if (i > 0) json[end++] = COMMA
@@ -123,7 +138,7 @@ export function createStepWriter(opts: { withStack: boolean; withReturnData: boo
     let op = opBytes[step.opcode]
     if (op === undefined || opNames[step.opcode] !== step.op) {
       opNames[step.opcode] = step.op
-      opBytes[step.opcode] = op = Buffer.from(`,"op":${JSON.stringify(step.op)},"gas":`, 'utf8')
+      opBytes[step.opcode] = op = UTF8.encode(`,"op":${JSON.stringify(step.op)},"gas":`)
     }
     w.bytes(op)
     w.uint(Number(step.gas))
@@ -137,7 +152,7 @@ export function createStepWriter(opts: { withStack: boolean; withReturnData: boo
     }
     if (withStack) {
       w.bytes(K_STACK)
-      const length = stackJson.print(step.stack)
+      const length = stackJson.print(step.stack, step.depth, step.opcode)
       w.prefix(stackJson.bytes(), length)
       w.byte(CLOSE_ARRAY)
     }

@@ -120,29 +120,38 @@ describe('struct logger spilled to a sink', () => {
 
   it('writes a stack that grows to 1,024 words, is swapped, duplicated and popped, across frames, the same as in memory', async () => {
     // the logger keeps the last stack's bytes and copies in only what changed: every way a stack
-    // changes between two steps, and a frame switch (a different stack at another depth)
+    // changes between two steps, and a frame switch (a different stack at another depth). As in
+    // the EVM, each step's opcode is what turns its stack into the next one's at the same depth
+    // (the logger leaves the words below an opcode's pops as they were printed).
     const taken: OpcodeStep[] = []
     let stack: bigint[] = []
     const at = (depth: number, s: bigint[]) => taken.push(step({ op: 'JUMPDEST', opcode: 0x5b, depth, stack: [...s] }))
+    /** names the last step's opcode: the change about to be made to its stack */
+    const then = (op: string, opcode: number) => Object.assign(taken[taken.length - 1]!, { op, opcode })
+    at(1, stack)
     for (let i = 0; i < 1024; i++) {
+      then('PUSH32', 0x7f)
       stack.push(BigInt(i) * 0x1000000000000000000000000000000000001n)
       at(1, stack)
     }
     for (let n = 1; n <= 16; n++) {
       const top = stack.length - 1
-      ;[stack[top], stack[top - n]] = [stack[top - n]!, stack[top]!] // SWAPn
+      then(`SWAP${n}`, 0x8f + n)
+      ;[stack[top], stack[top - n]] = [stack[top - n]!, stack[top]!]
       at(1, stack)
-      stack.push(stack[top - n + 1]!) // DUPn
+      then(`DUP${n}`, 0x7f + n)
+      stack.push(stack[top - n + 1]!)
       at(1, stack)
-      at(2, [BigInt(n), 2n ** 256n - 1n]) // a call's frame, and back
+      // a call's frame, and back (the stack above the call's arguments as it was)
+      then('CALL', 0xf1)
+      at(2, [BigInt(n), 2n ** 256n - 1n])
+      at(1, stack)
     }
     while (stack.length > 0) {
+      then('CALLDATACOPY', 0x37)
       stack = stack.slice(0, -3)
-      stack.push(7n)
-      stack = stack.slice(0, -1)
       at(1, stack)
     }
-    at(1, [])
     const kept = await run({}, undefined, taken)
     const spilled = await run({}, 0, taken)
     expect(spilled.sink.text).toBe(JSON.stringify(kept.result.structLogs))
