@@ -38,6 +38,7 @@ export function createAccessListTracer(seed: AccessListEntries): AccessListTrace
   }
 
   return {
+    readsMemory: false,
     onTxStart(ctx) {
       const set = new Set<Address>([ctx.from, ...(ctx.to ? [ctx.to] : []), ...(ctx.createdAddress ? [ctx.createdAddress] : []), ...ctx.authorities])
       excluded = (a) => set.has(a) || ctx.isPrecompile(a)

@@ -280,6 +280,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   }
 
   return {
+    readsMemory: withMemory,
     onTxStart(ctx) {
       state = ctx.state
     },

@@ -128,6 +128,12 @@ export interface TxEndEvent {
 
 /** Every hook is optional and may be async (the adapter awaits it). */
 export interface Tracer<R = unknown> {
+  /**
+   * false: onOpcode never reads `step.memory`. When no opcode tracer of a run reads it, steps
+   * carry an empty array instead of a view of the frame's memory (one object fewer per opcode).
+   * Absent: it may read it.
+   */
+  readonly readsMemory?: boolean
   onTxStart?(ctx: TxContext): void | Promise<void>
   onEnter?(e: EnterEvent): void | Promise<void>
   onExit?(e: ExitEvent): void | Promise<void>

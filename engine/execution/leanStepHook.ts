@@ -7,8 +7,10 @@
  * `installLeanStepHook` replaces the `_runStepHook` of ethereumjs' Interpreter (not exported by the
  * package: its module is reached by file URL next to the package entry, the very module the EVM
  * imports). For an EVM that carries a direct step handler (`setDirectStepHandler`), the replacement
- * builds the same event fields ethereumjs does, except that `memory` is a VIEW of the live memory
- * (every consumer here copies what it keeps before the step ends), and calls the handler directly:
+ * builds the same event fields ethereumjs does, except that `memory` is the frame's live memory
+ * store itself, not a copy of its first `memoryWordCount` words: it may run longer (zeros past
+ * the words in use), the adapter cuts the view it needs, and every consumer here copies what it
+ * keeps before the step ends. It calls the handler directly:
  * no emitter, and no promise when the handler answers synchronously. Any other EVM, an EOF frame or
  * the DEBUG mode keep ethereumjs' own hook. Omitted fields (nobody here reads them): `eofSection`,
  * `immediate`, `error` (REVERT data), `eofFunctionDepth`.
@@ -89,7 +91,7 @@ async function installLeanStepHook(): Promise<void> {
       depth: this._env.depth,
       address: this._env.address,
       account: this._env.contract,
-      memory: rs.memory._store.subarray(0, Number(memorySize) * 32),
+      memory: rs.memory._store,
       memoryWordCount: memorySize,
       codeAddress: this._env.codeAddress,
       stateManager: rs.stateManager,

@@ -150,6 +150,8 @@ export class TracingAdapter {
   private readonly deadline: number | undefined
   private stepsToClock = DEADLINE_EVERY
   private readonly wantsOpcode: Tracer[]
+  /** some opcode tracer reads a step's memory (else no view of it is made per step) */
+  private readonly readsMemory: boolean
   private readonly tangerineWhistle: boolean
   private readonly eip2200: boolean
 
@@ -162,6 +164,7 @@ export class TracingAdapter {
     this.logCount = opts.logIndexBase ?? 0
     this.deadline = opts.deadline
     this.wantsOpcode = tracers.filter((t) => t.onOpcode)
+    this.readsMemory = this.wantsOpcode.some((t) => t.readsMemory !== false)
     this.tangerineWhistle = common.gteHardfork('tangerineWhistle')
     // EIP-2200's SSTORE sentry: Istanbul on (ethereumjs gates it by fork, not by the EIP number)
     this.eip2200 = common.gteHardfork('istanbul')
@@ -247,6 +250,8 @@ export class TracingAdapter {
   private stepBody(ev: InterpreterStep, code: number, selfdestructBalance: bigint | undefined): void | Promise<void> {
     const frame = this.frames[this.frames.length - 1]
     const stack = ev.stack
+    // the lean hook hands the whole live store (zeros past the words in use: reads agree)
+    const memory = ev.memory
     const cost = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee)
     if (frame) noteStep(frame, code, stack.length, ev.gasLeft, cost)
     const self = stepAddress(ev.address)
@@ -263,11 +268,11 @@ export class TracingAdapter {
     } else if (code >= OP.LOG0 && code <= OP.LOG4) {
       const topics: Hex[] = []
       for (let i = 0; i < code - OP.LOG0; i++) topics.push(`0x${top(2 + i).toString(16).padStart(64, '0')}` as Hex)
-      this.pendingLog = { depth: ev.depth, address: self, topics, data: hex(readMemory(ev.memory, top(0), top(1))) }
+      this.pendingLog = { depth: ev.depth, address: self, topics, data: hex(readMemory(memory, top(0), top(1))) }
     } else if (code === OP.RETURNDATACOPY && frame) {
       frame.returnDataOob = top(1) + top(2) > BigInt(frame.returnData.length)
     } else if (code === OP.RETURN && frame && (frame.type === 'CREATE' || frame.type === 'CREATE2')) {
-      frame.returnedCode = readMemory(ev.memory, top(0), top(1))
+      frame.returnedCode = readMemory(memory, top(0), top(1))
     } else if (code === OP.SELFDESTRUCT) {
       this.pendingSelfdestruct = { depth: ev.depth, from: self, to: wordToAddress(top(0)), value: selfdestructBalance ?? 0n }
     }
@@ -281,7 +286,7 @@ export class TracingAdapter {
       cost: cost + forwarded,
       depth: ev.depth + 1,
       stack,
-      memory: ev.memory,
+      memory: this.readsMemory ? memory.subarray(0, Number(ev.memoryWordCount) * 32) : EMPTY,
       returnData: frame?.returnData ?? EMPTY,
       refund: ev.gasRefund,
       address: self,

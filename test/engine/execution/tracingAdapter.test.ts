@@ -205,4 +205,24 @@ describe.runIf(hasAnvil)('tracing adapter', () => {
     const r = await executeCall(await context(), { from: FROM, to: OTHER, data: '0x', value: 1n, gas: 30_000n }, { tracers: [spy] })
     expect(seen).toEqual(['start:30000', 'enter:0:CALL:30000', `exit:0:${r.gasUsed}`, `end:${r.gasUsed}`])
   })
+
+  it('a step shows the memory in use to tracers that may read it, and none when no tracer of the run does', async () => {
+    const seen = (readsMemory: boolean | undefined) => {
+      const sizes: number[] = []
+      const t: Tracer = { ...(readsMemory === undefined ? {} : { readsMemory }), onOpcode: (s: OpcodeStep) => void sizes.push(s.memory.length), result: () => sizes }
+      return t
+    }
+    const [unsaid, reads, never, alone] = [seen(undefined), seen(true), seen(false), seen(false)]
+    // logs() writes its events' data to memory (Solidity's free pointer puts 0x80 bytes in use first)
+    await executeCall(await context(), call('logs'), { tracers: [unsaid, reads, never] })
+    await executeCall(await context(), call('logs'), { tracers: [alone] })
+    const [a, b, c, d] = [unsaid, reads, never, alone].map((t) => t.result() as number[])
+    expect(a!.length).toBeGreaterThan(100)
+    expect(Math.max(...a!)).toBeGreaterThanOrEqual(0x80)
+    expect(a!.every((n) => n % 32 === 0)).toBe(true)
+    expect(b).toEqual(a)
+    // one view per step serves every tracer of the run
+    expect(c).toEqual(a)
+    expect(d).toEqual(a!.map(() => 0))
+  })
 })
