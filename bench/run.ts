@@ -335,7 +335,8 @@ async function main() {
         const sim = (i: number) => post(s2.url, '/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } })
         const trace = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } })
         const logs = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } })
-        for (let i = 0; i < 50; i++) await Promise.all([sim(i), trace(i), logs(i)])
+        // as many as the sequential rows get: each worker has compiled the hot paths of all three
+        for (let i = 0; i < WARMUP; i++) await Promise.all([sim(i), trace(i), logs(i)])
         perWorkers[workers] = await throughput(sim, THROUGHPUT_MS, s2.pid)
         if (workers === 0) {
           const theirs = { sim: await throughput((i) => theirRpc('eth_call', [transferOf(i), pinned]), THROUGHPUT_MS, anvil.pid), trace: await throughput((i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'callTracer' }]), THROUGHPUT_MS, anvil.pid), logs: await throughput((i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { disableMemory: true }]), THROUGHPUT_MS, anvil.pid) }
