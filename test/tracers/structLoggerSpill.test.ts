@@ -116,6 +116,14 @@ describe('struct logger spilled to a sink', () => {
     const spilled = await run({}, 0, long)
     expect(spilled.sink.chunks).toBeGreaterThan(2)
     expect(spilled.sink.text).toBe(JSON.stringify(kept.result.structLogs))
+    // a threshold past the first chunk: what was handed on before the sink opened goes to it first
+    const late = await run({}, 2_000_000, long)
+    expect(late.sink.opened).toBe(1)
+    expect(late.sink.text).toBe(JSON.stringify(kept.result.structLogs))
+    // never past the threshold: several chunks' bytes read back as the same objects
+    const under = await run({}, 10_000_000, long)
+    expect(under.sink.opened).toBe(0)
+    expect(under.result.structLogs).toEqual(kept.result.structLogs)
   })
 
   it('writes a stack that grows to 1,024 words, is swapped, duplicated and popped, across frames, the same as in memory', async () => {
