@@ -48,9 +48,9 @@ describe('JSON-RPC over the worker pool', () => {
   })
 
   it('answers a request past request_timeout_ms with HTTP 504 and a JSON-RPC error', async () => {
-    // JUMPDEST PUSH1 0 JUMP: a loop that burns all the gas it is given (seconds for 5M gas)
+    // JUMPDEST PUSH1 0 JUMP: a loop that burns all the gas it is given (seconds for 50M gas, the cap)
     const loop = { '0x00000000000000000000000000000000000000aa': { code: '0x5b600056' } }
-    const res = await app.fetch('/v1/rpc', post({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: '0x00000000000000000000000000000000000000aa', gas: '0x4c4b40' }, 'latest', loop] }))
+    const res = await app.fetch('/v1/rpc', post({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: '0x00000000000000000000000000000000000000aa', gas: '0x2faf080' }, 'latest', loop] }))
     expect(res.status).toBe(504)
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'the request ran longer than 500 ms' } })
   }, 30_000)

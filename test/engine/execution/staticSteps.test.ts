@@ -1,0 +1,126 @@
+/**
+ * `patches/@ethereumjs+evm+10.1.3.patch` (applied by `npm install`'s postinstall) runs opcodes of
+ * static gas with a synchronous handler without a promise: ethereumjs' `runStep` was an async
+ * function awaited once per opcode, and awaited the step hook inside it.
+ * These tests fail if the patch is not applied (an upgrade of ethereumjs, or an install with
+ * scripts off). They also fail if a patched run differs in anything from the stock path (the
+ * patch keeps it as `runStepAsync`): results, gas, errors, logs and every step a tracer sees.
+ * The programs cover a static opcode that runs out of gas, an invalid opcode, a bad jump, a stack
+ * underflow and a step hook that answers a promise.
+ */
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
+import type { InterpreterStep } from '@ethereumjs/evm'
+import { createVM } from '@ethereumjs/vm'
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { bytesToHex, encodeFunctionData, type Hex } from 'viem'
+import { describe, expect, it } from 'vitest'
+import { setDirectStepHandler } from '../../../engine/execution/leanStepHook.js'
+import { compile } from '../../support/solc.js'
+
+interface Proto { runStep: (...a: unknown[]) => unknown; runStepAsync?: (...a: unknown[]) => Promise<void> }
+const entry = createRequire(import.meta.url).resolve('@ethereumjs/evm')
+const { Interpreter } = (await import(pathToFileURL(join(dirname(entry), '..', 'esm', 'interpreter.js')).href)) as { Interpreter: { prototype: Proto } }
+const proto = Interpreter.prototype
+const patched = proto.runStep
+
+const SOURCE = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract Outer {
+  event Seen(bytes data);
+  function run(Inner inner) external returns (uint256) {
+    bytes memory x = new bytes(100);
+    x[5] = 0x01;
+    emit Seen(x);
+    return inner.twice(x.length) + uint8(x[5]);
+  }
+}
+contract Inner {
+  uint256 s = 1;
+  function twice(uint256 n) external returns (uint256) { s = 0; return n * 2; }
+}
+`
+const OUTER = createAddressFromString('0x00000000000000000000000000000000000000aa')
+const INNER = createAddressFromString('0x00000000000000000000000000000000000000bb')
+const RAW = createAddressFromString('0x00000000000000000000000000000000000000cc')
+const c = compile({ 'Static.sol': SOURCE })
+
+type Hook = 'none' | 'listener' | 'direct' | 'directAsync'
+interface Case { name: string; code?: Hex; gasLimit: bigint }
+
+const CASES: Case[] = [
+  { name: 'nested calls, memory, a log, a refund', gasLimit: 1_000_000n },
+  // a loop of static opcodes (JUMPDEST PUSH1 0 POP PUSH1 0 JUMP): it ends out of gas on one of them
+  { name: 'out of gas on a static opcode', code: '0x5b6000506000 56', gasLimit: 1_000n },
+  { name: 'the invalid opcode', code: '0x6001600201fe', gasLimit: 100_000n },
+  { name: 'a jump to no JUMPDEST', code: '0x600556', gasLimit: 100_000n },
+  { name: 'a stack underflow on ADD', code: '0x600101', gasLimit: 100_000n },
+  { name: 'a static opcode as the last of the code (no STOP)', code: '0x6001600201', gasLimit: 100_000n },
+]
+
+async function run(k: Case, hook: Hook): Promise<Record<string, unknown>> {
+  const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+  const vm = await createVM({ common })
+  await vm.stateManager.putCode(OUTER, hexToBytes(c.Outer!.deployedBytecode))
+  await vm.stateManager.putCode(INNER, hexToBytes(c.Inner!.deployedBytecode))
+  await vm.stateManager.putStorage(INNER, new Uint8Array(32), new Uint8Array([1]))
+  if (k.code) await vm.stateManager.putCode(RAW, hexToBytes(k.code.replace(/ /g, '') as Hex))
+  const steps: unknown[] = []
+  const seen = (ev: InterpreterStep) => steps.push([ev.pc, ev.opcode.name, ev.gasLeft, ev.opcode.dynamicFee, ev.gasRefund, [...ev.stack], ev.depth, ev.memoryWordCount])
+  if (hook !== 'none') {
+    const events = vm.evm.events as unknown as { on(name: string, fn: (data: InterpreterStep, resolve: () => void) => void): void }
+    events.on('step', (ev, resolve) => { seen(ev); resolve() })
+  }
+  if (hook === 'direct') setDirectStepHandler(vm.evm, (ev) => void seen(ev))
+  // a handler that answers a promise at every step: the opcode must wait for it
+  if (hook === 'directAsync') setDirectStepHandler(vm.evm, (ev) => Promise.resolve().then(() => void seen(ev)))
+  const res = await vm.evm.runCall({
+    to: k.code ? RAW : OUTER,
+    gasLimit: k.gasLimit,
+    data: k.code ? new Uint8Array() : hexToBytes(encodeFunctionData({ abi: c.Outer!.abi, functionName: 'run', args: [INNER.toString()] })),
+  })
+  const r = res.execResult
+  return {
+    error: r.exceptionError?.error,
+    gasUsed: r.executionGasUsed,
+    gasRefund: r.gasRefund,
+    returnValue: bytesToHex(r.returnValue),
+    logs: (r.logs ?? []).map((l) => l.map((x) => (x instanceof Uint8Array ? bytesToHex(x) : (x as Uint8Array[]).map((t) => bytesToHex(t))))),
+    steps,
+  }
+}
+
+async function stock<T>(fn: () => Promise<T>): Promise<T> {
+  proto.runStep = proto.runStepAsync!
+  try {
+    return await fn()
+  } finally {
+    proto.runStep = patched
+  }
+}
+
+describe('static steps without a promise (the ethereumjs patch)', () => {
+  it('is applied to the ethereumjs version in the lockfile', () => {
+    expect(typeof proto.runStepAsync, 'patches/@ethereumjs+evm+*.patch not applied: run npm install (scripts on)').toBe('function')
+    expect(patched.constructor.name).toBe('Function')
+  })
+
+  for (const k of CASES) {
+    for (const hook of ['none', 'listener', 'direct', 'directAsync'] as const) {
+      it(`${k.name}, step hook: ${hook}: the same as ethereumjs' stock path`, async () => {
+        const theirs = await stock(() => run(k, hook))
+        const ours = await run(k, hook)
+        expect(ours).toEqual(theirs)
+        if (hook !== 'none') expect((ours.steps as unknown[]).length).toBeGreaterThanOrEqual(2)
+      })
+    }
+  }
+
+  it('the cases reach the failures they are named for', async () => {
+    const errors = await Promise.all(CASES.map((k) => run(k, 'none').then((r) => (r.error as string | undefined)?.replace(/ at 0x.*/, ''))))
+    expect(errors).toEqual([undefined, 'out of gas', 'invalid opcode', 'invalid JUMP', 'stack underflow', undefined])
+  })
+})
