@@ -6,7 +6,7 @@
  * scripts off). They also fail if a patched run differs in anything from the stock path (the
  * patch keeps it as `runStepAsync`): results, gas, errors, logs and every step a tracer sees.
  * The programs cover a static opcode that runs out of gas, an invalid opcode, a bad jump, a stack
- * underflow and a step hook that answers a promise.
+ * underflow, opcodes of dynamic gas between static ones, and a step hook that answers a promise.
  */
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import type { InterpreterStep } from '@ethereumjs/evm'
@@ -59,6 +59,14 @@ const CASES: Case[] = [
   { name: 'a jump to no JUMPDEST', code: '0x600556', gasLimit: 100_000n },
   { name: 'a stack underflow on ADD', code: '0x600101', gasLimit: 100_000n },
   { name: 'a static opcode as the last of the code (no STOP)', code: '0x6001600201', gasLimit: 100_000n },
+  // opcodes of dynamic gas (the stock path) among static ones: a gas handler fails (memory past
+  // the gas; RETURNDATACOPY past the return data), answers (KECCAK256, MSTORE, RETURN, REVERT),
+  // or awaits state (SSTORE, SLOAD)
+  { name: 'MSTORE past the gas for its memory', code: '0x600163ffffffff52', gasLimit: 100_000n },
+  { name: 'RETURNDATACOPY past the return data', code: '0x6001600060003e', gasLimit: 100_000n },
+  { name: 'KECCAK256, MSTORE and RETURN', code: '0x602060002060005260206000f3', gasLimit: 100_000n },
+  { name: 'SSTORE, SLOAD and RETURN', code: '0x602a60005560005460005260206000f3', gasLimit: 100_000n },
+  { name: 'REVERT with data', code: '0x600160005260206000fd', gasLimit: 100_000n },
 ]
 
 async function run(k: Case, hook: Hook): Promise<Record<string, unknown>> {
@@ -121,6 +129,6 @@ describe('static steps without a promise (the ethereumjs patch)', () => {
 
   it('the cases reach the failures they are named for', async () => {
     const errors = await Promise.all(CASES.map((k) => run(k, 'none').then((r) => (r.error as string | undefined)?.replace(/ at 0x.*/, ''))))
-    expect(errors).toEqual([undefined, 'out of gas', 'invalid opcode', 'invalid JUMP', 'stack underflow', undefined])
+    expect(errors).toEqual([undefined, 'out of gas', 'invalid opcode', 'invalid JUMP', 'stack underflow', undefined, 'out of gas', 'out of gas', undefined, undefined, 'revert'])
   })
 })
