@@ -70,8 +70,9 @@ async function installLeanStepHook(): Promise<void> {
   const proto = mod.Interpreter?.prototype
   if (!proto || typeof proto._runStepHook !== 'function' || typeof proto.lookupOpInfo !== 'function') return
   const stock = proto._runStepHook
-  // not async: ethereumjs awaits the hook, and a step that answers synchronously (every light
-  // step, most traced ones) then costs no promise of its own
+  // not async: a step that answers synchronously (every light step, most traced ones) then costs
+  // no promise of its own, and the patched Interpreter.runStep (patches/@ethereumjs+evm+*.patch)
+  // does not await an answer of undefined at all
   proto._runStepHook = function (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint, memorySize: bigint): Promise<void> {
     const direct = this._evm[DIRECT_STEP]
     if (direct === undefined || this._env.eof !== undefined || this._evm.DEBUG) return stock.call(this, dynamicFee, gasLeft, memorySize)
