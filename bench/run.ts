@@ -26,6 +26,11 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 150)
 /** how long each throughput run lasts, and how many requests are in flight at once */
 const THROUGHPUT_MS = Number(process.env.BENCH_THROUGHPUT_MS ?? 5_000)
 const CONNECTIONS = 8
+/**
+ * throughput windows per figure: ours and Anvil's alternate, window by window, and a ratio is the
+ * median of the windows' ratios (one 5 s window moved by ±15% on these shared machines)
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 /** requests of each operation before the timed ones, so V8 has optimized the hot paths before the timing starts */
 const WARMUP = 200
 const TOKEN = 'bench-token'
@@ -107,6 +112,26 @@ async function throughput(send: (i: number) => Promise<unknown>, ms: number, pid
   const elapsed = performance.now() - start
   const client = clientCpuMs() - cpu0
   return { rps: n / (elapsed / 1000), clientMs: client / n, serverCores: (cpuMs(pid, true) - server0) / elapsed, clientCores: client / elapsed }
+}
+
+/** the mean of several windows' figures (windows of equal length) */
+function meanOf(ts: Throughput[]): Throughput {
+  const mean = (f: (t: Throughput) => number) => ts.reduce((sum, t) => sum + f(t), 0) / ts.length
+  return { rps: mean((t) => t.rps), clientMs: mean((t) => t.clientMs), serverCores: mean((t) => t.serverCores), clientCores: mean((t) => t.clientCores) }
+}
+
+interface Rounds { ours: Throughput; theirs: Throughput; ratios: number[]; ratio: number }
+
+/** ROUNDS windows of ours then Anvil's, alternating so both see the same drift of the machine's load */
+async function alternate(ours: () => Promise<Throughput>, theirs: () => Promise<Throughput>): Promise<Rounds> {
+  const o: Throughput[] = []
+  const t: Throughput[] = []
+  for (let r = 0; r < ROUNDS; r++) {
+    o.push(await ours())
+    t.push(await theirs())
+  }
+  const ratios = o.map((x, k) => x.rps / t[k]!.rps)
+  return { ours: meanOf(o), theirs: meanOf(t), ratios, ratio: median(ratios) }
 }
 
 async function startService(rpcUrl: string, workers = 1, extraEnv: Record<string, string> = {}): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
@@ -337,23 +362,32 @@ async function main() {
         const logs = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } })
         // as many as the sequential rows get: each worker has compiled the hot paths of all three
         for (let i = 0; i < WARMUP; i++) await Promise.all([sim(i), trace(i), logs(i)])
-        perWorkers[workers] = await throughput(sim, THROUGHPUT_MS, s2.pid)
-        if (workers === 0) {
-          const theirs = { sim: await throughput((i) => theirRpc('eth_call', [transferOf(i), pinned]), THROUGHPUT_MS, anvil.pid), trace: await throughput((i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'callTracer' }]), THROUGHPUT_MS, anvil.pid), logs: await throughput((i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { disableMemory: true }]), THROUGHPUT_MS, anvil.pid) }
-          const ours = { sim: perWorkers[0]!, trace: await throughput(trace, THROUGHPUT_MS, s2.pid), logs: await throughput(logs, THROUGHPUT_MS, s2.pid) }
-          const row = (name: string, o: Throughput, t: Throughput, goal: string) =>
-            `| ${name} | ${o.rps.toFixed(0)} | ${t.rps.toFixed(0)} | ${(o.rps / t.rps).toFixed(2)} (goal ≥ ${goal}) | ${o.clientMs.toFixed(2)} / ${t.clientMs.toFixed(2)} | ${cores(o)} / ${cores(t)} |`
-          ethCallRps = theirs.sim.rps
-          rows.push(row('/simulate ERC-20 transfer vs eth_call', ours.sim, theirs.sim, '0.25'))
-          rows.push(row('/trace/call callTracer, swap vs debug_traceCall', ours.trace, theirs.trace, '0.25'))
-          rows.push(row('/trace/call struct logs, swap vs debug_traceCall', ours.logs, theirs.logs, '1'))
+        const ours = (send: (i: number) => Promise<unknown>) => () => throughput(send, THROUGHPUT_MS, s2.pid)
+        const theirs = (method: string, params: (i: number) => unknown[]) => () => throughput((i) => theirRpc(method, params(i)), THROUGHPUT_MS, anvil.pid)
+        if (workers === 1) {
+          const windows: Throughput[] = []
+          for (let r = 0; r < ROUNDS; r++) windows.push(await ours(sim)())
+          perWorkers[1] = meanOf(windows)
+        } else {
+          const r = {
+            sim: await alternate(ours(sim), theirs('eth_call', (i) => [transferOf(i), pinned])),
+            trace: await alternate(ours(trace), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { tracer: 'callTracer' }])),
+            logs: await alternate(ours(logs), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { disableMemory: true }])),
+          }
+          perWorkers[0] = r.sim.ours
+          const row = (name: string, x: Rounds, goal: string) =>
+            `| ${name} | ${x.ours.rps.toFixed(0)} | ${x.theirs.rps.toFixed(0)} | **${x.ratio.toFixed(2)}** (goal ≥ ${goal}; windows ${x.ratios.map((v) => v.toFixed(2)).join(', ')}) | ${x.ours.clientMs.toFixed(2)} / ${x.theirs.clientMs.toFixed(2)} | ${cores(x.ours)} / ${cores(x.theirs)} |`
+          ethCallRps = r.sim.theirs.rps
+          rows.push(row('/simulate ERC-20 transfer vs eth_call', r.sim, '0.25'))
+          rows.push(row('/trace/call callTracer, swap vs debug_traceCall', r.trace, '0.25'))
+          rows.push(row('/trace/call struct logs, swap vs debug_traceCall', r.logs, '1'))
         }
         await s2.stop()
       }
-      console.log(`\nthroughput, ${CONNECTIONS} requests in flight, ${THROUGHPUT_MS} ms each, pinned block, amounts varying per request`)
+      console.log(`\nthroughput, ${CONNECTIONS} requests in flight, ${ROUNDS} windows of ${THROUGHPUT_MS} ms each (req/s and cores: their mean), pinned block, amounts varying per request`)
       console.log(`\n| WORKERS | /simulate req/s | cores busy: the service + the load generator (of ${availableParallelism()}) |\n|---|---|---|\n| 1 (in process) | ${perWorkers[1]!.rps.toFixed(0)} | ${cores(perWorkers[1]!)} |\n| 0 (one engine per core) | ${perWorkers[0]!.rps.toFixed(0)} | ${cores(perWorkers[0]!)} |`)
       console.log(`\nWORKERS=0 / WORKERS=1: **${(perWorkers[0]!.rps / perWorkers[1]!.rps).toFixed(2)}** (goal ≥ 1.7)`)
-      console.log('\n| all cores on both sides | ours req/s | Anvil req/s | ours / Anvil | the load generator\'s CPU per request, ms (ours / Anvil\'s) | cores busy: server + load generator (ours / Anvil\'s) |\n|---|---|---|---|---|---|')
+      console.log('\n| all cores on both sides | ours req/s | Anvil req/s | ours / Anvil (median of the windows\' ratios; ours and Anvil\'s alternate) | the load generator\'s CPU per request, ms (ours / Anvil\'s) | cores busy: server + load generator (ours / Anvil\'s) |\n|---|---|---|---|---|---|')
       for (const r of rows) console.log(r)
       // the bound the interpreter sets: the EVM alone (no HTTP, no tracer, nothing else) on every core
       const ceiling = (availableParallelism() * 1000) / inProcess.evm
