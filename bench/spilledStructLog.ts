@@ -8,31 +8,22 @@
  * log. Run: `npx tsx bench/spilledStructLog.ts [traces]` (default 200 of each size).
  */
 import { closeSync, readFileSync } from 'node:fs'
-import { encodeFunctionData, type Address, type Hex } from 'viem'
-import { compile } from '../test/support/solc.js'
+import type { Hex } from 'viem'
+import { FROM, LOOPER, SOLIDITY_LOOP, loopData } from './solidityLoop.js'
 import { createMemoryCacheStore } from '../engine/cache/memoryCacheStore.js'
 import { createEngine } from '../engine/index.js'
 import { claimSpilled, SPILL_KEY } from '../engine/spill/spillFiles.js'
 import type { Engine } from '../engine/types.js'
 
 const TRACES = Number(process.argv[2] ?? 200)
-const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266' as Address
-const LOOPER = '0x0000000000000000000000000000000000001000' as Address
 /** PUSH1 0 PUSH1 0x40 MSTORE; PUSH3 n; JUMPDEST; DUP1 PUSH1 0 MSTORE; PUSH1 1 SWAP1 SUB; DUP1 PUSH1 9 JUMPI; STOP: 10 steps per turn */
 const loopCode = (turns: number) => `0x600060405262${turns.toString(16).padStart(6, '0')}5b80600052600190038060095700` as Hex
-/** a Solidity loop with storage: deeper stacks, SLOAD/SSTORE, hashing — steps shaped like a contract's */
-const SOLIDITY = compile({
-  'L.sol': `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.20;
-contract L { mapping(address => uint256) public balanceOf;
-  function loop(uint256 n) external returns (uint256 s) { for (uint256 i; i < n; i++) { s += i; balanceOf[address(uint160(i % 4))] += 1; } } }`,
-}).L!
 
 /** a call of `size` (loop turns) of one of the two contracts */
 type Shape = { name: string; sizes: number[]; code: Hex; data: (size: number) => Hex }
 const SHAPES: Shape[] = [
   { name: 'a bytecode loop (short steps, 1-3 stack words)', sizes: [100, 300], code: '0x', data: () => '0x' },
-  { name: 'a Solidity loop with storage', sizes: [4, 24], code: SOLIDITY.deployedBytecode, data: (n) => encodeFunctionData({ abi: SOLIDITY.abi, functionName: 'loop', args: [BigInt(n)] }) },
+  { name: 'a Solidity loop with storage', sizes: [4, 24], code: SOLIDITY_LOOP.deployedBytecode, data: loopData },
 ]
 
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!
