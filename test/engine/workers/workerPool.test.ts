@@ -112,12 +112,13 @@ describe.runIf(ready)('worker pool engine', () => {
       ...engineOptions(anvil.url, createMemoryCacheStore()),
       workers: 2,
       cacheUrl: 'memory://',
-      callTimeoutMs: 4000,
+      callTimeoutMs: 2000,
     })
     try {
       await Promise.all([timed.simulate(ping()), timed.simulate(ping())])
-      // four times the long trace: far past the limit, however fast the machine
-      const err = await timed.traceCall(longTrace(LONG_SPIN * 4n)).catch((e: unknown) => e)
+      // twelve times the long trace (2.3M steps, under max_struct_log_steps): far past 2 s on any machine
+      // here (four times at 4 s was about the limit once the interpreter stopped awaiting every opcode)
+      const err = await timed.traceCall(longTrace(LONG_SPIN * 12n)).catch((e: unknown) => e)
       expect(err).toBeInstanceOf(EngineError)
       expect((err as EngineError).code).toBe('EXECUTION_TIMEOUT')
       expect((err as EngineError).suggestion).toMatch(/cleanStructLogs|disableMemory/)
