@@ -5,35 +5,11 @@
  * is the live store, cut to the words in use) for a run with nested calls, memory growth, storage
  * refunds and a log.
  */
-import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import type { InterpreterStep } from '@ethereumjs/evm'
-import { createVM } from '@ethereumjs/vm'
-import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
-import { bytesToHex, encodeFunctionData } from 'viem'
+import { bytesToHex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { leanStepHookInstalled, setDirectStepHandler } from '../../../engine/execution/leanStepHook.js'
-import { compile } from '../../support/solc.js'
-
-const SOURCE = `
-// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.20;
-contract Outer {
-  event Seen(bytes data);
-  function run(Inner inner) external returns (uint256) {
-    bytes memory x = new bytes(100);
-    x[5] = 0x01;
-    emit Seen(x);
-    return inner.twice(x.length) + uint8(x[5]);
-  }
-}
-contract Inner {
-  uint256 s = 1;
-  function twice(uint256 n) external returns (uint256) { s = 0; return n * 2; }
-}
-`
-
-const OUTER = createAddressFromString('0x00000000000000000000000000000000000000aa')
-const INNER = createAddressFromString('0x00000000000000000000000000000000000000bb')
+import { nestedCallVm, OUTER, runData } from './nestedCallVm.js'
 
 type Seen = Record<string, unknown>
 
@@ -60,12 +36,7 @@ function snapshot(ev: InterpreterStep): Seen {
 }
 
 async function run(direct: boolean): Promise<{ steps: Seen[]; listenerCalls: number; returnValue: string }> {
-  const c = compile({ 'Lean.sol': SOURCE })
-  const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
-  const vm = await createVM({ common })
-  await vm.stateManager.putCode(OUTER, hexToBytes(c.Outer!.deployedBytecode))
-  await vm.stateManager.putCode(INNER, hexToBytes(c.Inner!.deployedBytecode))
-  await vm.stateManager.putStorage(INNER, new Uint8Array(32), new Uint8Array([1]))
+  const vm = await nestedCallVm()
   const steps: Seen[] = []
   let listenerCalls = 0
   const events = vm.evm.events as unknown as { on(name: string, fn: (data: InterpreterStep, resolve: () => void) => void): void }
@@ -78,7 +49,7 @@ async function run(direct: boolean): Promise<{ steps: Seen[]; listenerCalls: num
   const res = await vm.evm.runCall({
     to: OUTER,
     gasLimit: 1_000_000n,
-    data: hexToBytes(encodeFunctionData({ abi: c.Outer!.abi, functionName: 'run', args: [INNER.toString()] })),
+    data: runData(),
   })
   expect(res.execResult.exceptionError).toBeUndefined()
   return { steps, listenerCalls, returnValue: bytesToHex(res.execResult.returnValue) }

@@ -8,17 +8,15 @@
  * The programs cover a static opcode that runs out of gas, an invalid opcode, a bad jump, a stack
  * underflow, opcodes of dynamic gas between static ones, and a step hook that answers a promise.
  */
-import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import type { InterpreterStep } from '@ethereumjs/evm'
-import { createVM } from '@ethereumjs/vm'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { bytesToHex, encodeFunctionData, type Hex } from 'viem'
+import { bytesToHex, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { setDirectStepHandler } from '../../../engine/execution/leanStepHook.js'
-import { compile } from '../../support/solc.js'
+import { nestedCallVm, OUTER, runData } from './nestedCallVm.js'
 
 interface Proto { runStep: (...a: unknown[]) => unknown; runStepAsync?: (...a: unknown[]) => Promise<void> }
 const entry = createRequire(import.meta.url).resolve('@ethereumjs/evm')
@@ -26,27 +24,7 @@ const { Interpreter } = (await import(pathToFileURL(join(dirname(entry), '..', '
 const proto = Interpreter.prototype
 const patched = proto.runStep
 
-const SOURCE = `
-// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.20;
-contract Outer {
-  event Seen(bytes data);
-  function run(Inner inner) external returns (uint256) {
-    bytes memory x = new bytes(100);
-    x[5] = 0x01;
-    emit Seen(x);
-    return inner.twice(x.length) + uint8(x[5]);
-  }
-}
-contract Inner {
-  uint256 s = 1;
-  function twice(uint256 n) external returns (uint256) { s = 0; return n * 2; }
-}
-`
-const OUTER = createAddressFromString('0x00000000000000000000000000000000000000aa')
-const INNER = createAddressFromString('0x00000000000000000000000000000000000000bb')
 const RAW = createAddressFromString('0x00000000000000000000000000000000000000cc')
-const c = compile({ 'Static.sol': SOURCE })
 
 type Hook = 'none' | 'listener' | 'direct' | 'directAsync'
 interface Case { name: string; code?: Hex; gasLimit: bigint }
@@ -70,11 +48,7 @@ const CASES: Case[] = [
 ]
 
 async function run(k: Case, hook: Hook): Promise<Record<string, unknown>> {
-  const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
-  const vm = await createVM({ common })
-  await vm.stateManager.putCode(OUTER, hexToBytes(c.Outer!.deployedBytecode))
-  await vm.stateManager.putCode(INNER, hexToBytes(c.Inner!.deployedBytecode))
-  await vm.stateManager.putStorage(INNER, new Uint8Array(32), new Uint8Array([1]))
+  const vm = await nestedCallVm()
   if (k.code) await vm.stateManager.putCode(RAW, hexToBytes(k.code.replace(/ /g, '') as Hex))
   const steps: unknown[] = []
   const seen = (ev: InterpreterStep) => steps.push([ev.pc, ev.opcode.name, ev.gasLeft, ev.opcode.dynamicFee, ev.gasRefund, [...ev.stack], ev.depth, ev.memoryWordCount])
@@ -88,7 +62,7 @@ async function run(k: Case, hook: Hook): Promise<Record<string, unknown>> {
   const res = await vm.evm.runCall({
     to: k.code ? RAW : OUTER,
     gasLimit: k.gasLimit,
-    data: k.code ? new Uint8Array() : hexToBytes(encodeFunctionData({ abi: c.Outer!.abi, functionName: 'run', args: [INNER.toString()] })),
+    data: k.code ? new Uint8Array() : runData(),
   })
   const r = res.execResult
   return {
