@@ -17,7 +17,7 @@ import { DEV_ACCOUNTS, freePort, startAnvil, type AnvilInstance } from '../test/
 import { compile } from '../test/support/solc.js'
 import { startCountingProxy } from '../test/engine/workers/countingProxy.js'
 import { measureBreakdown } from './breakdown.js'
-import { cpuMs } from './threadCpu.js'
+import { cpuMs, processTreeCpuMs } from './threadCpu.js'
 import { clientCpuMs, createLoadClient, type LoadClient } from './loadClient.js'
 import { measureStructLog1m, STRUCT_LOG_1M_ROW } from './streamedStructLog.js'
 import { measureSharedState, SHARED_STATE_ROW, type SharedStateResult } from './sharedState.js'
@@ -102,7 +102,8 @@ async function throughput(send: (i: number) => Promise<unknown>, ms: number, pid
   const end = performance.now() + ms
   const start = performance.now()
   const cpu0 = clientCpuMs()
-  const server0 = cpuMs(pid, true)
+  // the whole process tree: with PROCESSES the HTTP processes are the service's children
+  const server0 = processTreeCpuMs(pid)
   await Promise.all(Array.from({ length: connections }, async (_, c) => {
     for (let i = c; performance.now() < end; i += connections) {
       await send(i)
@@ -111,7 +112,7 @@ async function throughput(send: (i: number) => Promise<unknown>, ms: number, pid
   }))
   const elapsed = performance.now() - start
   const client = clientCpuMs() - cpu0
-  return { rps: n / (elapsed / 1000), clientMs: client / n, serverCores: (cpuMs(pid, true) - server0) / elapsed, clientCores: client / elapsed }
+  return { rps: n / (elapsed / 1000), clientMs: client / n, serverCores: (processTreeCpuMs(pid) - server0) / elapsed, clientCores: client / elapsed }
 }
 
 /** the mean of several windows' figures (windows of equal length) */
@@ -353,31 +354,41 @@ async function main() {
       await svc.stop()
       stops.pop()
       const rows: string[] = []
-      const perWorkers: Record<string, Throughput> = {}
+      // the three ways to run: in process; one HTTP thread feeding an engine thread per core; one
+      // HTTP process per core, each with its engine in process (README "Cache, workers and several instances")
+      const modes = [
+        { key: 'in process', env: { WORKERS: '1', PROCESSES: '1' }, label: 'WORKERS=1, PROCESSES=1 (in process)' },
+        { key: 'threads', env: { WORKERS: '0', PROCESSES: '1' }, label: 'WORKERS=0 (one HTTP thread, one engine thread per core)' },
+        { key: 'processes', env: { WORKERS: '1', PROCESSES: '0' }, label: 'PROCESSES=0 (one HTTP process per core, its engine in process)' },
+      ] as const
+      const perMode: Record<string, Throughput> = {}
       let ethCallRps = Number.NaN
-      for (const workers of [1, 0]) {
-        const s2 = await startService(anvil.url, workers)
+      for (const mode of modes) {
+        const s2 = await startService(anvil.url, Number(mode.env.WORKERS), mode.env)
         const sim = (i: number) => post(s2.url, '/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } })
         const trace = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } })
         const logs = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } })
-        // as many as the sequential rows get: each worker has compiled the hot paths of all three
-        for (let i = 0; i < WARMUP; i++) await Promise.all([sim(i), trace(i), logs(i)])
+        // as many as the sequential rows get, for every engine: each has compiled the hot paths of
+        // all three (all connections in use, so every HTTP process gets its share)
+        await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
+          for (let i = c; i < 2 * WARMUP; i += CONNECTIONS) await Promise.all([sim(i), trace(i), logs(i)])
+        }))
         const ours = (send: (i: number) => Promise<unknown>) => () => throughput(send, THROUGHPUT_MS, s2.pid)
         const theirs = (method: string, params: (i: number) => unknown[]) => () => throughput((i) => theirRpc(method, params(i)), THROUGHPUT_MS, anvil.pid)
-        if (workers === 1) {
+        if (mode.key === 'in process') {
           const windows: Throughput[] = []
           for (let r = 0; r < ROUNDS; r++) windows.push(await ours(sim)())
-          perWorkers[1] = meanOf(windows)
+          perMode[mode.key] = meanOf(windows)
         } else {
           const r = {
             sim: await alternate(ours(sim), theirs('eth_call', (i) => [transferOf(i), pinned])),
             trace: await alternate(ours(trace), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { tracer: 'callTracer' }])),
             logs: await alternate(ours(logs), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { disableMemory: true }])),
           }
-          perWorkers[0] = r.sim.ours
+          perMode[mode.key] = r.sim.ours
           const row = (name: string, x: Rounds, goal: string) =>
-            `| ${name} | ${x.ours.rps.toFixed(0)} | ${x.theirs.rps.toFixed(0)} | **${x.ratio.toFixed(2)}** (goal ≥ ${goal}; windows ${x.ratios.map((v) => v.toFixed(2)).join(', ')}) | ${x.ours.clientMs.toFixed(2)} / ${x.theirs.clientMs.toFixed(2)} | ${cores(x.ours)} / ${cores(x.theirs)} |`
-          ethCallRps = r.sim.theirs.rps
+            `| ${name}, ${mode.env.PROCESSES === '0' ? 'PROCESSES=0' : 'WORKERS=0'} | ${x.ours.rps.toFixed(0)} | ${x.theirs.rps.toFixed(0)} | **${x.ratio.toFixed(2)}** (goal ≥ ${goal}; windows ${x.ratios.map((v) => v.toFixed(2)).join(', ')}) | ${x.ours.clientMs.toFixed(2)} / ${x.theirs.clientMs.toFixed(2)} | ${cores(x.ours)} / ${cores(x.theirs)} |`
+          ethCallRps = Number.isNaN(ethCallRps) ? r.sim.theirs.rps : (ethCallRps + r.sim.theirs.rps) / 2
           rows.push(row('/simulate ERC-20 transfer vs eth_call', r.sim, '0.25'))
           rows.push(row('/trace/call callTracer, swap vs debug_traceCall', r.trace, '0.25'))
           rows.push(row('/trace/call struct logs, swap vs debug_traceCall', r.logs, '1'))
@@ -385,8 +396,10 @@ async function main() {
         await s2.stop()
       }
       console.log(`\nthroughput, ${CONNECTIONS} requests in flight, ${ROUNDS} windows of ${THROUGHPUT_MS} ms each (req/s and cores: their mean), pinned block, amounts varying per request`)
-      console.log(`\n| WORKERS | /simulate req/s | cores busy: the service + the load generator (of ${availableParallelism()}) |\n|---|---|---|\n| 1 (in process) | ${perWorkers[1]!.rps.toFixed(0)} | ${cores(perWorkers[1]!)} |\n| 0 (one engine per core) | ${perWorkers[0]!.rps.toFixed(0)} | ${cores(perWorkers[0]!)} |`)
-      console.log(`\nWORKERS=0 / WORKERS=1: **${(perWorkers[0]!.rps / perWorkers[1]!.rps).toFixed(2)}** (goal ≥ 1.7)`)
+      console.log(`\n| how the service runs | /simulate req/s | cores busy: the service (every process) + the load generator (of ${availableParallelism()}) |\n|---|---|---|`)
+      for (const mode of modes) console.log(`| ${mode.label} | ${perMode[mode.key]!.rps.toFixed(0)} | ${cores(perMode[mode.key]!)} |`)
+      const inProcessRps = perMode['in process']!.rps
+      console.log(`\nall cores / in process: WORKERS=0 **${(perMode.threads!.rps / inProcessRps).toFixed(2)}**, PROCESSES=0 **${(perMode.processes!.rps / inProcessRps).toFixed(2)}** (goal ≥ 1.7)`)
       console.log('\n| all cores on both sides | ours req/s | Anvil req/s | ours / Anvil (median of the windows\' ratios; ours and Anvil\'s alternate) | the load generator\'s CPU per request, ms (ours / Anvil\'s) | cores busy: server + load generator (ours / Anvil\'s) |\n|---|---|---|---|---|---|')
       for (const r of rows) console.log(r)
       // the bound the interpreter sets: the EVM alone (no HTTP, no tracer, nothing else) on every core

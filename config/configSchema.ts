@@ -19,6 +19,8 @@ export const configSchema = z.strictObject({
     request_timeout_ms: positiveInt,
     /** 0 = one engine per usable core */
     workers: nonNegativeInt,
+    /** HTTP processes sharing the port, each with its own engine(s); 0 = one per usable core */
+    processes: nonNegativeInt,
   }),
   api: z.strictObject({
     /** empty = authentication disabled */

@@ -24,6 +24,7 @@ export const envOverrides: readonly EnvOverride[] = [
   { name: 'RATE_LIMIT_DURATION', key: 'api.rate_limit_duration', kind: 'int' },
   { name: 'WORKERS', key: 'server.workers', kind: 'int' },
   // the remaining keys
+  { name: 'PROCESSES', key: 'server.processes', kind: 'int' },
   { name: 'TRUST_PROXY', key: 'server.trust_proxy', kind: 'int' },
   { name: 'MAX_BODY_BYTES', key: 'server.max_body_bytes', kind: 'int' },
   { name: 'REQUEST_TIMEOUT_MS', key: 'server.request_timeout_ms', kind: 'int' },

@@ -3,12 +3,19 @@
  * graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the engine
  * and the cache, exit 0). A configuration error (e.g. production without an auth token) is one
  * line on stderr and exit code 1.
+ *
+ * With `server.processes` above 1 this file runs as the cluster's primary (src/cluster/primary.ts),
+ * which forks the HTTP processes; each of them runs this file again and serves.
  */
+import cluster from 'node:cluster'
 import { ConfigError, loadConfig, type ServiceConfig } from '../config/loadConfig.js'
-import { createCacheStore } from '../engine/cache/createCacheStore.js'
+import { createCacheStore, isSharedCacheUrl } from '../engine/cache/createCacheStore.js'
 import { splitMemoryBudget } from '../engine/cache/memoryBudget.js'
 import { createWorkerPoolEngine, defaultWorkerCount } from '../engine/workers/index.js'
 import { createApp } from './app.js'
+import { PROCESS_INDEX_ENV, runPrimary } from './cluster/primary.js'
+import { createPrimaryCacheStore } from './cluster/primaryCacheStore.js'
+import { stopRequested } from './cluster/stopRequest.js'
 import { createLogger } from './logger.js'
 import { listen } from './server.js'
 
@@ -30,11 +37,23 @@ let secrets: string[] = []
 async function main(): Promise<void> {
   const config = configOrExit()
   secrets = [config.chain.rpc_url, config.api.auth_token].filter((s) => s.length >= 4)
-  const logger = createLogger({ level: config.log.level, secrets: [config.chain.rpc_url, config.api.auth_token] })
-  const workers = config.server.workers === 0 ? defaultWorkerCount() : config.server.workers
-  // cache.max_memory_mb bounds every in-process cache together, however many engines run
-  const memory = splitMemoryBudget(config.cache.max_memory_mb, workers)
-  const cache = createCacheStore(config.cache.url, { logger, memoryMaxBytes: memory.storeBytes })
+  const root = createLogger({ level: config.log.level, secrets: [config.chain.rpc_url, config.api.auth_token] })
+  // one of several HTTP processes (src/cluster/): its index on every line it logs
+  const forked = cluster.isWorker
+  const logger = forked ? root.child({ process: Number(process.env[PROCESS_INDEX_ENV]) }) : root
+  const processes = config.server.processes === 0 ? defaultWorkerCount() : config.server.processes
+  // workers = 0: one engine per core for the instance, so each of several processes takes its share
+  const workers = config.server.workers === 0 ? Math.max(1, Math.floor(defaultWorkerCount() / processes)) : config.server.workers
+  // cache.max_memory_mb bounds every in-process cache together, however many processes and engines run
+  const memory = splitMemoryBudget(config.cache.max_memory_mb, processes * workers)
+  if (processes > 1 && cluster.isPrimary) return runPrimary({ config, processes, storeBytes: memory.storeBytes, logger })
+
+  // one of several HTTP processes: the instance's memory store is the primary's; Redis is shared anyway
+  const primaryStop = forked ? stopRequested() : undefined
+  const cache =
+    forked && !isSharedCacheUrl(config.cache.url)
+      ? createPrimaryCacheStore(memory.workerCacheBytes)
+      : createCacheStore(config.cache.url, { logger, memoryMaxBytes: Math.floor(memory.storeBytes / (forked ? processes : 1)) })
   const engine = await createWorkerPoolEngine({
     workers,
     cache,
@@ -81,6 +100,7 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => onSignal('SIGTERM'))
   process.on('SIGINT', () => onSignal('SIGINT'))
+  void primaryStop?.then((why) => stop(why))
 }
 
 main().catch((err: unknown) => {

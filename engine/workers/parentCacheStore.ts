@@ -1,13 +1,13 @@
 /**
  * Worker side of a `memory://` cache in a pool: the store lives in the main thread (one process,
- * one memory cache) and workers reach it by message. Without it a simulation stored by one
+ * one memory cache) and workers reach it by message. An HTTP process of several (src/cluster/)
+ * reaches the primary's store the same way, over the process's IPC channel. Without it a simulation stored by one
  * worker could not be read back by id through another, and every worker would fetch the same
  * fork state upstream. Put a small local level in front (tieredCacheStore) so hot reads stay
  * in the worker.
  *
  * Like Redis, it never throws into a request: a failed or lost reply is a miss.
  */
-import type { MessagePort } from 'node:worker_threads'
 import type { CacheStore } from '../cache/cacheStore.js'
 import type { CacheOp, FromWorker, ToWorker } from './protocol.js'
 
@@ -16,7 +16,12 @@ export interface ParentCacheStore extends CacheStore {
   onReply(msg: Extract<ToWorker, { type: 'cacheReply' }>): void
 }
 
-export function createParentCacheStore(port: MessagePort, opts: { timeoutMs?: number } = {}): ParentCacheStore {
+/** where the requests go: a worker thread's parentPort, or a child process's IPC channel */
+export interface CachePort {
+  postMessage(msg: FromWorker): void
+}
+
+export function createParentCacheStore(port: CachePort, opts: { timeoutMs?: number } = {}): ParentCacheStore {
   const timeoutMs = opts.timeoutMs ?? 5000
   let nextId = 0
   const pending = new Map<number, { settle(ok: boolean, value?: unknown): void; timer: NodeJS.Timeout }>()

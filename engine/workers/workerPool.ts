@@ -34,6 +34,7 @@ import {
   type WorkerSetup,
 } from './protocol.js'
 import { workerEntry } from './workerEntry.js'
+import { answerCacheOp, type CacheRequest } from './answerCacheOp.js'
 import { newSpillOwner, removeSpillOwner } from '../spill/spillFiles.js'
 
 export interface WorkerPoolOptions extends EngineOptions {
@@ -191,14 +192,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     })
   }
 
-  async function answerCache(slot: Slot, msg: Extract<FromWorker, { type: 'cache' }>) {
-    let reply: ToWorker
-    try {
-      const fn = cache[msg.op] as (...a: unknown[]) => Promise<unknown>
-      reply = { type: 'cacheReply', id: msg.id, ok: true, value: await fn.apply(cache, msg.args) }
-    } catch (err) {
-      reply = { type: 'cacheReply', id: msg.id, ok: false, message: (err as Error).message }
-    }
+  async function answerCache(slot: Slot, msg: CacheRequest) {
+    const reply = await answerCacheOp(cache, msg)
     try {
       if (!slot.retired) slot.worker.postMessage(reply)
     } catch {
