@@ -123,21 +123,42 @@ export function createGenesisCommonFactory(genesis: GethGenesis): (at: { number:
   return scheduledFactory(forRpc(createCommonFromGethGenesis(genesis, { chain: networkName(chainId), customCrypto: { kzg: kzgBackend() } })))
 }
 
-/** a fresh copy of `base` per call, set to the fork of that block */
+/**
+ * A fresh copy of `base` per call, set to the fork of that block. Setting a fork rebuilds the
+ * Common's parameter and EIP tables (about 30 µs on mainnet's schedule, per request), so each fork
+ * is set once on a copy kept here and every call gets a copy of that: the same tables, its own
+ * event emitter and fork state. Finding the fork walks the schedule (about 20 µs on mainnet's), so
+ * the last block's answer is kept too: requests at the head or at a pinned block repeat it.
+ */
 function scheduledFactory(base: Common): (at: { number: bigint; timestamp: bigint }) => Common {
+  const byFork = new Map<string, Common>()
+  let last: { number: bigint; timestamp: bigint; fork: string } | undefined
   return (at) => {
-    const c = base.copy()
-    try {
-      c.setHardforkBy({ blockNumber: at.number, timestamp: at.timestamp })
-    } catch {
-      // a block override may pair a low number with a modern time (or the reverse): ethereumjs
-      // refuses the mix; then the time decides (post-merge forks are by time), else the number
-      try {
-        c.setHardforkBy({ blockNumber: FAR_BLOCK, timestamp: at.timestamp })
-      } catch {
-        c.setHardforkBy({ blockNumber: at.number })
-      }
+    const fork = last && last.number === at.number && last.timestamp === at.timestamp ? last.fork : forkAt(base, at)
+    last = { number: at.number, timestamp: at.timestamp, fork }
+    let configured = byFork.get(fork)
+    if (!configured) {
+      configured = base.copy()
+      configured.setHardfork(fork)
+      // builds the Set behind withEipSet's lookup once, on the copy every call copies
+      configured.isActivatedEIP(1559)
+      byFork.set(fork, configured)
     }
-    return c
+    return configured.copy()
+  }
+}
+
+/** the fork of a block by ethereumjs' rules, reading `base` without changing it */
+function forkAt(base: Common, at: { number: bigint; timestamp: bigint }): string {
+  try {
+    return base.getHardforkBy({ blockNumber: at.number, timestamp: at.timestamp })
+  } catch {
+    // a block override may pair a low number with a modern time (or the reverse): ethereumjs
+    // refuses the mix; then the time decides (post-merge forks are by time), else the number
+    try {
+      return base.getHardforkBy({ blockNumber: FAR_BLOCK, timestamp: at.timestamp })
+    } catch {
+      return base.getHardforkBy({ blockNumber: at.number })
+    }
   }
 }

@@ -47,6 +47,29 @@ describe('hardfork', () => {
     expect(tx.gasLimit).toBe(30_000_000n)
   })
 
+  it('keeps each fork set once: blocks in any order get their own fork, and a Common changed by its run leaves the next alone', () => {
+    const at = createCommonFactory(1)
+    const blocks = [
+      [{ number: 15_537_394n, timestamp: 1_663_224_179n }, 'paris'],
+      [{ number: 22_431_084n, timestamp: 1_746_612_311n }, 'prague'],
+      [{ number: 22_431_084n, timestamp: 1_746_612_311n }, 'prague'],
+      [{ number: 12_000_000n, timestamp: 1_615_000_000n }, 'muirGlacier'],
+      [{ number: 15_537_394n, timestamp: 1_663_224_179n }, 'paris'],
+      [{ number: 1n, timestamp: 1_746_612_311n }, 'prague'],
+    ] as const
+    for (const [block, fork] of blocks) {
+      const c = at(block) as Common & { _activatedEIPsCache: number[] }
+      expect(c.hardfork()).toBe(fork)
+      expect(c.isActivatedEIP(1559)).toBe(c._activatedEIPsCache.includes(1559))
+      // what a VM may do to its Common: another fork, another listener
+      c.setHardfork('osaka')
+      c.events.on('hardforkChanged', () => undefined)
+    }
+    const again = at(blocks[0][0])
+    expect(again.hardfork()).toBe('paris')
+    expect(again.events.listenerCount('hardforkChanged')).toBe(0)
+  })
+
   it('answers isActivatedEIP from a Set that follows every fork change, as ethereumjs’ list does', () => {
     const at = createCommonFactory(1)
     const c = at({ number: 12_000_000n, timestamp: 1_615_000_000n }) as Common & { _activatedEIPsCache: number[] }
