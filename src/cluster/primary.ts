@@ -104,6 +104,10 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
     stopping = true
     logger.info({ signal }, 'stopping: asking every HTTP process to finish its requests')
     const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined)
+    // each process bounds its own stop by the request timeout; one that never gets there (stuck
+    // starting, say) is not waited for beyond that
+    const cut = setTimeout(() => live.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), config.server.request_timeout_ms + 5_000)
+    cut.unref()
     void Promise.all(
       live.map(
         (w) =>
@@ -116,6 +120,7 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
           }),
       ),
     ).then(async () => {
+      clearTimeout(cut)
       await store?.close().catch(() => undefined)
       logger.info({}, 'stopped')
       await new Promise<void>((resolve) => logger.flush(() => resolve()))

@@ -63,13 +63,16 @@ describe('PROCESSES=2: two HTTP processes on one port', () => {
     let stderr = ''
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
     const answeredBy: number[] = []
+    let allListening = false
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const entry = JSON.parse(line) as { msg?: string; process?: number; path?: string }
       if (entry.msg === 'request' && entry.path !== '/v1/health') answeredBy.push(entry.process!)
+      if (entry.msg === 'HTTP processes listening') allListening = true
     })
     const primary = child.pid!
     const get = (path: string) => send('GET', `${url}${path}`)
-    await until('health', () => get('/v1/health').then((r) => (r.status === 200 ? true : undefined), () => undefined))
+    // health answers as soon as one process listens; the round robin needs both
+    await until('every process listening', () => (allListening ? true : undefined))
     const first = childrenOf(primary)
     expect(first).toHaveLength(2)
 
