@@ -1,10 +1,10 @@
 /**
  * Worker side of a `memory://` cache in a pool: the store lives in the main thread (one process,
  * one memory cache) and workers reach it by message. An HTTP process of several (src/cluster/)
- * reaches the primary's store the same way, over the process's IPC channel. Without it a simulation stored by one
- * worker could not be read back by id through another, and every worker would fetch the same
- * fork state upstream. Put a small local level in front (tieredCacheStore) so hot reads stay
- * in the worker.
+ * reaches the primary's store the same way, over the process's IPC channel. Without it a
+ * simulation stored by one worker could not be read back by id through another, and every worker
+ * would fetch the same fork state upstream. Put a small local level in front (tieredCacheStore) so
+ * hot reads stay in the worker.
  *
  * Like Redis, it never throws into a request: a failed or lost reply is a miss.
  */

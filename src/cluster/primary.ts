@@ -1,8 +1,9 @@
 /**
  * Several HTTP processes on one port (`server.processes`, PROCESSES): the primary forks them with
- * node:cluster and serves nothing itself. One HTTP thread per process is what lets small requests
- * use every core: a warm /simulate spends more CPU in Node's HTTP server, hono and JSON than in the
- * EVM, so engine threads behind a single HTTP thread (`server.workers`) cannot keep two cores busy.
+ * node:cluster and serves nothing itself. Behind one HTTP thread (`server.workers`), engine threads
+ * stop paying once that thread is busy: a warm /simulate spends about as much CPU there (Node's HTTP
+ * server, JSON, the engine's own set-up) as in the EVM. One HTTP thread per process scales with the
+ * cores instead; on 2 cores shared with a load generator it does not pay (docs/performance.md).
  *
  * What the primary does:
  * - holds the instance's `memory://` store, so stored simulations and rate-limit counters are one

@@ -15,7 +15,7 @@ export function createPrimaryCacheStore(localBytes: number): CacheStore {
   const send = process.send?.bind(process)
   if (!send) throw new Error('createPrimaryCacheStore runs in a forked HTTP process only')
   // a channel already closed (the primary is gone) is a miss after the store's timeout, not a throw
-  const primary = createParentCacheStore({ postMessage: (msg) => void send(msg, (err: Error | null) => err && undefined) })
+  const primary = createParentCacheStore({ postMessage: (msg) => void send(msg, () => undefined) })
   process.on('message', (msg: ToWorker) => {
     if (msg?.type === 'cacheReply') primary.onReply(msg)
   })
