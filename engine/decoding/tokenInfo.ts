@@ -33,8 +33,8 @@ export interface TokenInfoCacheOptions {
   /**
    * Identifies the state the reads run on, e.g. `${chainId}:${blockNumber}`. Share a scope only
    * between reads of the same state: a simulation with state overrides, or whose calls changed code
-   * at some address (engine/observers/codeChanges.ts: creations at any depth, self-destructs,
-   * EIP-7702 authorities), may see other code there than the block does, and must not share.
+   * at some address (OverlayStateManager.codeWritten: creations at any depth, self-destructs,
+   * EIP-7702 delegations), may see other code there than the block does, and must not share.
    */
   scope: string
   ttlSeconds?: number

@@ -5,4 +5,3 @@
 export { createTransfersTracer, transfersOfLog, type TransfersTracer } from './transfers.js'
 export { computeAssetChanges, type AssetChangesInput, type BalanceReader } from './assetChanges.js'
 export { createStateBalanceReader } from './stateBalanceReader.js'
-export { createCodeChangesTracer, type CodeChangesTracer } from './codeChanges.js'

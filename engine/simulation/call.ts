@@ -9,7 +9,7 @@
  * if (out.status === 'reverted') console.log(out.revertReason, out.returnData)
  */
 import { toHex } from 'viem'
-import { executeCall } from '../execution/executeTransaction.js'
+import { executeExplained } from '../execution/explainedCall.js'
 import { openRun, withCallDefaults, type RunDeps } from '../run/index.js'
 import type { CallOutcome, CallParams } from '../types.js'
 import { unpackRevert } from '../../tracers/gethRevert.js'
@@ -20,8 +20,9 @@ export async function runCall(deps: Pick<RunDeps, 'chain' | 'gasCap'>, params: C
   const { ctx } = await openRun(deps.chain, { ...params, calls: [params.call] })
   const call = withCallDefaults('simulate', params.call, { blockGasLimit: ctx.block.gasLimit, gasCap: deps.gasCap })
   // an observer with no hooks still makes the run report geth's error with its step details
-  // (`stack underflow (0 <=> 2)`, `invalid opcode: INVALID`), as eth_call on geth does
-  const res = await executeCall(ctx, call, { validation: false, tracers: [errorDetail] })
+  // (`stack underflow (0 <=> 2)`, `invalid opcode: INVALID`), as eth_call on geth does: a failed
+  // call runs again observed (explainedCall.ts), a successful one runs once, untraced
+  const res = await executeExplained(ctx, call, { validation: false }, [errorDetail])
   const out: CallOutcome = { status: res.status, returnData: res.returnData, gasUsed: toHex(res.gasUsed) }
   if (res.status !== 'success') {
     out.error = res.error ?? (res.status === 'reverted' ? 'execution reverted' : 'execution failed')

@@ -18,8 +18,9 @@ import type { BlockHeaderInfo } from '../chain/types.js'
 import { decodeLogs, createTokenInfoReader, nativeSymbol, type RawLog } from '../decoding/index.js'
 import { EngineError, isEngineError } from '../errors.js'
 import { executeCall } from '../execution/executeTransaction.js'
+import { executeExplained } from '../execution/explainedCall.js'
 import type { CallInput, ExecutionContext, ExecutionResult } from '../execution/types.js'
-import { computeAssetChanges, createCodeChangesTracer, createStateBalanceReader, createTransfersTracer } from '../observers/index.js'
+import { computeAssetChanges, createStateBalanceReader, createTransfersTracer } from '../observers/index.js'
 import { defaultGas, openRun, type RunDeps } from '../run/index.js'
 import type { CallError, CallResult, SimulateParams, SimulatedLog, SimulationResult, Transfer } from '../types.js'
 import type { Tracer } from '../../tracers/types.js'
@@ -53,8 +54,6 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   const successLogs: RawLog[] = []
   let gasUsed = 0n
   let logIndex = 0
-  // addresses whose code the simulation changed: their token metadata is not the block's
-  const codeChanged = new Set<Address>()
   // traceCalls: each call's callTracer frames (withLog), decoded once every call has run
   const frames: CallFrameJson[] = []
   for (const [index, input] of params.calls.entries()) {
@@ -64,24 +63,19 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     // the state this call starts from, for the out-of-gas search (cheap: the overlay's net writes)
     const startState = await state.shallowCopy()
     const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
-    const locator = createRevertLocator()
-    const codeChanges = createCodeChangesTracer()
-    const tracers: Tracer[] = transfers ? [transfers, locator, codeChanges] : [locator, codeChanges]
     const callFrames = params.traceCalls ? createCallTracer({ withLog: true }) : undefined
-    if (callFrames) tracers.push(callFrames)
+    const tracers: Tracer[] = [transfers, callFrames].filter((t) => t !== undefined)
+    // the frame a failure came from: observed only when the call fails (explainedCall.ts)
+    const locator = createRevertLocator()
     let res: ExecutionResult
     try {
-      res = await executeCall(ctx, call, {
-        tracers,
-        validation: params.validation,
-        ...(params.validation && { blockGasUsed: gasUsed }),
-      })
+      const opts = { tracers, validation: params.validation, ...(params.validation && { blockGasUsed: gasUsed }) }
+      res = await executeExplained(ctx, call, opts, [locator], startState)
     } catch (e) {
       if (isEngineError(e) && (e.code === 'VALIDATION_ERROR' || e.code === 'INSUFFICIENT_GAS')) throw rejectionOf(e, index)
       throw e
     }
     gasUsed += res.gasUsed
-    for (const a of codeChanges.result()) codeChanged.add(a)
     const logs: SimulatedLog[] = res.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: toHex(logIndex++) }))
     const result: CallResult = {
       callIndex: index,
@@ -103,7 +97,9 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   }
 
   const readAfter = createStateBalanceReader(ctx, executeCall)
-  const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params, codeChanged.size > 0))
+  // code the calls created, destroyed or delegated: the token metadata there is not the block's
+  const codeChanged = state.codeWritten().length > 0
+  const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params, codeChanged))
   await decorateLogs(calls, tokens)
   for (const [index, frame] of frames.entries()) calls[index]!.callTree = await decodeCallTree(frame, { ...params.callTree, tokens })
 

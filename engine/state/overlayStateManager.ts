@@ -284,6 +284,16 @@ export class OverlayStateManager implements StateManagerInterface {
     })
   }
 
+  /**
+   * Addresses whose code this overlay holds a write for: code overrides, creations, deletions
+   * (self-destructs) and EIP-7702 delegations, net of the frames that reverted (their writes are
+   * undone, so a failed creation leaves nothing here). On an overlay opened without overrides,
+   * an empty answer means every address still has the block's code.
+   */
+  codeWritten(): Hex[] {
+    return [...this.code.keys()]
+  }
+
   /** the net writes so far (copies), e.g. for the devnet to commit a block as a new layer */
   flatten(): StateWrites {
     const accounts = new Map<Hex, AccountState | null>()

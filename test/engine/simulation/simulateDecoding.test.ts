@@ -139,18 +139,24 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
 
   it('does not carry a factory-made token’s symbol into the next simulation on the same block', async () => {
     const mint = (r: Awaited<ReturnType<Engine['simulate']>>) => r.calls.flatMap((c) => c.logs).find((l) => l.decoded?.name === 'Transfer')
-    const first = await engine!.simulate(params([{ from: A!, to: addr.factory, data: data('TokenFactory', 'deploy') }]))
-    const second = await engine!.simulate(
-      params([
-        { from: A!, to: addr.factory, data: data('TokenFactory', 'setSymbol', ['BBB']) },
-        { from: A!, to: addr.factory, data: data('TokenFactory', 'deploy') },
-      ]),
-    )
-    expect(second.blockNumber).toBe(first.blockNumber)
-    // the same address both times (the factory's nonce is the block's), two different tokens
-    expect(mint(second)?.address).toBe(mint(first)?.address)
-    expect(mint(first)?.decoded?.summary).toMatch(/^Transfer 1 AAA from /)
-    expect(mint(second)?.decoded?.summary).toMatch(/^Transfer 1 BBB from /)
+    // traced (transfers) and untraced: the created code is seen in the state either way
+    for (const traceTransfers of [true, false]) {
+      const first = await engine!.simulate(params([{ from: A!, to: addr.factory, data: data('TokenFactory', 'deploy') }], { traceTransfers }))
+      const second = await engine!.simulate(
+        params(
+          [
+            { from: A!, to: addr.factory, data: data('TokenFactory', 'setSymbol', ['BBB']) },
+            { from: A!, to: addr.factory, data: data('TokenFactory', 'deploy') },
+          ],
+          { traceTransfers },
+        ),
+      )
+      expect(second.blockNumber).toBe(first.blockNumber)
+      // the same address both times (the factory's nonce is the block's), two different tokens
+      expect(mint(second)?.address).toBe(mint(first)?.address)
+      expect(mint(first)?.decoded?.summary).toMatch(/^Transfer 1 AAA from /)
+      expect(mint(second)?.decoded?.summary).toMatch(/^Transfer 1 BBB from /)
+    }
   })
 
   it('reports the value a SELFDESTRUCT sends, and no transfer for DELEGATECALL value', async () => {

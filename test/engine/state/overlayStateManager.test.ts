@@ -112,6 +112,24 @@ describe('OverlayStateManager checkpoints', () => {
     await st.commit()
   })
 
+  it('codeWritten names the code written and kept: creations, deletions, not what a revert undid', async () => {
+    const st = new OverlayStateManager(genesis())
+    expect(st.codeWritten()).toEqual([])
+    await st.checkpoint()
+    await st.checkpoint()
+    await st.putCode(addrB, hexToBytes('0x6000')) // a creation in a frame that reverts
+    await st.revert()
+    expect(st.codeWritten()).toEqual([])
+    await st.checkpoint()
+    await st.putCode(addrB, hexToBytes('0x6000')) // a creation that stays
+    await st.commit()
+    await st.deleteAccount(addrA) // a self-destruct
+    await st.commit()
+    expect(st.codeWritten().sort()).toEqual([A, B])
+    // a copy starts from the net writes
+    expect(st.shallowCopy().codeWritten().sort()).toEqual([A, B])
+  })
+
   it('clearStorage hides source slots and is undone by a revert', async () => {
     const st = new OverlayStateManager(genesis())
     await st.checkpoint()
