@@ -16,6 +16,7 @@
 import { Common, Hardfork, Holesky, Hoodi, Mainnet, Sepolia, createCommonFromGethGenesis, createCustomCommon, type ChainConfig, type GethGenesis } from '@ethereumjs/common'
 import { EVM } from '@ethereumjs/evm'
 import { EngineError } from './errors.js'
+import { keccak256 } from './keccak.js'
 import { kzgBackend } from './kzg.js'
 
 export const DEFAULT_HARDFORK: string = Hardfork.Osaka
@@ -91,6 +92,9 @@ function withEipSet(common: Common): Common {
   return common
 }
 
+/** ethereumjs' cryptography for every Common: KZG for blobs, a WebAssembly keccak (keccak.ts) */
+const customCrypto = () => ({ kzg: kzgBackend(), keccak256 })
+
 /** the Common every factory copies from: the tx gas cap lifted, the EIP lookup a Set */
 const forRpc = (common: Common): Common => withEipSet(withoutTxGasCap(common))
 
@@ -102,13 +106,13 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
   if (fixedHardfork) checkHardfork(fixedHardfork)
   const known = KNOWN_CHAINS[chainId]
   if (known && !fixedHardfork) {
-    return scheduledFactory(forRpc(new Common({ chain: known.config, customCrypto: { kzg: kzgBackend() } })))
+    return scheduledFactory(forRpc(new Common({ chain: known.config, customCrypto: customCrypto() })))
   }
   const hardfork = fixedHardfork || DEFAULT_HARDFORK
   const base = forRpc(
     known
-      ? new Common({ chain: known.config, hardfork, customCrypto: { kzg: kzgBackend() } })
-      : createCustomCommon({ chainId, name: networkName(chainId) }, Mainnet, { hardfork, customCrypto: { kzg: kzgBackend() } }),
+      ? new Common({ chain: known.config, hardfork, customCrypto: customCrypto() })
+      : createCustomCommon({ chainId, name: networkName(chainId) }, Mainnet, { hardfork, customCrypto: customCrypto() }),
   )
   return () => base.copy()
 }
@@ -120,7 +124,7 @@ export function createCommonFactory(chainId: number, fixedHardfork?: string): (a
  */
 export function createGenesisCommonFactory(genesis: GethGenesis): (at: { number: bigint; timestamp: bigint }) => Common {
   const chainId = Number(genesis.config.chainId)
-  return scheduledFactory(forRpc(createCommonFromGethGenesis(genesis, { chain: networkName(chainId), customCrypto: { kzg: kzgBackend() } })))
+  return scheduledFactory(forRpc(createCommonFromGethGenesis(genesis, { chain: networkName(chainId), customCrypto: customCrypto() })))
 }
 
 /**
