@@ -1,0 +1,39 @@
+/**
+ * `patches/@ethereumjs+util+10.1.3.patch` (applied by `npm install`'s postinstall) pads bytes
+ * (setLengthLeft/Right, on every MSTORE, SLOAD, SSTORE and LOG) with one copy instead of two
+ * spreads through a JS array. Fails if the patch is not applied (an ethereumjs upgrade, or an
+ * install with scripts off), and if the patched padding differs in any byte from the stock one.
+ */
+import { setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const stockPad = (msg: Uint8Array, length: number, right: boolean) =>
+  right ? new Uint8Array([...msg, ...new Uint8Array(length - msg.length)]) : new Uint8Array([...new Uint8Array(length - msg.length), ...msg])
+
+describe('the @ethereumjs/util padding patch', () => {
+  it('is applied to both builds of the package', () => {
+    const cjs = createRequire(import.meta.url).resolve('@ethereumjs/util') // …/dist/cjs/index.js
+    for (const flavor of ['cjs', 'esm']) {
+      expect(readFileSync(join(dirname(cjs), '..', flavor, 'bytes.js'), 'utf8')).toContain('evm-sim-service patch')
+    }
+  })
+
+  it('pads left and right as the stock code did, and leaves longer or equal inputs to the stock rules', () => {
+    for (const n of [0, 1, 5, 31]) {
+      const msg = Uint8Array.from({ length: n }, (_, i) => i + 1)
+      expect(setLengthLeft(msg, 32)).toEqual(stockPad(msg, 32, false))
+      expect(setLengthRight(msg, 32)).toEqual(stockPad(msg, 32, true))
+      // a new array: writing to it leaves the input alone
+      const out = setLengthLeft(msg, 32)
+      out.fill(0xff)
+      expect(msg.every((b, i) => b === i + 1)).toBe(true)
+    }
+    const full = new Uint8Array(32).fill(9)
+    expect(setLengthLeft(full, 32)).toBe(full)
+    expect(() => setLengthLeft(new Uint8Array(33), 32)).toThrow(/exceeds target length/)
+    expect(setLengthLeft(Uint8Array.from([1, 2, 3]), 2, { allowTruncate: true })).toEqual(Uint8Array.from([2, 3]))
+  })
+})
