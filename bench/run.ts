@@ -33,6 +33,13 @@ const CONNECTIONS = 8
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 /** requests of each operation before the timed ones, so V8 has optimized the hot paths before the timing starts */
 const WARMUP = 200
+/**
+ * how long each way of running is loaded before its throughput windows. Every engine (each worker
+ * thread, each HTTP process) compiles the hot paths on its own, while the load runs: measured on
+ * the devnet at 8 in flight, 4 s windows from a fresh start, every mode climbs for about 12 s
+ * (e.g. 340, 550, 980, 1060 req/s for WORKERS=0) and then holds
+ */
+const THROUGHPUT_WARMUP_MS = Number(process.env.BENCH_THROUGHPUT_WARMUP_MS ?? 15_000)
 const TOKEN = 'bench-token'
 
 const SOURCE = `
@@ -371,10 +378,11 @@ async function main() {
         const sim = (i: number) => post(s2.url, '/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } })
         const trace = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } })
         const logs = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } })
-        // as many as the sequential rows get, for every engine: each has compiled the hot paths of
-        // all three (all connections in use, so every HTTP process gets its share)
+        // the three operations under load until every engine has compiled their hot paths (all
+        // connections in use, so every HTTP process and worker gets its share)
+        const warmEnd = performance.now() + THROUGHPUT_WARMUP_MS
         await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
-          for (let i = c; i < 2 * WARMUP; i += CONNECTIONS) await Promise.all([sim(i), trace(i), logs(i)])
+          for (let i = c; performance.now() < warmEnd; i += CONNECTIONS) await Promise.all([sim(i), trace(i), logs(i)])
         }))
         const ours = (send: (i: number) => Promise<unknown>) => () => throughput(send, THROUGHPUT_MS, s2.pid)
         const theirs = (method: string, params: (i: number) => unknown[]) => () => throughput((i) => theirRpc(method, params(i)), THROUGHPUT_MS, anvil.pid)
