@@ -99,7 +99,8 @@ export class AccessListHints {
 
   /** whether every call's hint at `block` is in the hot layer (a warm run ahead) */
   has(block: bigint, calls: PrefetchCall[]): boolean {
-    return calls.every((c) => this.hotList(this.key(block, c)) !== undefined)
+    // only lists that decode are ever put in the hot layer (remember, stored): no need to decode
+    return calls.every((c) => this.hot.has(this.key(block, c)))
   }
 
   /**
