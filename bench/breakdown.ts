@@ -77,3 +77,31 @@ export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: 
   await chain.close()
   return { phases, cpu: { evm, engine: engineCpu } }
 }
+
+/**
+ * The EVM alone, measured again when asked: CPU per call on this thread of `executeCall` (no
+ * tracer) on states opened beforehand, over `calls` calls. The bench measures it between the
+ * throughput windows it sets it against, so the machine's drift (its speed moved by 1.5× within
+ * one session) falls on both sides of the ratio alike.
+ */
+export async function createEvmBaseline(opts: { rpcUrl: string; token: Hex; abi: Abi; from: Address; to: Address }): Promise<{ measure(calls: number): Promise<number>; close(): Promise<void> }> {
+  const chain = await createRpcChain({ url: opts.rpcUrl, timeoutMs: 10_000, cache: createMemoryCacheStore() })
+  const block = { number: (await chain.resolveBlock({ tag: 'latest' })).number }
+  const call = (i: number) => ({ from: opts.from, to: opts.token as Address, gas: GAS, data: encodeFunctionData({ abi: opts.abi, functionName: 'transfer', args: [opts.to, BigInt(1 + i)] }) })
+  let next = 0
+  const measure = async (calls: number): Promise<number> => {
+    const states = []
+    const inputs = []
+    for (let i = 0; i < calls; i++) {
+      const input = call(next++)
+      const run = await openRun(chain, { block, calls: [input] })
+      states.push(run.ctx)
+      inputs.push(input)
+    }
+    const t = cpuMs()
+    for (let i = 0; i < calls; i++) await executeCall(states[i]!, inputs[i]!)
+    return (cpuMs() - t) / calls
+  }
+  await measure(200) // the JIT and the fork's reads
+  return { measure, close: () => chain.close() }
+}
