@@ -103,6 +103,22 @@ export class ForkCache {
     return addresses.every((a) => this.hot.has(forkKeys.account(this.chainId, block, a.toLowerCase() as Hex)))
   }
 
+  /**
+   * Whether every read at `block` is in the hot layer: each account, its code when it has any,
+   * each slot. A warm run's prefetch then has nothing to read ahead (and skips a promise per
+   * account and slot).
+   */
+  holdsReads(block: bigint, reads: AccountRead[]): boolean {
+    for (const r of reads) {
+      const boxed = this.hot.get(forkKeys.account(this.chainId, block, r.address))
+      if (boxed === undefined || boxed instanceof Uint8Array) return false
+      const a = boxed.account
+      if (r.code && a && !a.code && !isEmptyCodeHash(a.codeHash) && !this.hot.has(forkKeys.code(this.chainId, bytesToHex(a.codeHash) as Hex))) return false
+      for (const s of r.slots ?? []) if (!this.hot.has(forkKeys.storage(this.chainId, block, r.address, s))) return false
+    }
+    return true
+  }
+
   // ---- reads (used by ForkStateSource) ------------------------------------------------------
 
   async account(block: bigint, address: Hex, ttl?: number, budget?: UpstreamBudget): Promise<SourceAccount | undefined> {
@@ -288,13 +304,16 @@ export class ForkStateSource implements StateSource {
     // hints the caller already asked for (even unanswered ones) are not asked again
     if (knownLists) {
       for (const list of knownLists) for (const e of list ?? []) add(e.address, e.storageKeys)
-      await this.getMany(reads())
+      if (!this.fork.holdsReads(this.blockNumber, reads())) await this.getMany(reads())
       return
     }
     // the hints held already name state that can be read now, in the batch that asks for the
     // missing hints (a mined transaction's replay: its own hint came with its block, the earlier
     // transactions' are asked here); what those name besides is read after, if anything
-    for (const list of this.fork.hints.held(this.blockNumber, calls)) for (const e of list ?? []) add(e.address, e.storageKeys)
+    const held = this.fork.hints.held(this.blockNumber, calls)
+    for (const list of held) for (const e of list ?? []) add(e.address, e.storageKeys)
+    // a warm run: every hint held, and everything they name too
+    if (held.every((l) => l !== undefined) && this.fork.holdsReads(this.blockNumber, reads())) return
     const first = this.getMany(reads())
     // a failure is taken up by the await below; this only keeps it from going unobserved meanwhile
     first.catch(() => undefined)
