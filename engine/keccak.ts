@@ -3,8 +3,8 @@
  * Keccak in place of the pure-JS one ethereumjs uses by default (@noble/hashes). A token transfer
  * hashes six to eight short inputs (its mapping slots in KECCAK256, and runTx's logs bloom: the
  * address and every topic of every log), and a 32-64 byte hash costs about 1.1 µs here against
- * 7.5 µs: about 5% of the EVM's own time on a transfer. Same function, so the same bytes: the
- * conformance corpus and the differential tests run through it.
+ * 7.5 µs: 3-5% of the EVM's own time on a transfer (an in-process A/B). Same function, so the
+ * same bytes: the conformance corpus and the differential tests run through it.
  *
  * One hasher per thread (the module is loaded once per worker thread): init, update and digest
  * run synchronously together, so no two hashes interleave on it. The WebAssembly is inside the
