@@ -307,7 +307,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       if (fork.hints.has(block, calls)) return true
       if (!fixed) return false
       const named = calls.flatMap((c) => (c.to ? [c.from, c.to] : [c.from]))
-      return fork.holdsAccounts(block, named)
+      return fork.holdsReads(block, named.map((a) => ({ address: a.toLowerCase() as Hex })))
     }
 
     function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {

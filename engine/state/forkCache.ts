@@ -98,15 +98,10 @@ export class ForkCache {
     return this.at(block, opts).prefetch(calls, opts.also, opts.accessLists)
   }
 
-  /** whether every address's account at `block` is already in the hot layer (a warm run ahead) */
-  holdsAccounts(block: bigint, addresses: Hex[]): boolean {
-    return addresses.every((a) => this.hot.has(forkKeys.account(this.chainId, block, a.toLowerCase() as Hex)))
-  }
-
   /**
-   * Whether every read at `block` is in the hot layer: each account, its code when it has any,
-   * each slot. A warm run's prefetch then has nothing to read ahead (and skips a promise per
-   * account and slot).
+   * Whether every read at `block` is in the hot layer: each account, its code when asked for and
+   * it has any, each slot. A warm run ahead: its prefetch then has nothing to read (and skips a
+   * promise per account and slot).
    */
   holdsReads(block: bigint, reads: AccountRead[]): boolean {
     for (const r of reads) {
