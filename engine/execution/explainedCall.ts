@@ -36,5 +36,6 @@ export async function executeExplained(
   const before = start ?? ctx.state.shallowCopy()
   const res = await executeCall(ctx, call, opts)
   if (res.status === 'success') return res
-  return executeCall({ ...ctx, state: start ? start.shallowCopy() : before }, call, { ...opts, tracers: explainers })
+  // on a copy of it: the caller's start state stays as it was
+  return executeCall({ ...ctx, state: before.shallowCopy() }, call, { ...opts, tracers: explainers })
 }
