@@ -60,7 +60,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     // eth_simulateV1: with validation the block's gas is shared, so a call without gas gets what is left
     const available = params.validation && gasUsed < ctx.block.gasLimit ? ctx.block.gasLimit - gasUsed : ctx.block.gasLimit
     const call: CallInput = { ...input, gas: defaultGas('simulate', input.gas, { blockGasLimit: available, gasCap: deps.gasCap }) }
-    // the state this call starts from, for the out-of-gas search (cheap: the overlay's net writes)
+    // the state this call starts from, for a failure's observed rerun and the out-of-gas search
+    // (cheap: the overlay's net writes)
     const startState = await state.shallowCopy()
     const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
     const callFrames = params.traceCalls ? createCallTracer({ withLog: true }) : undefined
