@@ -2,11 +2,12 @@
  * The per-fork EVM tables (engine/execution/evmTables.ts) patch private methods of ethereumjs.
  * These tests fail if an upgrade moves them, prove the tables are shared between EVMs of one fork
  * (and not across forks), and that a run with a cached jump analysis gives what a run without it
- * gives (a loop that jumps, run twice on the same code).
+ * gives (a loop that jumps, run twice on the same code). The active precompiles and the journal's
+ * logger are kept the same way by `patches/@ethereumjs+evm+10.1.3.patch`.
  */
 import { createBlock } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
-import { createEVM } from '@ethereumjs/evm'
+import { createEVM, getActivePrecompiles, type PrecompileInput } from '@ethereumjs/evm'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 import { describe, expect, it } from 'vitest'
@@ -51,5 +52,31 @@ describe('per-fork EVM tables', () => {
       gasUsed.push(r.totalGasSpent)
     }
     expect(gasUsed[1]).toBe(gasUsed[0])
+  })
+
+  it('one map of active precompiles per fork (the evm patch); custom precompiles get their own', async () => {
+    const base = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun })
+    const a = await createEVM({ common: preparedCommon(base) })
+    const b = await createEVM({ common: preparedCommon(base) })
+    const berlin = await createEVM({ common: preparedCommon(new Common({ chain: Mainnet, hardfork: Hardfork.Berlin })) })
+    expect(a.precompiles).toBe(b.precompiles)
+    expect([...a.precompiles.keys()]).toEqual([...getActivePrecompiles(base).keys()])
+    // the point evaluation precompile (0x0a) is Cancun's, not Berlin's
+    const pointEvaluation = '000000000000000000000000000000000000000a'
+    expect(a.precompiles.has(pointEvaluation)).toBe(true)
+    expect(berlin.precompiles.has(pointEvaluation)).toBe(false)
+    const custom = await createEVM({
+      common: preparedCommon(base),
+      customPrecompiles: [{ address: createAddressFromString(`0x${'00'.repeat(19)}ff`), function: (_: PrecompileInput) => ({ executionGasUsed: 0n, returnValue: new Uint8Array() }) }],
+    })
+    expect(custom.precompiles).not.toBe(a.precompiles)
+    expect(custom.precompiles.has(`${'00'.repeat(19)}ff`)).toBe(true)
+    expect(a.precompiles.has(`${'00'.repeat(19)}ff`)).toBe(false)
+  })
+
+  it('one journal logger for every EVM (the evm patch: `debug` probes the terminal per logger made)', async () => {
+    const common = preparedCommon(new Common({ chain: Mainnet, hardfork: Hardfork.Cancun }))
+    const journalDebug = async () => ((await createEVM({ common })).journal as unknown as { _debug: unknown })._debug
+    expect(await journalDebug()).toBe(await journalDebug())
   })
 })

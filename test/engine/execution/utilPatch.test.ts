@@ -1,10 +1,12 @@
 /**
  * `patches/@ethereumjs+util+10.1.3.patch` (applied by `npm install`'s postinstall) pads bytes
  * (setLengthLeft/Right, on every MSTORE, SLOAD, SSTORE and LOG) with one copy instead of two
- * spreads through a JS array. Fails if the patch is not applied (an ethereumjs upgrade, or an
- * install with scripts off), and if the patched padding differs in any byte from the stock one.
+ * spreads through a JS array, and reads `DEBUG` once instead of on every EVM, VM and journal made.
+ * Fails if the patch is not applied (an ethereumjs upgrade, or an install with scripts off), if
+ * the patched padding differs in any byte from the stock one, or if `DEBUG` stops being honoured.
  */
 import { setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -17,7 +19,7 @@ describe('the @ethereumjs/util padding patch', () => {
   it('is applied to both builds of the package', () => {
     const cjs = createRequire(import.meta.url).resolve('@ethereumjs/util') // …/dist/cjs/index.js
     for (const flavor of ['cjs', 'esm']) {
-      expect(readFileSync(join(dirname(cjs), '..', flavor, 'bytes.js'), 'utf8')).toContain('evm-sim-service patch')
+      for (const file of ['bytes.js', 'env.js']) expect(readFileSync(join(dirname(cjs), '..', flavor, file), 'utf8')).toContain('evm-sim-service patch')
     }
   })
 
@@ -35,5 +37,22 @@ describe('the @ethereumjs/util padding patch', () => {
     expect(setLengthLeft(full, 32)).toBe(full)
     expect(() => setLengthLeft(new Uint8Array(33), 32)).toThrow(/exceeds target length/)
     expect(setLengthLeft(Uint8Array.from([1, 2, 3]), 2, { allowTruncate: true })).toEqual(Uint8Array.from([2, 3]))
+  })
+
+  it('still honours DEBUG as it was when the process started, in both builds', () => {
+    const probe = (flavor: 'import' | 'require', debug?: string) => {
+      const code = flavor === 'import'
+        ? "import('@ethereumjs/util').then((u) => console.log(u.isDebugEnabled('ethjs')))"
+        : "console.log(require('@ethereumjs/util').isDebugEnabled('ethjs'))"
+      const env = { ...process.env }
+      if (debug === undefined) delete env.DEBUG
+      else env.DEBUG = debug
+      return execFileSync(process.execPath, ['-e', code], { env, encoding: 'utf8' }).trim()
+    }
+    for (const flavor of ['import', 'require'] as const) {
+      expect(probe(flavor, 'ethjs,evm:*')).toBe('true')
+      expect(probe(flavor, 'other')).toBe('false')
+      expect(probe(flavor)).toBe('false')
+    }
   })
 })
