@@ -7,6 +7,13 @@
  * hot reads stay in the worker.
  *
  * Like Redis, it never throws into a request: a failed or lost reply is a miss.
+ *
+ * `oneWayWrites`: a write is sent and not waited for (no reply, no timer). Safe where one port
+ * carries both the write and what the caller sends next, so the store has the write before it
+ * hears anything that followed it: a worker thread's stored simulation is in the pool's store
+ * before its result reaches the HTTP thread, so a GET by id after the answer finds it. Not across
+ * processes: the primary reads each process's channel apart, and a GET through another process
+ * could overtake the write (src/cluster/ waits for its writes).
  */
 import type { CacheStore } from '../cache/cacheStore.js'
 import type { CacheOp, FromWorker, ToWorker } from './protocol.js'
@@ -21,7 +28,7 @@ export interface CachePort {
   postMessage(msg: FromWorker): void
 }
 
-export function createParentCacheStore(port: CachePort, opts: { timeoutMs?: number } = {}): ParentCacheStore {
+export function createParentCacheStore(port: CachePort, opts: { timeoutMs?: number; oneWayWrites?: boolean } = {}): ParentCacheStore {
   const timeoutMs = opts.timeoutMs ?? 5000
   let nextId = 0
   const pending = new Map<number, { settle(ok: boolean, value?: unknown): void; timer: NodeJS.Timeout }>()
@@ -43,6 +50,13 @@ export function createParentCacheStore(port: CachePort, opts: { timeoutMs?: numb
     })
   }
 
+  /** a write nobody waits for (see oneWayWrites) */
+  function tell(op: CacheOp, args: unknown[]): Promise<void> {
+    if (!closed) port.postMessage({ type: 'cache', id: 0, op, args, oneWay: true })
+    return Promise.resolve()
+  }
+  const write = opts.oneWayWrites ? tell : (op: CacheOp, args: unknown[]) => ask<void>(op, args, undefined)
+
   const fallbackIncrement = (key: string, windowSeconds: number) => {
     const now = Date.now()
     let c = localCounters.get(key)
@@ -63,12 +77,12 @@ export function createParentCacheStore(port: CachePort, opts: { timeoutMs?: numb
       p.settle(msg.ok, msg.ok ? msg.value : undefined)
     },
     get: (key) => ask<Uint8Array | undefined>('get', [key], undefined),
-    set: (key, value, ttlSeconds) => ask<void>('set', [key, value, ttlSeconds], undefined),
+    set: (key, value, ttlSeconds) => write('set', [key, value, ttlSeconds]),
     getMany: async (keys) => {
       const values = await ask<(Uint8Array | undefined)[] | undefined>('getMany', [keys], undefined)
       return values ?? keys.map(() => undefined)
     },
-    setMany: (entries) => ask<void>('setMany', [entries], undefined),
+    setMany: (entries) => write('setMany', [entries]),
     increment: async (key, windowSeconds) =>
       (await ask<{ count: number; resetSeconds: number } | undefined>('increment', [key, windowSeconds], undefined)) ??
       fallbackIncrement(key, windowSeconds),

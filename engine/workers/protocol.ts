@@ -54,7 +54,8 @@ export type FromWorker =
   | { type: 'initError'; error: SerializedError }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: SerializedError }
-  | { type: 'cache'; id: number; op: CacheOp; args: unknown[] }
+  /** `oneWay`: a write nobody waits for, answered with nothing (parentCacheStore.ts) */
+  | { type: 'cache'; id: number; op: CacheOp; args: unknown[]; oneWay?: true }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; obj: object; msg?: string }
   | { type: 'closed' }
 

@@ -41,7 +41,8 @@ let cache: CacheStore
 if (setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl)) {
   cache = createCacheStore(setup.cacheUrl, { memoryMaxBytes: setup.localCacheBytes, prefix: setup.cachePrefix, logger })
 } else {
-  parentCache = createParentCacheStore(port)
+  // one port carries a stored simulation and then its result: the write need not be waited for
+  parentCache = createParentCacheStore(port, { oneWayWrites: true })
   cache = createTieredCacheStore(createMemoryCacheStore({ maxBytes: setup.localCacheBytes }), parentCache)
 }
 

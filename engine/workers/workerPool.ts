@@ -192,13 +192,14 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     })
   }
 
-  async function answerCache(slot: Slot, msg: CacheRequest) {
-    const reply = await answerCacheOp(cache, msg)
-    try {
-      if (!slot.retired) slot.worker.postMessage(reply)
-    } catch {
-      // the worker is gone (crashed or replaced): nobody waits for this answer any more
-    }
+  function answerCache(slot: Slot, msg: CacheRequest) {
+    return answerCacheOp(cache, msg, (reply) => {
+      try {
+        if (!slot.retired) slot.worker.postMessage(reply)
+      } catch {
+        // the worker is gone (crashed or replaced): nobody waits for this answer any more
+      }
+    })
   }
 
   function settle(slot: Slot, id: number, outcome: { value: unknown } | { error: SerializedError }) {

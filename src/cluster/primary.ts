@@ -55,7 +55,7 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
     const worker = cluster.fork({ [PROCESS_INDEX_ENV]: String(index) })
     worker.on('message', (msg: CacheRequest) => {
       if (msg?.type !== 'cache' || !store) return
-      void answerCacheOp(store, msg).then((reply) => {
+      void answerCacheOp(store, msg, (reply) => {
         if (worker.isConnected()) worker.send(reply)
       })
     })
