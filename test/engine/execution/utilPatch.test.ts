@@ -1,11 +1,12 @@
 /**
  * `patches/@ethereumjs+util+10.1.3.patch` (applied by `npm install`'s postinstall) pads bytes
  * (setLengthLeft/Right, on every MSTORE, SLOAD, SSTORE and LOG) with one copy instead of two
- * spreads through a JS array, and reads `DEBUG` once instead of on every EVM, VM and journal made.
+ * spreads through a JS array, converts a bigint to bytes without a prefixed-hex round trip, and
+ * reads `DEBUG` once instead of on every EVM, VM and journal made.
  * Fails if the patch is not applied (an ethereumjs upgrade, or an install with scripts off), if
  * the patched padding differs in any byte from the stock one, or if `DEBUG` stops being honoured.
  */
-import { setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { bigIntToBytes, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -37,6 +38,17 @@ describe('the @ethereumjs/util padding patch', () => {
     expect(setLengthLeft(full, 32)).toBe(full)
     expect(() => setLengthLeft(new Uint8Array(33), 32)).toThrow(/exceeds target length/)
     expect(setLengthLeft(Uint8Array.from([1, 2, 3]), 2, { allowTruncate: true })).toEqual(Uint8Array.from([2, 3]))
+  })
+
+  it('converts bigints to bytes as the stock code did, big- and little-endian', () => {
+    const stock = (n: bigint) => hexToBytes(`0x${n.toString(16).length % 2 ? '0' : ''}${n.toString(16)}`)
+    const values = [0n, 1n, 0xfn, 0x10n, 0xffn, 0x100n, 2n ** 64n - 1n, 2n ** 255n, 2n ** 256n - 1n]
+    for (let i = 1n; i < 200n; i++) values.push(i ** (i % 7n + 1n) * 0x9e3779b97f4a7c15n)
+    for (const n of values) {
+      expect(bigIntToBytes(n)).toEqual(stock(n))
+      expect(bigIntToBytes(n, true)).toEqual(stock(n).reverse())
+    }
+    expect(() => bigIntToBytes(-1n)).toThrow()
   })
 
   it('still honours DEBUG as it was when the process started, in both builds', () => {
