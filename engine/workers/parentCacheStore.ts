@@ -8,12 +8,11 @@
  *
  * Like Redis, it never throws into a request: a failed or lost reply is a miss.
  *
- * `oneWayWrites`: a write is sent and not waited for (no reply, no timer). Safe where one port
- * carries both the write and what the caller sends next, so the store has the write before it
- * hears anything that followed it: a worker thread's stored simulation is in the pool's store
- * before its result reaches the HTTP thread, so a GET by id after the answer finds it. Not across
- * processes: the primary reads each process's channel apart, and a GET through another process
- * could overtake the write (src/cluster/ waits for its writes).
+ * `oneWayWrites`: a write is sent and not waited for (no reply, no timer). A worker thread's: its
+ * port carries the write before the result, and the pool answers the result only once the writes
+ * before it are done (workerPool.ts), so a GET by id after the answer finds the simulation. An
+ * HTTP process of several answers its client itself: it waits for the primary to take a write,
+ * since a GET through another process could overtake it (the primary reads each channel apart).
  */
 import type { CacheStore } from '../cache/cacheStore.js'
 import type { CacheOp, FromWorker, ToWorker } from './protocol.js'

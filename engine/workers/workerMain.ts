@@ -41,7 +41,8 @@ let cache: CacheStore
 if (setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl)) {
   cache = createCacheStore(setup.cacheUrl, { memoryMaxBytes: setup.localCacheBytes, prefix: setup.cachePrefix, logger })
 } else {
-  // one port carries a stored simulation and then its result: the write need not be waited for
+  // one port carries a stored simulation and then its result, and the pool answers the result once
+  // the write is done: the worker need not wait for it
   parentCache = createParentCacheStore(port, { oneWayWrites: true })
   cache = createTieredCacheStore(createMemoryCacheStore({ maxBytes: setup.localCacheBytes }), parentCache)
 }

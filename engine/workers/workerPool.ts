@@ -91,6 +91,8 @@ interface Slot {
   inflight: Map<number, Job>
   served: number
   onClosed?: () => void
+  /** the worker's one-way cache writes not yet done, and the last of them */
+  writes: { pending: number; last: Promise<void> }
 }
 
 /** how long a worker's health answer may stand in for one that is late (workers all busy), ms */
@@ -132,7 +134,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       eval: entry.eval,
       ...(workerMaxHeapMb && { resourceLimits: { maxOldGenerationSizeMb: workerMaxHeapMb } }),
     })
-    const slot: Slot = { index, worker, ready: false, retired: false, inflight: new Map(), served: 0 }
+    const slot: Slot = { index, worker, ready: false, retired: false, inflight: new Map(), served: 0, writes: { pending: 0, last: Promise.resolve() } }
     slots[index] = slot
     return new Promise<void>((resolveReady, rejectReady) => {
       worker.on('message', (msg: FromWorker) => {
@@ -147,8 +149,14 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
             void worker.terminate()
             rejectReady(deserializeError(msg.error))
             return
-          case 'result':
-            return settle(slot, msg.id, msg.ok ? { value: msg.value } : { error: msg.error })
+          case 'result': {
+            const outcome = msg.ok ? { value: msg.value } : { error: msg.error }
+            // a result answers only once the writes the worker sent before it are done (a store
+            // that is not in memory: Redis behind the primary of several processes), so a GET by
+            // id after the answer finds the simulation; with memory:// they are done already
+            if (slot.writes.pending === 0) return settle(slot, msg.id, outcome)
+            return void slot.writes.last.then(() => settle(slot, msg.id, outcome))
+          }
           case 'cache':
             return void answerCache(slot, msg)
           case 'log':
@@ -193,13 +201,22 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   }
 
   function answerCache(slot: Slot, msg: CacheRequest) {
-    return answerCacheOp(cache, msg, (reply) => {
+    const done = answerCacheOp(cache, msg, (reply) => {
       try {
         if (!slot.retired) slot.worker.postMessage(reply)
       } catch {
         // the worker is gone (crashed or replaced): nobody waits for this answer any more
       }
     })
+    if (msg.oneWay) {
+      const writes = slot.writes
+      writes.pending++
+      // in order: a write's store may answer writes out of order, the results wait for all
+      writes.last = Promise.all([writes.last, done]).then(() => {
+        writes.pending--
+      })
+    }
+    return done
   }
 
   function settle(slot: Slot, id: number, outcome: { value: unknown } | { error: SerializedError }) {
