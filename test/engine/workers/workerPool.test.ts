@@ -3,11 +3,14 @@
  * a real Anvil: a long struct-log trace on one worker does not hold back a short simulation (the
  * completion order is measured, not the time), errors cross the thread boundary as EngineError,
  * bigint parameters arrive intact, a simulation stored through one worker is read back through
- * the other (memory:// shared by the main thread), and workers=1 runs in-process.
+ * the other (memory:// shared by the main thread), a worker's result waits for the store to take
+ * the simulation it wrote one way, and workers=1 runs in-process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hexToBigInt, type Address, type Hex } from 'viem'
+import type { CacheStore } from '../../../engine/cache/cacheStore.js'
 import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { loadSimulation } from '../../../engine/simulation/simulationStore.js'
 import { EngineError } from '../../../engine/errors.js'
 import type { SimulateParams, TraceCallParams } from '../../../engine/types.js'
 import { createWorkerPoolEngine, startWorkerPool, type WorkerPoolEngine } from '../../../engine/workers/index.js'
@@ -109,16 +112,24 @@ describe.runIf(ready)('worker pool engine', () => {
 
   it('stops a call past callTimeoutMs with EXECUTION_TIMEOUT, replaces its worker and keeps serving', async () => {
     const timed = await startWorkerPool({
+      // a gas cap that lets a loop run for hours
       ...engineOptions(anvil.url, createMemoryCacheStore()),
+      gasCap: 10n ** 12n,
       workers: 2,
       cacheUrl: 'memory://',
       callTimeoutMs: 2000,
     })
     try {
       await Promise.all([timed.simulate(ping()), timed.simulate(ping())])
-      // twelve times the long trace (2.3M steps, under max_struct_log_steps): far past 2 s on any machine
-      // here (four times at 4 s was about the limit once the interpreter stopped awaiting every opcode)
-      const err = await timed.traceCall(longTrace(LONG_SPIN * 12n)).catch((e: unknown) => e)
+      // a runaway loop: a trillion gas of spin under callTracer, whose output does not grow with
+      // the steps, so nothing but the timeout can end it on any machine (a long struct log, used
+      // before, ran into its size cap within 2 s once the interpreter got faster)
+      const runaway: TraceCallParams = {
+        call: { from: DEV_ACCOUNTS[1] as Address, to: loop.address, data: loop.call('spin', [10n ** 15n]), gas: 10n ** 12n },
+        block: { tag: 'latest' },
+        tracerConfig: { callTracer: {} },
+      }
+      const err = await timed.traceCall(runaway).catch((e: unknown) => e)
       expect(err).toBeInstanceOf(EngineError)
       expect((err as EngineError).code).toBe('EXECUTION_TIMEOUT')
       expect((err as EngineError).suggestion).toMatch(/cleanStructLogs|disableMemory/)
@@ -177,6 +188,26 @@ describe.runIf(ready)('worker pool engine', () => {
     // the two concurrent reads went to different workers, and both found it
     expect(after.map((n, i) => n - before[i]!)).toEqual([1, 1])
     for (const r of reads) expect(r).toEqual(sim)
+  })
+
+  it("a worker's result is answered only once the store has taken the simulation it wrote one way", async () => {
+    // a store whose writes land late (as the primary's store of several HTTP processes does, over IPC)
+    const backing = createMemoryCacheStore()
+    const slow: CacheStore = {
+      ...backing,
+      set: async (key, value, ttl) => {
+        await new Promise((r) => setTimeout(r, 300))
+        await backing.set(key, value, ttl)
+      },
+    }
+    const slowPool = await startWorkerPool({ ...engineOptions(proxy.url, slow), workers: 1, cacheUrl: 'memory://' })
+    try {
+      const sim = await slowPool.simulate(ping())
+      // read at once, not through the pool: the write must be in the store already
+      expect(await loadSimulation(backing, sim.simulationId)).toEqual(sim)
+    } finally {
+      await slowPool.close()
+    }
   })
 
   it('state one worker fetched is not fetched upstream again by the other (memory:// via the pool)', async () => {
