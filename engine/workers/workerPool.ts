@@ -151,9 +151,10 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
             return
           case 'result': {
             const outcome = msg.ok ? { value: msg.value } : { error: msg.error }
-            // a result answers only once the writes the worker sent before it are done (a store
-            // that is not in memory: Redis behind the primary of several processes), so a GET by
-            // id after the answer finds the simulation; with memory:// they are done already
+            // a result answers only once the writes the worker sent before it are done (they take
+            // a while where the pool's store is the primary's, over IPC, in one of several HTTP
+            // processes), so a GET by id after the answer finds the simulation; in a memory store
+            // they are done already
             if (slot.writes.pending === 0) return settle(slot, msg.id, outcome)
             return void slot.writes.last.then(() => settle(slot, msg.id, outcome))
           }
