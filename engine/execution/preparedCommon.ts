@@ -29,6 +29,9 @@ export function preparedCommon(common: Common): Common {
     base.updateParams(paramsVM)
     base.updateParams(paramsTx)
     Object.defineProperty(base, 'updateParams', { value: noMerge, writable: true, enumerable: true, configurable: true })
+    // merging rebuilt the list of active EIPs: build the Set behind engine/hardfork.ts' lookup here,
+    // once, so the copies share it instead of each run building its own on its first opcode
+    base.isActivatedEIP(1559)
     byFork.set(key, base)
   }
   return base.copy()

@@ -1,8 +1,13 @@
-/** The chain source of the differential tests: our JSON-RPC fork over the test's Anvil. */
+/**
+ * The chain source of the differential tests: our JSON-RPC fork over the test's Anvil. `latest` is
+ * resolved on every request (`headMaxAgeMs: 0`): the tests trace at `latest` on both sides right
+ * after mining, and a tracked head up to a second old would run ours a block behind Anvil's (head
+ * tracking has its own tests).
+ */
 import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { createRpcChain } from '../../engine/chain/rpcChain.js'
 import type { ChainSource } from '../../engine/chain/types.js'
 
 export function anvilChainSource(url: string): Promise<ChainSource> {
-  return createRpcChain({ url, timeoutMs: 10_000, cache: createMemoryCacheStore() })
+  return createRpcChain({ url, timeoutMs: 10_000, cache: createMemoryCacheStore(), headMaxAgeMs: 0 })
 }
