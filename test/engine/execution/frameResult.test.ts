@@ -8,7 +8,7 @@
  * what a caller reads, including the run state nobody in this service reads.
  */
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
-import { createEVM } from '@ethereumjs/evm'
+import { createEVM, type ExecResult } from '@ethereumjs/evm'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { createCommonFactory } from '../../../engine/hardfork.js'
@@ -61,7 +61,9 @@ describe('a call frame’s result (the evm patch)', () => {
     const message = { to: target, codeAddress: target, code: await evm.stateManager.getCode(target), gasLimit: 30_000n, depth: 0 }
     // what runCall sets before a frame runs (the transaction's gas price and origin)
     Object.assign(evm, { _tx: { gasPrice: 0n, origin: target } })
-    const exec = await evm.runInterpreter(message as never, { gasLimit: 10_000n } as never)
+    // runInterpreter is protected: the patch's caller is _executeCall, which no public path reaches with less gas
+    const runInterpreter = (evm as unknown as { runInterpreter(m: unknown, o: unknown): Promise<ExecResult> }).runInterpreter.bind(evm)
+    const exec = await runInterpreter(message, { gasLimit: 10_000n })
     // GAS costs 2: what it saw is what the frame was given, less that
     expect(BigInt(`0x${Buffer.from(exec.returnValue).toString('hex')}`)).toBe(10_000n - 2n)
     expect(message.gasLimit).toBe(30_000n)

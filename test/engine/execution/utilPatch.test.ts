@@ -1,12 +1,12 @@
 /**
  * `patches/@ethereumjs+util+10.1.3.patch` (applied by `npm install`'s postinstall) pads bytes
  * (setLengthLeft/Right, on every MSTORE, SLOAD, SSTORE and LOG) with one copy instead of two
- * spreads through a JS array, converts a bigint to bytes without a prefixed-hex round trip, and
- * reads `DEBUG` once instead of on every EVM, VM and journal made.
+ * spreads through a JS array, converts a bigint to bytes without a prefixed-hex round trip, reads
+ * `DEBUG` once instead of on every EVM, VM and journal made, and keeps an Address's hex form.
  * Fails if the patch is not applied (an ethereumjs upgrade, or an install with scripts off), if
  * the patched padding differs in any byte from the stock one, or if `DEBUG` stops being honoured.
  */
-import { bigIntToBytes, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { Address, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -20,7 +20,7 @@ describe('the @ethereumjs/util padding patch', () => {
   it('is applied to both builds of the package', () => {
     const cjs = createRequire(import.meta.url).resolve('@ethereumjs/util') // …/dist/cjs/index.js
     for (const flavor of ['cjs', 'esm']) {
-      for (const file of ['bytes.js', 'env.js']) expect(readFileSync(join(dirname(cjs), '..', flavor, file), 'utf8')).toContain('evm-sim-service patch')
+      for (const file of ['bytes.js', 'env.js', 'address.js']) expect(readFileSync(join(dirname(cjs), '..', flavor, file), 'utf8')).toContain('evm-sim-service patch')
     }
   })
 
@@ -66,5 +66,23 @@ describe('the @ethereumjs/util padding patch', () => {
       expect(probe(flavor, 'other')).toBe('false')
       expect(probe(flavor)).toBe('false')
     }
+  })
+})
+
+describe('an Address keeps its hex form (the util patch)', () => {
+  it('answers its hex, again after its bytes are replaced, and stays equal to a fresh Address', () => {
+    const bytes = Uint8Array.from({ length: 20 }, (_, i) => i * 11)
+    const a = new Address(bytes)
+    expect(a.toString()).toBe(bytesToHex(bytes))
+    expect(a.toString()).toBe(bytesToHex(bytes))
+    // the form is kept in private fields: equality and clones see what they saw before
+    expect(a).toEqual(new Address(bytes.slice()))
+    expect(Object.keys(a)).toEqual(['bytes'])
+    expect(structuredClone(a)).toEqual({ bytes })
+    const other = new Uint8Array(20).fill(0xab)
+    ;(a as { bytes: Uint8Array }).bytes = other
+    expect(a.toString()).toBe(`0x${'ab'.repeat(20)}`)
+    // the patched method (an upgrade that drops the patch fails here)
+    expect(Address.prototype.toString.toString()).toContain('#hexOf')
   })
 })
