@@ -405,19 +405,22 @@ async function toMined(t: RpcTx, common: Common): Promise<MinedTransaction> {
 /** headers in the cache store, shared by instances: under the fork's own key space */
 const headerKey = (chainId: number, n: bigint) => `fs:${chainId}:${n.toString(16)}:h`
 
+// made once: a TextEncoder or TextDecoder per header read or written costs microseconds
+const utf8Encoder = new TextEncoder()
+const utf8Decoder = new TextDecoder()
 const HEADER_FIELDS = ['number', 'timestamp', 'gasLimit', 'baseFeePerGas', 'difficulty', 'excessBlobGas', 'gasUsed', 'blobGasUsed'] as const
 
 function encodeHeader(h: BlockHeaderInfo): Uint8Array {
   const json: Record<string, string> = { coinbase: h.coinbase, prevRandao: h.prevRandao, hash: h.hash, parentHash: h.parentHash }
   for (const f of HEADER_FIELDS) if (h[f] !== undefined) json[f] = q(h[f]!)
   if (h.parentBeaconBlockRoot) json.parentBeaconBlockRoot = h.parentBeaconBlockRoot
-  return new TextEncoder().encode(JSON.stringify(json))
+  return utf8Encoder.encode(JSON.stringify(json))
 }
 
 /** undefined for anything that is not a header this code wrote */
 function decodeHeader(raw: Uint8Array): BlockHeaderInfo | undefined {
   try {
-    const j = JSON.parse(new TextDecoder().decode(raw)) as Record<string, string | undefined>
+    const j = JSON.parse(utf8Decoder.decode(raw)) as Record<string, string | undefined>
     const big = (k: string) => (j[k] === undefined ? undefined : BigInt(j[k]!))
     if (!j.number || !j.hash || !j.parentHash || !j.coinbase || !j.prevRandao) return undefined
     return {

@@ -20,6 +20,10 @@ import { forkKeys } from './forkCacheCodec.js'
 import { accessListDigest, parseAccessList, type PrefetchCall } from './forkPrefetch.js'
 import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 
+// made once: a TextEncoder or TextDecoder per hint read or written costs microseconds
+const utf8Encoder = new TextEncoder()
+const utf8Decoder = new TextDecoder()
+
 /** EIP-2930 access list: canonical (lowercase addresses, 32-byte slots) */
 export type AccessList = { address: Hex; storageKeys: Hex[] }[]
 
@@ -134,7 +138,7 @@ export class AccessListHints {
       // no answer is not an empty list: ask again next time
       if (!list) return
       const key = this.key(block, c)
-      const value = new TextEncoder().encode(JSON.stringify(list))
+      const value = utf8Encoder.encode(JSON.stringify(list))
       this.hot.set(key, value, ttl ? { ttl: ttl * 1000 } : undefined)
       writes.push({ key, value, ttlSeconds: ttl })
     })
@@ -153,7 +157,7 @@ export class AccessListHints {
 
 function decodeList(raw: Uint8Array): AccessList | undefined {
   try {
-    return parseAccessList({ accessList: JSON.parse(new TextDecoder().decode(raw)) })
+    return parseAccessList({ accessList: JSON.parse(utf8Decoder.decode(raw)) })
   } catch {
     return undefined
   }
