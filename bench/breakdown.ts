@@ -82,14 +82,15 @@ export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: 
 
 /**
  * The EVM alone, measured again when asked: CPU per call on this thread of `executeCall` (no
- * tracer) on states opened beforehand, over `calls` calls. The bench measures it between the
- * throughput windows it sets it against, so the machine's drift (its speed moved by 1.5× within
- * one session) falls on both sides of the ratio alike.
+ * tracer) on states opened beforehand, over `calls` calls of `callOf` (each call another input, so
+ * nothing is answered from a cache). The bench measures it between the throughput windows it sets
+ * it against, so the machine's drift (its speed moved by 1.5× within one session) falls on both
+ * sides of the ratio alike.
  */
-export async function createEvmBaseline(opts: { rpcUrl: string; token: Hex; abi: Abi; from: Address; to: Address }): Promise<{ measure(calls: number): Promise<number>; close(): Promise<void> }> {
+export async function createEvmBaseline(opts: { rpcUrl: string; callOf: (i: number) => { from: Address; to: Address; data: Hex }; gas?: bigint }): Promise<{ measure(calls: number): Promise<number>; close(): Promise<void> }> {
   const chain = await createRpcChain({ url: opts.rpcUrl, timeoutMs: 10_000, cache: createMemoryCacheStore() })
   const block = { number: (await chain.resolveBlock({ tag: 'latest' })).number }
-  const call = (i: number) => ({ from: opts.from, to: opts.token as Address, gas: GAS, data: encodeFunctionData({ abi: opts.abi, functionName: 'transfer', args: [opts.to, BigInt(1 + i)] }) })
+  const call = (i: number) => ({ ...opts.callOf(i), gas: opts.gas ?? GAS })
   let next = 0
   const measure = async (calls: number): Promise<number> => {
     const states = []
@@ -101,7 +102,11 @@ export async function createEvmBaseline(opts: { rpcUrl: string; token: Hex; abi:
       inputs.push(input)
     }
     const t = cpuMs()
-    for (let i = 0; i < calls; i++) await executeCall(states[i]!, inputs[i]!)
+    for (let i = 0; i < calls; i++) {
+      const result = await executeCall(states[i]!, inputs[i]!)
+      // a call that failed would time the wrong path
+      if (result.status !== 'success') throw new Error(`the EVM-alone baseline call failed: ${result.error}`)
+    }
     return (cpuMs() - t) / calls
   }
   // the JIT and the fork's reads: with 200 calls the first measurements still ran a third slower

@@ -374,7 +374,11 @@ async function main() {
         { key: 'processes', env: { WORKERS: '1', PROCESSES: '0' }, label: 'PROCESSES=0 (one HTTP process per core, its engine in process)' },
       ] as const
       const perMode: Record<string, Throughput> = {}
-      const evmBaseline = await createEvmBaseline({ rpcUrl: anvil.url, token: tokenA, abi: c.Token!.abi, from, to: DEV_ACCOUNTS[1] as `0x${string}` })
+      const evmBaseline = await createEvmBaseline({ rpcUrl: anvil.url, callOf: transferOf })
+      // the swap's EVM alone, for the bound it sets on the callTracer row
+      const swapBaseline = await createEvmBaseline({ rpcUrl: anvil.url, callOf: swapOf, gas: 1_000_000n })
+      const swapBeside: number[] = []
+      let traceCallRps = Number.NaN
       const evmBeside: number[] = []
       let ethCallRps = Number.NaN
       for (const mode of modes) {
@@ -398,6 +402,7 @@ async function main() {
             windows.push(await ours(sim)())
           }
           evmBeside.push(await evmBaseline.measure(BASELINE_CALLS))
+          swapBeside.push(await swapBaseline.measure(BASELINE_CALLS))
           perMode[mode.key] = meanOf(windows)
         } else {
           const r = {
@@ -409,6 +414,7 @@ async function main() {
           const row = (name: string, x: Rounds, goal: string) =>
             `| ${name}, ${mode.env.PROCESSES === '0' ? 'PROCESSES=0' : 'WORKERS=0'} | ${x.ours.rps.toFixed(0)} | ${x.theirs.rps.toFixed(0)} | **${x.ratio.toFixed(2)}** (goal ≥ ${goal}; windows ${x.ratios.map((v) => v.toFixed(2)).join(', ')}) | ${x.ours.clientMs.toFixed(2)} / ${x.theirs.clientMs.toFixed(2)} | ${cores(x.ours)} / ${cores(x.theirs)} |`
           ethCallRps = Number.isNaN(ethCallRps) ? r.sim.theirs.rps : (ethCallRps + r.sim.theirs.rps) / 2
+          traceCallRps = Number.isNaN(traceCallRps) ? r.trace.theirs.rps : (traceCallRps + r.trace.theirs.rps) / 2
           rows.push(row('/simulate ERC-20 transfer vs eth_call', r.sim, '0.25'))
           rows.push(row('/trace/call callTracer, swap vs debug_traceCall', r.trace, '0.25'))
           rows.push(row('/trace/call struct logs, swap vs debug_traceCall', r.logs, '1'))
@@ -426,14 +432,21 @@ async function main() {
       // the HTTP thread's fixed costs per wake-up (polling, timers, promise jobs, GC) are shared
       const loaded = perMode['in process']!.serverMainMs
       await evmBaseline.close()
+      swapBeside.push(await swapBaseline.measure(BASELINE_CALLS))
+      await swapBaseline.close()
       // the windows' own baseline: measured around them, not minutes earlier
       const evmNear = evmBeside.reduce((a, b) => a + b, 0) / evmBeside.length
       console.log(`\n| warm ERC-20 transfer, CPU per request of the main thread, in process (WORKERS=1) | ms | × the EVM alone |\n|---|---|---|`)
       if (simCpu) console.log(`| one request at a time (the sequential rows), against the EVM alone of the breakdown (${inProcess.evm.toFixed(3)} ms) | ${simCpu.main.toFixed(3)} | ${(simCpu.main / inProcess.evm).toFixed(2)} |`)
       console.log(`| ${CONNECTIONS} in flight (the in-process throughput windows), against the EVM alone measured around each window (${evmBeside.map((v) => v.toFixed(3)).join(', ')} ms; mean ${evmNear.toFixed(3)}) | ${loaded.toFixed(3)} | **${(loaded / evmNear).toFixed(2)}** (goal ≤ 1.5) |`)
-      // the bound the interpreter sets: the EVM alone (no HTTP, no tracer, nothing else) on every core
-      const ceiling = (availableParallelism() * 1000) / inProcess.evm
-      console.log(`\nceiling: the EVM alone (${inProcess.evm.toFixed(2)} ms of CPU per transfer, in process) on all ${availableParallelism()} cores, nothing else running: ${ceiling.toFixed(0)} req/s = ${(ceiling / ethCallRps).toFixed(2)} × Anvil's eth_call above`)
+      // the bound the interpreter sets: the EVM alone (no HTTP, no tracer, nothing else) on every
+      // core, with the EVM alone as warm as it is measured beside the windows
+      const coreCount = availableParallelism()
+      const ceiling = (coreCount * 1000) / evmNear
+      console.log(`\nceiling: the EVM alone (${evmNear.toFixed(3)} ms of CPU per transfer, in process, measured beside the windows) on all ${coreCount} cores, nothing else running: ${ceiling.toFixed(0)} req/s = ${(ceiling / ethCallRps).toFixed(2)} × Anvil's eth_call above`)
+      const swapNear = swapBeside.reduce((a, b) => a + b, 0) / swapBeside.length
+      const swapCeiling = (coreCount * 1000) / swapNear
+      console.log(`ceiling of the callTracer row: the EVM alone on the swap, untraced (${swapNear.toFixed(3)} ms of CPU per call; ${swapBeside.map((v) => v.toFixed(3)).join(', ')}) on all ${coreCount} cores: ${swapCeiling.toFixed(0)} req/s = ${(swapCeiling / traceCallRps).toFixed(2)} × Anvil's debug_traceCall (callTracer) above`)
     }
 
     // ---- a one-million-step struct log, memory on: streamed from the service's temporary file ----
