@@ -48,7 +48,7 @@ const MAX_SYMBOL_LENGTH = 64
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 const encoder = new TextEncoder()
 // one decoder for the module: making one per read cost microseconds on every warm simulation
-const text = new TextDecoder()
+const lenientUtf8 = new TextDecoder()
 
 /** Printable text or undefined: control characters would corrupt a one-line summary. */
 function cleanText(text: string): string | undefined {
@@ -95,7 +95,7 @@ function encodeInfo(info: TokenInfo): Uint8Array {
 
 function decodeInfo(bytes: Uint8Array): TokenInfo | undefined {
   try {
-    const raw = JSON.parse(text.decode(bytes)) as TokenInfo
+    const raw = JSON.parse(lenientUtf8.decode(bytes)) as TokenInfo
     const info: TokenInfo = {}
     if (typeof raw.symbol === 'string') info.symbol = raw.symbol
     if (typeof raw.decimals === 'number') info.decimals = raw.decimals

@@ -258,7 +258,7 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
       const ctx = executionContext(chain, header, await chain.stateAfter(header.number))
       const t = createStepTracer({ enableMemory: true, enableStorage: true, enableReturnData: true })
       await executeCall(ctx, call, { tracers: [t] })
-      // the block it ran after: `latest` is the chain's tracked head, which may trail Anvil's by up to a second
+      // the block it ran after, to read Anvil's state at the same block
       return { ...t.result(), block: header.number }
     }
     /** replaying the memory writes of the top frame must give the memory its last step shows */
