@@ -3,7 +3,8 @@
  * These tests fail if an upgrade moves them, prove the tables are shared between EVMs of one fork
  * (and not across forks), and that a run with a cached jump analysis gives what a run without it
  * gives (a loop that jumps, run twice on the same code). The active precompiles and the journal's
- * logger are kept the same way by `patches/@ethereumjs+evm+10.1.3.patch`.
+ * logger are kept the same way by `patches/@ethereumjs+evm+10.1.3.patch`, and the Set of active
+ * EIPs (engine/hardfork.ts) by each fork's prepared Common (engine/execution/preparedCommon.ts).
  */
 import { createBlock } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
@@ -13,6 +14,7 @@ import { createVM, runTx } from '@ethereumjs/vm'
 import { describe, expect, it } from 'vitest'
 import { evmTablesInstalled } from '../../../engine/execution/evmTables.js'
 import { preparedCommon } from '../../../engine/execution/preparedCommon.js'
+import { createCommonFactory } from '../../../engine/hardfork.js'
 import { createImpersonatedTx } from '../../../engine/execution/impersonatedTx.js'
 
 const opcodeMap = (evm: unknown) => (evm as { _opcodeMap: object })._opcodeMap
@@ -78,5 +80,19 @@ describe('per-fork EVM tables', () => {
     const common = preparedCommon(new Common({ chain: Mainnet, hardfork: Hardfork.Cancun }))
     const journalDebug = async () => ((await createEVM({ common })).journal as unknown as { _debug: unknown })._debug
     expect(await journalDebug()).toBe(await journalDebug())
+  })
+
+  it('one Set behind isActivatedEIP per fork, shared by the copies a prepared Common makes', () => {
+    const common = createCommonFactory(31337, 'prague')({ number: 1n, timestamp: 1n })
+    const a = preparedCommon(common)
+    const b = preparedCommon(common)
+    const lookup = (c: Common) => {
+      const symbol = Object.getOwnPropertySymbols(c).find((s) => s.description === 'activatedEipSet')
+      return symbol === undefined ? undefined : (c as unknown as Record<symbol, unknown>)[symbol]
+    }
+    expect(lookup(a)).toBeDefined()
+    expect(lookup(a)).toBe(lookup(b))
+    expect(a.isActivatedEIP(7702)).toBe(true)
+    expect(lookup(a)).toBe(lookup(b)) // asking did not build another
   })
 })

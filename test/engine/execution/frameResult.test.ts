@@ -3,7 +3,8 @@
  * frame runs the message itself (not a copy of its fields spread into a new object, with the gas
  * left after the call's own charges passed beside it), and the frame's result names its fields
  * instead of spreading them; the merged run state (the interpreter's state, the result and the
- * environment) is built only when read. These copies were about a tenth of a token transfer's CPU.
+ * environment) is built only when read. These copies were 14% of a line-level CPU profile of the
+ * EVM alone on a token transfer.
  * The tests fail if the patch is not applied, and check that what the stock code answered is still
  * what a caller reads, including the run state nobody in this service reads.
  */
@@ -11,8 +12,6 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM, type ExecResult } from '@ethereumjs/evm'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { createCommonFactory } from '../../../engine/hardfork.js'
-import { preparedCommon } from '../../../engine/execution/preparedCommon.js'
 import { INNER, nestedCallVm, OUTER, runData } from './nestedCallVm.js'
 
 describe('a call frame’s result (the evm patch)', () => {
@@ -68,21 +67,5 @@ describe('a call frame’s result (the evm patch)', () => {
     expect(BigInt(`0x${Buffer.from(exec.returnValue).toString('hex')}`)).toBe(10_000n - 2n)
     expect(message.gasLimit).toBe(30_000n)
     expect(exec.executionGasUsed).toBe(10_000n - (exec.gas ?? 0n))
-  })
-})
-
-describe('a prepared Common', () => {
-  it('its copies share the Set behind isActivatedEIP, built once per fork', () => {
-    const common = createCommonFactory(31337, 'prague')({ number: 1n, timestamp: 1n })
-    const a = preparedCommon(common)
-    const b = preparedCommon(common)
-    const lookup = (c: Common) => {
-      const symbol = Object.getOwnPropertySymbols(c).find((s) => s.description === 'activatedEipSet')
-      return symbol === undefined ? undefined : (c as unknown as Record<symbol, unknown>)[symbol]
-    }
-    expect(lookup(a)).toBeDefined()
-    expect(lookup(a)).toBe(lookup(b))
-    expect(a.isActivatedEIP(7702)).toBe(true)
-    expect(lookup(a)).toBe(lookup(b)) // asking did not build another
   })
 })
