@@ -45,11 +45,14 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
 
   const send = async (tx: Record<string, unknown>) => {
     const hash = await anvil.rpc<Hex>('eth_sendTransaction', [tx])
-    // automine answers before the receipt is always readable on a busy machine: poll briefly
+    // automine answers before the receipt is always readable on a busy machine, and the receipt
+    // can be readable before eth_getTransactionByHash names the block (seen about once in 15 runs
+    // of this file, as our traceTransaction's TRANSACTION_NOT_FOUND): poll briefly for both
     for (let i = 0; ; i++) {
       const receipt = await anvil.rpc<{ status: Hex; contractAddress: Address | null } | null>('eth_getTransactionReceipt', [hash])
-      if (receipt) return { hash, ...receipt }
-      if (i === 100) throw new Error(`no receipt for ${hash}`)
+      const mined = receipt && (await anvil.rpc<{ blockNumber: Hex | null } | null>('eth_getTransactionByHash', [hash]))?.blockNumber
+      if (receipt && mined) return { hash, ...receipt }
+      if (i === 100) throw new Error(`no receipt or no mined transaction for ${hash}`)
       await new Promise((r) => setTimeout(r, 20))
     }
   }
