@@ -14,7 +14,7 @@ import { splitMemoryBudget } from '../engine/cache/memoryBudget.js'
 import { createWorkerPoolEngine, defaultWorkerCount } from '../engine/workers/index.js'
 import { createApp } from './app.js'
 import { PROCESS_INDEX_ENV, runPrimary } from './cluster/primary.js'
-import { createPrimaryCacheStore } from './cluster/primaryCacheStore.js'
+import { createProcessCacheStore } from './cluster/processCacheStore.js'
 import { stopRequested } from './cluster/stopRequest.js'
 import { createLogger } from './logger.js'
 import { listen } from './server.js'
@@ -46,13 +46,15 @@ async function main(): Promise<void> {
   const workers = config.server.workers === 0 ? Math.max(1, Math.floor(defaultWorkerCount() / processes)) : config.server.workers
   // cache.max_memory_mb bounds every in-process cache together, however many processes and engines run
   const memory = splitMemoryBudget(config.cache.max_memory_mb, processes * workers)
-  if (processes > 1 && cluster.isPrimary) return runPrimary({ config, processes, storeBytes: memory.storeBytes, logger })
+  // several processes on memory://: the store's half of the budget, half for the primary's store,
+  // half for the simulations each process keeps (src/cluster/processCacheStore.ts)
+  if (processes > 1 && cluster.isPrimary) return runPrimary({ config, processes, storeBytes: Math.floor(memory.storeBytes / 2), logger })
 
   // one of several HTTP processes: the instance's memory store is the primary's; Redis is shared anyway
   const primaryStop = forked ? stopRequested() : undefined
   const cache =
     forked && !isSharedCacheUrl(config.cache.url)
-      ? createPrimaryCacheStore(memory.workerCacheBytes)
+      ? createProcessCacheStore({ localBytes: memory.workerCacheBytes, simulationBytes: Math.floor(memory.storeBytes / 2 / processes) })
       : createCacheStore(config.cache.url, { logger, memoryMaxBytes: Math.floor(memory.storeBytes / (forked ? processes : 1)) })
   const engine = await createWorkerPoolEngine({
     workers,

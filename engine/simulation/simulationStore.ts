@@ -13,7 +13,11 @@ import type { SimulationResult } from '../types.js'
 
 const ID_PATTERN = /^sim_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-const keyOf = (id: string) => `sim:${id}`
+const KEY_PREFIX = 'sim:'
+const keyOf = (id: string) => `${KEY_PREFIX}${id}`
+
+/** a stored simulation's cache key (several HTTP processes keep these where they ran: src/cluster/) */
+export const isSimulationKey = (key: string): boolean => key.startsWith(KEY_PREFIX)
 
 export function newSimulationId(): string {
   return `sim_${crypto.randomUUID()}`

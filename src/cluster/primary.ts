@@ -6,9 +6,10 @@
  * cores instead; on 2 cores shared with a load generator it does not pay (docs/performance.md).
  *
  * What the primary does:
- * - holds the instance's `memory://` store, so stored simulations and rate-limit counters are one
- *   per instance whichever process a request reaches (with Redis every process connects to it and
- *   the primary holds nothing);
+ * - holds the instance's `memory://` store, so fork state and rate-limit counters are one per
+ *   instance whichever process a request reaches (with Redis every process connects to it and the
+ *   primary holds nothing); stored simulations stay in the process that ran them, and the primary
+ *   finds one for another process by asking the others (processCacheStore.ts, siblingLookup.ts);
  * - replaces a process that dies, after a pause that grows while replacements keep dying;
  * - on SIGTERM/SIGINT asks every process to stop gracefully (finish in-flight requests), then
  *   exits 0 once all are gone. A process that loses the primary stops too (src/main.ts).
@@ -21,7 +22,9 @@ import type { ServiceConfig } from '../../config/loadConfig.js'
 import type { CacheStore } from '../../engine/cache/cacheStore.js'
 import { createCacheStore, isSharedCacheUrl } from '../../engine/cache/createCacheStore.js'
 import { answerCacheOp, type CacheRequest } from '../../engine/workers/answerCacheOp.js'
+import { isSimulationKey } from '../../engine/simulation/simulationStore.js'
 import type { HttpLogger } from '../httpEnv.js'
+import { createSiblingLookup, type LookupReply } from './siblingLookup.js'
 
 /** what the primary sends a process besides cache replies */
 export const STOP_MESSAGE = { type: 'stop' } as const
@@ -51,11 +54,21 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
   // to stop when it is up
   const listening = new WeakSet<Worker>()
 
+  const simulations = createSiblingLookup()
+  const siblingsOf = (asker: Worker): Worker[] =>
+    Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w !== asker && w.isConnected() && listening.has(w))
+
   const fork = (index: number): Worker => {
     const worker = cluster.fork({ [PROCESS_INDEX_ENV]: String(index) })
-    worker.on('message', (msg: CacheRequest) => {
-      if (msg?.type !== 'cache' || !store) return
-      void answerCacheOp(store, msg, (reply) => {
+    // the store as this process sees it: a stored simulation is asked of the others, which keep them
+    const view: CacheStore | undefined = store && {
+      ...store,
+      get: (key) => (isSimulationKey(key) ? simulations.find(key, siblingsOf(worker)) : store.get(key)),
+    }
+    worker.on('message', (msg: CacheRequest | LookupReply) => {
+      if (msg?.type === 'lookupReply') return simulations.onReply(msg)
+      if (msg?.type !== 'cache' || !view) return
+      void answerCacheOp(view, msg, (reply) => {
         if (worker.isConnected()) worker.send(reply)
       })
     })

@@ -1,7 +1,7 @@
 /**
  * Several HTTP processes on one port (PROCESSES, src/cluster/primary.ts), the real entry point on
- * the devnet with `memory://`: the processes share one store and one rate limit through the
- * primary, a process that dies is replaced, and SIGTERM stops them all with exit code 0.
+ * the devnet with `memory://`: a simulation stored by one process is read back through the other,
+ * the processes share one rate limit through the primary, a process that dies is replaced, and SIGTERM stops them all with exit code 0.
  * Every request goes on a new connection, so the cluster's round robin hands consecutive requests
  * to different processes; the access log (each line names its process) shows that both served.
  */
@@ -18,7 +18,7 @@ import { DEV_ACCOUNTS, freePort } from '../../support/anvil.js'
 
 const root = new URL('../../../', import.meta.url)
 const token = loadConfig({ env: { APP_ENV: 'test' } }).api.auth_token
-const LIMIT = 6
+const LIMIT = 7
 const [A, B] = DEV_ACCOUNTS as unknown as [`0x${string}`, `0x${string}`]
 
 /** pids of the service processes whose parent is `pid`, from /proc (not esbuild's, which tsx starts) */
@@ -83,11 +83,16 @@ describe('PROCESSES=2: two HTTP processes on one port', () => {
     const { simulationId } = (sim.json() as { data: { simulationId: string } }).data
 
     // each read reaches the other process than the one before: the store and the counter are one
+    // (the simulation stays in the process that ran it; the other finds it through the primary)
     const reads = []
-    for (let i = 2; i <= LIMIT; i++) reads.push(await get(`/v1/simulations/${simulationId}`))
-    expect(reads.map((r) => r.status)).toEqual(Array(LIMIT - 1).fill(200))
+    for (let i = 2; i < LIMIT; i++) reads.push(await get(`/v1/simulations/${simulationId}`))
+    expect(reads.map((r) => r.status)).toEqual(Array(LIMIT - 2).fill(200))
     expect(reads.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(reads.map((_, i) => String(LIMIT - 2 - i)))
     for (const r of reads) expect((r.json() as { data: { simulationId: string } }).data.simulationId).toBe(simulationId)
+    // an id no process keeps: every process asked, none has it
+    const unknown = await get('/v1/simulations/sim_0b3f2a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b')
+    expect(unknown.status).toBe(404)
+    expect(unknown.headers.get('ratelimit-remaining')).toBe('0')
     const over = await get(`/v1/simulations/${simulationId}`)
     expect(over.status).toBe(429)
     expect((over.json() as { error: { code: string } }).error.code).toBe('RATE_LIMIT_EXCEEDED')
