@@ -54,9 +54,15 @@ const ROOT_PREFIX = 'evm-sim-spill-'
 const FILE_NAME = /^[0-9a-f]{32}\.json$/
 const OWNER_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
-/** the spill directory of this process (worker threads share it: same pid) */
+let root: string | undefined
+
+/**
+ * the spill directory of this process (worker threads share it: same pid). Named once: every
+ * traced run asks, and `os.tmpdir()` reads the environment each time (0.5% of a traced swap)
+ */
 export function spillRoot(): string {
-  return join(tmpdir(), `${ROOT_PREFIX}${process.pid}`)
+  root ??= join(tmpdir(), `${ROOT_PREFIX}${process.pid}`)
+  return root
 }
 
 /** a fresh owner name: `prefix` plus random bits, so engines of one process never share one */
