@@ -46,6 +46,8 @@ export interface CreateAppOptions {
   engine: Engine
   cache: CacheStore
   logger: HttpLogger
+  /** where the rate limit counts (default: `cache`; an HTTP process of several: src/cluster/leasedCounter.ts) */
+  rateLimitCounter?: Pick<CacheStore, 'increment'>
 }
 
 const healthPath = '/v1/health'
@@ -60,7 +62,7 @@ export const isPublicPath = (path: string) =>
   path === uiPaths.page ||
   path.startsWith(uiPaths.assets)
 
-export function createApp({ config, engine, cache, logger }: CreateAppOptions): OpenAPIHono<HttpEnv> {
+export function createApp({ config, engine, cache, logger, rateLimitCounter }: CreateAppOptions): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>()
   const secrets = [config.chain.rpc_url, config.api.auth_token]
   const errors = createErrorHandler({ logger, secrets })
@@ -81,7 +83,7 @@ export function createApp({ config, engine, cache, logger }: CreateAppOptions): 
   app.use(corsFromConfig(config.api.cors))
   app.use(
     rateLimit({
-      cache,
+      cache: rateLimitCounter ?? cache,
       limit: config.api.rate_limit_requests,
       windowSeconds: config.api.rate_limit_duration,
       trustProxy: config.server.trust_proxy,

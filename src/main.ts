@@ -14,6 +14,7 @@ import { splitMemoryBudget } from '../engine/cache/memoryBudget.js'
 import { createWorkerPoolEngine, defaultWorkerCount } from '../engine/workers/index.js'
 import { createApp } from './app.js'
 import { PROCESS_INDEX_ENV, runPrimary } from './cluster/primary.js'
+import { createLeasedCounter } from './cluster/leasedCounter.js'
 import { createProcessCacheStore } from './cluster/processCacheStore.js'
 import { stopRequested } from './cluster/stopRequest.js'
 import { createLogger } from './logger.js'
@@ -75,7 +76,10 @@ async function main(): Promise<void> {
     logger,
   })
 
-  const app = createApp({ config, engine, cache, logger })
+  // several processes on memory://: each reserves blocks of counts far from the limit (src/cluster/leasedCounter.ts)
+  const rateLimitCounter =
+    forked && !isSharedCacheUrl(config.cache.url) ? createLeasedCounter(cache, { limit: config.api.rate_limit_requests, processes }) : undefined
+  const app = createApp({ config, engine, cache, logger, rateLimitCounter })
   const server = await listen(app, { host: config.server.host, port: config.server.port })
   logger.info(
     { env: config.env, url: server.url, workers, chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC', auth: config.api.auth_token !== '' },

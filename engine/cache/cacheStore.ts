@@ -11,10 +11,11 @@ export interface CacheStore {
   getMany(keys: string[]): Promise<(Uint8Array | undefined)[]>
   setMany(entries: { key: string; value: Uint8Array; ttlSeconds?: number }[]): Promise<void>
   /**
-   * Atomically adds 1 to a counter that lives `windowSeconds` from its first increment; returns
-   * the new count and the seconds until the window resets (fixed-window rate limiting).
+   * Atomically adds `by` (default 1) to a counter that lives `windowSeconds` from its first
+   * increment; returns the new count and the seconds until the window resets (fixed-window rate
+   * limiting; `by` > 1 reserves several counts at once: src/cluster/leasedCounter.ts).
    */
-  increment(key: string, windowSeconds: number): Promise<{ count: number; resetSeconds: number }>
+  increment(key: string, windowSeconds: number, by?: number): Promise<{ count: number; resetSeconds: number }>
   /** true when the store answers now (health reports `degraded` otherwise) */
   ping(): Promise<boolean>
   close(): Promise<void>

@@ -39,7 +39,7 @@ export function createMemoryCacheStore(opts: MemoryCacheStoreOptions = {}): Cach
     async setMany(entries) {
       for (const e of entries) set(e.key, e.value, e.ttlSeconds)
     },
-    async increment(key, windowSeconds) {
+    async increment(key, windowSeconds, by = 1) {
       const now = Date.now()
       let c = counters.get(key)
       if (!c || c.resetAt <= now) {
@@ -48,7 +48,7 @@ export function createMemoryCacheStore(opts: MemoryCacheStoreOptions = {}): Cach
         c = { count: 0, resetAt: now + windowSeconds * 1000 }
         counters.set(key, c)
       }
-      c.count += 1
+      c.count += by
       return { count: c.count, resetSeconds: Math.max(1, Math.ceil((c.resetAt - now) / 1000)) }
     },
     async ping() {

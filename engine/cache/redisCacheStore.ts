@@ -35,9 +35,9 @@ export interface RedisCacheStoreOptions {
  * (a crash between INCR and EXPIRE would otherwise pin a client at the limit forever).
  */
 const INCREMENT_SCRIPT = `
-local c = redis.call('INCR', KEYS[1])
+local c = redis.call('INCRBY', KEYS[1], ARGV[2])
 local t = redis.call('PTTL', KEYS[1])
-if c == 1 or t < 0 then
+if c == tonumber(ARGV[2]) or t < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   t = tonumber(ARGV[1])
 end
@@ -176,17 +176,17 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
         () => undefined,
       )
     },
-    async increment(k, windowSeconds) {
+    async increment(k, windowSeconds, by = 1) {
       const windowMs = Math.max(1, Math.ceil(windowSeconds * 1000))
       return guarded(
         async () => {
-          const [count, pttl] = (await client.sendCommand(['EVAL', INCREMENT_SCRIPT, '1', key(k), String(windowMs)])) as [
+          const [count, pttl] = (await client.sendCommand(['EVAL', INCREMENT_SCRIPT, '1', key(k), String(windowMs), String(by)])) as [
             number,
             number,
           ]
           return { count: Number(count), resetSeconds: Math.max(1, Math.ceil(Number(pttl) / 1000)) }
         },
-        () => fallback.increment(k, windowSeconds),
+        () => fallback.increment(k, windowSeconds, by),
       )
     },
     async ping() {

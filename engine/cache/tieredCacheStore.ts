@@ -55,8 +55,8 @@ export function createTieredCacheStore(local: CacheStore, shared: CacheStore, op
         shared.setMany(entries),
       ])
     },
-    increment(key, windowSeconds) {
-      return shared.increment(key, windowSeconds)
+    increment(key, windowSeconds, by) {
+      return shared.increment(key, windowSeconds, by)
     },
     ping() {
       return shared.ping()

@@ -56,14 +56,14 @@ export function createParentCacheStore(port: CachePort, opts: { timeoutMs?: numb
   }
   const write = opts.oneWayWrites ? tell : (op: CacheOp, args: unknown[]) => ask<void>(op, args, undefined)
 
-  const fallbackIncrement = (key: string, windowSeconds: number) => {
+  const fallbackIncrement = (key: string, windowSeconds: number, by = 1) => {
     const now = Date.now()
     let c = localCounters.get(key)
     if (!c || c.resetAt <= now) {
       c = { count: 0, resetAt: now + windowSeconds * 1000 }
       localCounters.set(key, c)
     }
-    c.count += 1
+    c.count += by
     return { count: c.count, resetSeconds: Math.max(1, Math.ceil((c.resetAt - now) / 1000)) }
   }
 
@@ -82,9 +82,9 @@ export function createParentCacheStore(port: CachePort, opts: { timeoutMs?: numb
       return values ?? keys.map(() => undefined)
     },
     setMany: (entries) => write('setMany', [entries]),
-    increment: async (key, windowSeconds) =>
-      (await ask<{ count: number; resetSeconds: number } | undefined>('increment', [key, windowSeconds], undefined)) ??
-      fallbackIncrement(key, windowSeconds),
+    increment: async (key, windowSeconds, by = 1) =>
+      (await ask<{ count: number; resetSeconds: number } | undefined>('increment', [key, windowSeconds, by], undefined)) ??
+      fallbackIncrement(key, windowSeconds, by),
     ping: () => ask<boolean>('ping', [], false),
     async close() {
       closed = true

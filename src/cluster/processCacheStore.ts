@@ -62,7 +62,7 @@ export function createProcessCacheStore(opts: ProcessCacheStoreOptions): CacheSt
         shared.setMany(entries.filter((e) => !isSimulationKey(e.key))),
       ])
     },
-    increment: (key, windowSeconds) => shared.increment(key, windowSeconds),
+    increment: (key, windowSeconds, by) => shared.increment(key, windowSeconds, by),
     ping: () => shared.ping(),
     async close() {
       await Promise.all([own.close(), shared.close()])

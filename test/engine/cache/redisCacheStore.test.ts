@@ -123,6 +123,12 @@ describe.runIf(hasRedis)('redisCacheStore', () => {
     // once the window is gone a new one starts at 1
     await raw.del('rl:ip:1.2.3.4')
     expect((await b.increment('ip:1.2.3.4', 60)).count).toBe(1)
+    // several counts reserved at once (an HTTP process's block, src/cluster/leasedCounter.ts); a
+    // window that starts with a block gets its TTL too
+    expect((await a.increment('ip:1.2.3.4', 60, 10)).count).toBe(11)
+    await raw.del('rl:ip:1.2.3.4')
+    expect((await a.increment('ip:1.2.3.4', 60, 10)).count).toBe(10)
+    expect(await raw.pTTL('rl:ip:1.2.3.4')).toBeGreaterThan(0)
   })
 
   it('is usable while Redis is unreachable from the start: misses, dropped sets, local counters', async () => {
