@@ -52,4 +52,20 @@ describe('dynamic gas without a promise (the evm patch)', () => {
     expect(b.exceptionError?.error).toBe('out of gas')
     expect(b.executionGasUsed).toBe(a.executionGasUsed)
   })
+
+  it('asks no EIP per opcode: code-chunk charging is decided per frame, PUSH tests the frame first', async () => {
+    const lookups = async (pushes: number) => {
+      const c = common()
+      const evm = await createEVM({ common: c })
+      const stock = c.isActivatedEIP.bind(c)
+      let n = 0
+      c.isActivatedEIP = (eip: number | string) => (n++, stock(eip as number))
+      // PUSH1 1 POP, `pushes` times, then STOP
+      const res = await evm.runCode({ code: hexToBytes(`0x${'600150'.repeat(pushes)}00`), gasLimit: 1_000_000n })
+      expect(res.exceptionError).toBeUndefined()
+      return n
+    }
+    expect(await lookups(200)).toBe(await lookups(1))
+  })
 })
+
