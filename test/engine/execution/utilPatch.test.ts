@@ -1,12 +1,13 @@
 /**
  * `patches/@ethereumjs+util+10.1.3.patch` (applied by `npm install`'s postinstall) pads bytes
  * (setLengthLeft/Right, on every MSTORE, SLOAD, SSTORE and LOG) with one copy instead of two
- * spreads through a JS array, converts a bigint to bytes without a prefixed-hex round trip, reads
+ * spreads through a JS array, converts a bigint to bytes without a prefixed-hex round trip (and
+ * bytes to a bigint without printing them as hex), reads
  * `DEBUG` once instead of on every EVM, VM and journal made, and keeps an Address's hex form.
  * Fails if the patch is not applied (an ethereumjs upgrade, or an install with scripts off), if
  * the patched padding differs in any byte from the stock one, or if `DEBUG` stops being honoured.
  */
-import { Address, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { Address, bigIntToBytes, bytesToBigInt, bytesToHex, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -49,6 +50,23 @@ describe('the @ethereumjs/util padding patch', () => {
       expect(bigIntToBytes(n, true)).toEqual(stock(n).reverse())
     }
     expect(() => bigIntToBytes(-1n)).toThrow()
+  })
+
+  it('converts bytes to a bigint as the stock code did (hex parsed), big- and little-endian, in both builds', () => {
+    const cjs = createRequire(import.meta.url)('@ethereumjs/util') as { bytesToBigInt: typeof bytesToBigInt }
+    const stock = (b: Uint8Array) => (b.length === 0 ? 0n : BigInt(bytesToHex(b)))
+    let seed = 7
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed & 0xff)
+    for (let len = 0; len <= 40; len++) {
+      for (const shape of ['random', 'leading zeros', 'all 0xff']) {
+        const b = Uint8Array.from({ length: len }, (_, i) => (shape === 'all 0xff' ? 0xff : shape === 'leading zeros' && i < len / 2 ? 0 : rand()))
+        expect(bytesToBigInt(b)).toBe(stock(b))
+        expect(cjs.bytesToBigInt(b)).toBe(stock(b))
+        expect(bytesToBigInt(b, true)).toBe(stock(b.slice().reverse()))
+      }
+    }
+    // the patched body, not the stock one that printed hex
+    expect(bytesToBigInt.toString()).not.toContain('bytesToHex')
   })
 
   it('still honours DEBUG as it was when the process started, in both builds', () => {
