@@ -2,8 +2,14 @@
  * The primary's side of stored simulations when several HTTP processes share `memory://`: each
  * process keeps the simulations it ran (processCacheStore.ts), so a process that misses one asks
  * the primary, and the primary asks every other live process at once. The first that has it
- * answers; none, or none within `timeoutMs` (a process gone quiet), is a miss: 404, as for any id
- * nobody knows.
+ * answers; none, or none within `timeoutMs`, is a miss: 404, as for any id nobody knows.
+ *
+ * A process answers once its event loop is free: one running its engine in process (on 2 cores,
+ * `PROCESSES=0` does) is busy for the whole of a run, since every await inside the EVM resolves
+ * at once. So the wait is as long as the asking process's own channel allows (its asks give up
+ * after 5 s, engine/workers/parentCacheStore.ts): 4.5 s covers all but the longest in-process runs
+ * (a one-million-step trace takes about 3 s); a simulation kept by a process busier than that is
+ * answered 404, where a pool of worker threads (`WORKERS` > 1) or Redis would find it.
  */
 /** primary → process: "do you keep this key?" */
 export interface LookupRequest {
@@ -30,7 +36,7 @@ export interface SiblingLookup {
 }
 
 export function createSiblingLookup(opts: { timeoutMs?: number } = {}): SiblingLookup {
-  const timeoutMs = opts.timeoutMs ?? 2000
+  const timeoutMs = opts.timeoutMs ?? 4500
   let nextId = 0
   const pending = new Map<number, (value: Uint8Array | undefined) => void>()
 
