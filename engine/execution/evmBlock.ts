@@ -32,53 +32,34 @@ export interface EvmBlockOptions {
 
 /** what a block's header fields decode to, with the values they were decoded from */
 interface BlockFields {
-  common: Common
   from: BlockEnv
   coinbase: EjsAddress
   prevRandao: Uint8Array
   parentBeaconBlockRoot: Uint8Array | undefined
-  /** undefined until first asked (or before Cancun) */
-  blobGasPrice: bigint | undefined
 }
 let last: BlockFields | undefined
 
-const sameFields = (a: BlockEnv, b: BlockEnv) =>
-  a.coinbase === b.coinbase &&
-  a.prevRandao === b.prevRandao &&
-  a.parentBeaconBlockRoot === b.parentBeaconBlockRoot &&
-  a.excessBlobGas === b.excessBlobGas &&
-  a.blobBaseFee === b.blobBaseFee
-
 /**
  * The header's decoded fields, reused while runs follow one another at the same block (the warm
- * path: every run decoded the coinbase, the randomness and the blob gas price anew, about 1% of
- * a warm transfer). Compared by value: each request has a BlockEnv of its own. Nothing in
- * ethereumjs writes to them.
+ * path: every run decoded the coinbase and the randomness anew, about 1% of a warm transfer).
+ * Compared by value: each request has a BlockEnv, and a Common, of its own. Nothing in ethereumjs
+ * writes to them.
  */
-function blockFields(env: BlockEnv, common: Common): BlockFields {
-  if (last !== undefined && last.common === common && sameFields(last.from, env)) return last
+function blockFields(env: BlockEnv): BlockFields {
+  const l = last
+  if (l !== undefined && l.from.coinbase === env.coinbase && l.from.prevRandao === env.prevRandao && l.from.parentBeaconBlockRoot === env.parentBeaconBlockRoot) return l
   last = {
-    common,
     from: { ...env },
     coinbase: new EjsAddress(hexToBytes(env.coinbase)),
     prevRandao: setLengthLeft(hexToBytes(env.prevRandao), 32),
     parentBeaconBlockRoot: env.parentBeaconBlockRoot ? hexToBytes(env.parentBeaconBlockRoot) : undefined,
-    blobGasPrice: undefined,
   }
   return last
 }
 
-/** the blob base fee, worked out when first asked (as ethereumjs' header does) and then kept */
-function blobGasPrice(fields: BlockFields): bigint | undefined {
-  if (fields.blobGasPrice !== undefined || !fields.common.isActivatedEIP(4844)) return fields.blobGasPrice
-  const env = fields.from
-  fields.blobGasPrice =
-    env.blobBaseFee ?? fakeExponential(fields.common.param('minBlobGas'), env.excessBlobGas ?? 0n, fields.common.param('blobGasPriceUpdateFraction'))
-  return fields.blobGasPrice
-}
-
 export function buildEvmBlock(env: BlockEnv, common: Common, opts: EvmBlockOptions): Block {
-  const fields = blockFields(env, common)
+  const cancun = common.isActivatedEIP(4844)
+  const fields = blockFields(env)
   const header = {
     number: env.number,
     coinbase: fields.coinbase,
@@ -92,7 +73,11 @@ export function buildEvmBlock(env: BlockEnv, common: Common, opts: EvmBlockOptio
     excessBlobGas: env.excessBlobGas,
     parentBeaconBlockRoot: fields.parentBeaconBlockRoot,
     slotNumber: 0n,
-    getBlobGasPrice: () => blobGasPrice(fields),
+    getBlobGasPrice(): bigint | undefined {
+      if (!cancun) return undefined
+      if (env.blobBaseFee !== undefined) return env.blobBaseFee
+      return fakeExponential(common.param('minBlobGas'), env.excessBlobGas ?? 0n, common.param('blobGasPriceUpdateFraction'))
+    },
   }
   return { header, common } as unknown as Block
 }

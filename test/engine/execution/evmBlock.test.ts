@@ -1,7 +1,8 @@
 /**
  * The block a run sees (engine/execution/evmBlock.ts): its header fields decoded from the
  * BlockEnv, reused while runs follow one another at the same block (by value: every request has a
- * BlockEnv of its own), and decoded anew as soon as any of them, or the fork, differs.
+ * BlockEnv and a Common of its own), and decoded anew as soon as any of them differs; the blob
+ * base fee follows each run's fork and fields.
  */
 import { paramsBlock } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
@@ -34,12 +35,13 @@ describe('the block a run sees', () => {
     expect((a.prevRandao as Uint8Array)[31]).toBe(0x42)
     expect(a.getBlobGasPrice()).toBe(1n)
     expect(a.baseFeePerGas).toBe(7n)
-    const b = header(env())
+    // another request at the same block: its own BlockEnv and its own copy of the Common
+    const b = header(env(), cancun.copy())
     expect(b.coinbase).toBe(a.coinbase)
     expect(b.prevRandao).toBe(a.prevRandao)
   })
 
-  it('decodes anew when a field or the fork differs', () => {
+  it('decodes anew when a field differs, and prices blobs by the fork of each run', () => {
     const a = header(env())
     const other = header(env({ coinbase: '0x00000000000000000000000000000000000000c1' }))
     expect(String(other.coinbase)).toBe('0x00000000000000000000000000000000000000c1')
