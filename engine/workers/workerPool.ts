@@ -151,10 +151,10 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
             return
           case 'result': {
             const outcome = msg.ok ? { value: msg.value } : { error: msg.error }
-            // a result answers only once the writes the worker sent before it are done (they take
-            // a while where the pool's store is the primary's, over IPC, in one of several HTTP
-            // processes), so a GET by id after the answer finds the simulation; in a memory store
-            // they are done already
+            // a result answers only once the writes the worker sent before it are done, so a GET
+            // by id after the answer finds the simulation (in a memory store, and for the
+            // simulations one of several HTTP processes keeps, they are done already; a write
+            // forwarded to the primary over IPC takes a while)
             if (slot.writes.pending === 0) return settle(slot, msg.id, outcome)
             return void slot.writes.last.then(() => settle(slot, msg.id, outcome))
           }
