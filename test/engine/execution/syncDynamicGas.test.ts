@@ -9,7 +9,7 @@
  */
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM, type InterpreterStep } from '@ethereumjs/evm'
-import { hexToBytes } from '@ethereumjs/util'
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 
 const common = () => new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
@@ -53,19 +53,24 @@ describe('dynamic gas without a promise (the evm patch)', () => {
     expect(b.executionGasUsed).toBe(a.executionGasUsed)
   })
 
-  it('asks no EIP per opcode: code-chunk charging is decided per frame, PUSH tests the frame first', async () => {
-    const lookups = async (pushes: number) => {
+  it('asks no EIP per opcode: code-chunk charging is decided per frame, PUSH reads that decision', async () => {
+    // code run directly, and code loaded from state (the path of every real call: ethereumjs marks
+    // such a frame chargeCodeAccesses, so a PUSH that tested that flag first still asked two EIPs)
+    const lookups = async (pushes: number, fromState: boolean) => {
       const c = common()
       const evm = await createEVM({ common: c })
       const stock = c.isActivatedEIP.bind(c)
       let n = 0
-      c.isActivatedEIP = (eip: number | string) => (n++, stock(eip as number))
       // PUSH1 1 POP, `pushes` times, then STOP
-      const res = await evm.runCode({ code: hexToBytes(`0x${'600150'.repeat(pushes)}00`), gasLimit: 1_000_000n })
+      const code = hexToBytes(`0x${'600150'.repeat(pushes)}00`)
+      const to = createAddressFromString('0x00000000000000000000000000000000000c0de5')
+      if (fromState) await evm.stateManager.putCode(to, code)
+      c.isActivatedEIP = (eip: number | string) => (n++, stock(eip as number))
+      const res = fromState ? (await evm.runCall({ to, gasLimit: 1_000_000n })).execResult : await evm.runCode({ code, gasLimit: 1_000_000n })
       expect(res.exceptionError).toBeUndefined()
       return n
     }
-    expect(await lookups(200)).toBe(await lookups(1))
+    for (const fromState of [false, true]) expect(await lookups(200, fromState)).toBe(await lookups(1, fromState))
   })
 })
 
