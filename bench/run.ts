@@ -19,6 +19,7 @@ import { startCountingProxy } from '../test/engine/workers/countingProxy.js'
 import { createEvmBaseline, measureBreakdown } from './breakdown.js'
 import { cpuMs, processTreeCpuMs } from './threadCpu.js'
 import { clientCpuMs, createLoadClient, type LoadClient } from './loadClient.js'
+import { createSocketLoadClient, isRestSuccess, isRpcResult, type SocketLoadClient } from './socketLoadClient.js'
 import { measureStructLog1m, STRUCT_LOG_1M_ROW } from './streamedStructLog.js'
 import { measureSharedState, SHARED_STATE_ROW, type SharedStateResult } from './sharedState.js'
 
@@ -175,6 +176,31 @@ async function startService(rpcUrl: string, workers = 1, extraEnv: Record<string
 /** one kept-alive client per service URL (see loadClient.ts for why not fetch) */
 const clients = new Map<string, LoadClient>()
 const clientOf = (url: string) => clients.get(url) ?? clients.set(url, createLoadClient(url, CONNECTIONS)).get(url)!
+/** the throughput windows' client per URL (socketLoadClient.ts: a lighter load generator, answers checked by their first bytes) */
+const socketClients = new Map<string, SocketLoadClient>()
+const socketClientOf = (url: string) => socketClients.get(url) ?? socketClients.set(url, createSocketLoadClient(url, CONNECTIONS)).get(url)!
+
+/** a REST request of a throughput window: fails unless the envelope reports success */
+async function postLean(url: string, path: string, body: unknown): Promise<void> {
+  const answer = await socketClientOf(url).post(`/v1${path}`, JSON.stringify(body), { authorization: `Bearer ${TOKEN}` })
+  if (!isRestSuccess(answer)) throw new Error(`${path}: ${answer.subarray(0, 300).toString()}`)
+}
+
+/** a JSON-RPC request of a throughput window: fails unless it answers a result */
+async function rpcLean(url: string, method: string, params: unknown[]): Promise<void> {
+  const answer = await socketClientOf(url).post('', JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))
+  if (!isRpcResult(answer)) throw new Error(`${method}: ${answer.subarray(0, 300).toString()}`)
+}
+
+/**
+ * calldata whose last word is an amount, from one ABI encoding with amount 0: viem's
+ * encodeFunctionData per request was a large part of the load generator's CPU
+ */
+function withAmount(template: Hex): (amount: bigint) => Hex {
+  if (!template.endsWith('0'.repeat(64))) throw new Error('the template must end in a zero amount word')
+  const head = template.slice(0, -64)
+  return (amount) => `${head}${amount.toString(16).padStart(64, '0')}` as Hex
+}
 
 async function post(url: string, path: string, body: unknown): Promise<unknown> {
   const json = await clientOf(url).post<{ success: boolean }>(`/v1${path}`, JSON.stringify(body), { authorization: `Bearer ${TOKEN}` })
@@ -205,8 +231,11 @@ async function main() {
 
     const from = DEV_ACCOUNTS[0]
     // every warm request sends another amount, so no answer can come from a result cache
-    const transferOf = (i: number) => ({ from, to: tokenA, data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 10n ** 18n + BigInt(i)] }) })
-    const swapOf = (i: number) => ({ from, to: router, data: encodeFunctionData({ abi: c.Router!.abi, functionName: 'route', args: [pool1, pool2, DEV_ACCOUNTS[2], 10n ** 18n + BigInt(i)] }) })
+    const transferData = withAmount(encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 0n] }))
+    const swapData = withAmount(encodeFunctionData({ abi: c.Router!.abi, functionName: 'route', args: [pool1, pool2, DEV_ACCOUNTS[2], 0n] }))
+    const transferOf = (i: number) => ({ from, to: tokenA, data: transferData(10n ** 18n + BigInt(i)) })
+    const swapOf = (i: number) => ({ from, to: router, data: swapData(10n ** 18n + BigInt(i)) })
+    if (swapOf(7).data !== encodeFunctionData({ abi: c.Router!.abi, functionName: 'route', args: [pool1, pool2, DEV_ACCOUNTS[2], 10n ** 18n + 7n] })) throw new Error('withAmount encodes another call than viem')
     const transfer = transferOf(0)
     const swap = swapOf(0)
 
@@ -383,32 +412,40 @@ async function main() {
       let ethCallRps = Number.NaN
       for (const mode of modes) {
         const s2 = await startService(anvil.url, Number(mode.env.WORKERS), mode.env)
-        const sim = (i: number) => post(s2.url, '/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } })
-        const trace = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } })
-        const logs = (i: number) => post(s2.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } })
+        // the three operations: path and body of request i
+        type Operation = 'sim' | 'trace' | 'logs'
+        const requestsOf: Record<Operation, (i: number) => [path: string, body: unknown]> = {
+          sim: (i) => ['/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } }],
+          trace: (i) => ['/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } }],
+          logs: (i) => ['/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } }],
+        }
+        // the warm-up reads every answer whole; the windows send the same requests through the lighter client
+        const checked = (op: Operation) => (i: number) => post(s2.url, ...requestsOf[op](i))
+        const lean = (op: Operation) => (i: number) => postLean(s2.url, ...requestsOf[op](i))
+        const [sim, trace, logs] = [checked('sim'), checked('trace'), checked('logs')]
         // the three operations under load until every engine has compiled their hot paths (all
         // connections in use, so every HTTP process and worker gets its share)
         const warmEnd = performance.now() + THROUGHPUT_WARMUP_MS
         await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
           for (let i = c; performance.now() < warmEnd; i += CONNECTIONS) await Promise.all([sim(i), trace(i), logs(i)])
         }))
-        const ours = (send: (i: number) => Promise<unknown>) => () => throughput(send, THROUGHPUT_MS, s2.pid)
-        const theirs = (method: string, params: (i: number) => unknown[]) => () => throughput((i) => theirRpc(method, params(i)), THROUGHPUT_MS, anvil.pid)
+        const ours = (op: Operation) => () => throughput(lean(op), THROUGHPUT_MS, s2.pid)
+        const theirs = (method: string, params: (i: number) => unknown[]) => () => throughput((i) => rpcLean(anvil.url, method, params(i)), THROUGHPUT_MS, anvil.pid)
         if (mode.key === 'in process') {
           // the EVM alone measured before, between and after the windows (the service idle meanwhile)
           const windows: Throughput[] = []
           for (let r = 0; r < ROUNDS; r++) {
             evmBeside.push(await evmBaseline.measure(BASELINE_CALLS))
-            windows.push(await ours(sim)())
+            windows.push(await ours('sim')())
           }
           evmBeside.push(await evmBaseline.measure(BASELINE_CALLS))
           swapBeside.push(await swapBaseline.measure(BASELINE_CALLS))
           perMode[mode.key] = meanOf(windows)
         } else {
           const r = {
-            sim: await alternate(ours(sim), theirs('eth_call', (i) => [transferOf(i), pinned])),
-            trace: await alternate(ours(trace), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { tracer: 'callTracer' }])),
-            logs: await alternate(ours(logs), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { disableMemory: true }])),
+            sim: await alternate(ours('sim'), theirs('eth_call', (i) => [transferOf(i), pinned])),
+            trace: await alternate(ours('trace'), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { tracer: 'callTracer' }])),
+            logs: await alternate(ours('logs'), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { disableMemory: true }])),
           }
           perMode[mode.key] = r.sim.ours
           const row = (name: string, x: Rounds, goal: string) =>
