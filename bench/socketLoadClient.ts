@@ -122,7 +122,8 @@ export function createSocketLoadClient(baseUrl: string, sockets: number): Socket
   }
   return {
     async post(path, body, headers = {}) {
-      let head = `POST ${prefix}${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+      // a JSON-RPC endpoint at the URL's root is posted to `/`
+      let head = `POST ${`${prefix}${path}` || '/'} HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
       for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`
       const c = await take()
       try {
