@@ -25,11 +25,15 @@ interface Pending {
 
 const HEAD_END = Buffer.from('\r\n\r\n')
 
-/** one socket, one request at a time; the answer is framed by Content-Length or chunked encoding */
+/**
+ * one socket, one request at a time. The answer is read as it arrives, each byte looked at once
+ * (a struct log's answer is a megabyte in many reads): the head when it is complete, then a
+ * Content-Length body by counting, or chunks by their size lines.
+ */
 class Connection {
   private readonly socket: net.Socket
   private pending: Pending | undefined
-  private buffered: Buffer = Buffer.alloc(0)
+  private answer: AnswerReader | undefined
   private failure: Error | undefined
 
   constructor(host: string, port: number) {
@@ -43,6 +47,7 @@ class Connection {
     if (this.failure) return Promise.reject(this.failure)
     return new Promise<Buffer>((resolve, reject) => {
       this.pending = { resolve, reject }
+      this.answer = new AnswerReader()
       this.socket.write(request)
     })
   }
@@ -59,41 +64,100 @@ class Connection {
   }
 
   private onData(d: Buffer): void {
-    this.buffered = this.buffered.length === 0 ? d : Buffer.concat([this.buffered, d])
-    const answer = this.pending ? readAnswer(this.buffered) : undefined
-    if (!answer) return
-    const p = this.pending!
+    const p = this.pending
+    if (!p || !this.answer) return this.fail(new Error('bytes from the server with no request pending'))
+    let done: { status: number; body: Buffer } | undefined
+    try {
+      done = this.answer.push(d)
+    } catch (err) {
+      return this.fail(err as Error)
+    }
+    if (!done) return
     this.pending = undefined
-    this.buffered = this.buffered.subarray(answer.length)
-    if (answer.status !== 200) p.reject(new Error(`HTTP ${answer.status}: ${answer.body.subarray(0, 300).toString()}`))
-    else p.resolve(answer.body)
+    this.answer = undefined
+    if (done.status !== 200) p.reject(new Error(`HTTP ${done.status}: ${done.body.subarray(0, 300).toString()}`))
+    else p.resolve(done.body)
   }
 }
 
-/** a whole answer at the start of `buf`, or undefined while bytes are still missing */
-function readAnswer(buf: Buffer): { status: number; body: Buffer; length: number } | undefined {
-  const headEnd = buf.indexOf(HEAD_END)
-  if (headEnd < 0) return undefined
-  const head = buf.subarray(0, headEnd).toString('latin1')
-  const status = Number(head.slice(9, 12))
-  const start = headEnd + 4
-  const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)
-  if (length) {
-    const end = start + Number(length[1])
-    return buf.length < end ? undefined : { status, body: buf.subarray(start, end), length: end }
+/** one HTTP/1.1 answer, fed the socket's reads in order; the whole answer once its last byte is in */
+class AnswerReader {
+  private head: Buffer[] = []
+  private status = 0
+  /** bytes of body still to come (Content-Length), or undefined for chunks */
+  private remaining: number | undefined
+  private chunked = false
+  /** chunked: bytes left of the current chunk's data and its CRLF, or -1 while reading a size line */
+  private chunkLeft = -1
+  private sizeLine = ''
+  private last = false
+  private readonly body: Buffer[] = []
+
+  push(d: Buffer): { status: number; body: Buffer } | undefined {
+    if (this.status === 0) {
+      this.head.push(d)
+      const all = this.head.length === 1 ? d : Buffer.concat(this.head)
+      const headEnd = all.indexOf(HEAD_END)
+      if (headEnd < 0) return undefined
+      this.head = []
+      this.readHead(all.subarray(0, headEnd).toString('latin1'))
+      d = all.subarray(headEnd + 4)
+    }
+    return this.chunked ? this.pushChunks(d) : this.pushCounted(d)
   }
-  if (!/\r\ntransfer-encoding:\s*chunked/i.test(head)) throw new Error(`an answer framed by neither Content-Length nor chunks: ${head}`)
-  const parts: Buffer[] = []
-  let at = start
-  for (;;) {
-    const lineEnd = buf.indexOf('\r\n', at)
-    if (lineEnd < 0) return undefined
-    const size = parseInt(buf.subarray(at, lineEnd).toString('latin1'), 16)
-    const dataEnd = lineEnd + 2 + size
-    if (buf.length < dataEnd + 2) return undefined
-    if (size === 0) return { status, body: Buffer.concat(parts), length: dataEnd + 2 }
-    parts.push(buf.subarray(lineEnd + 2, dataEnd))
-    at = dataEnd + 2
+
+  private readHead(head: string): void {
+    this.status = Number(head.slice(9, 12))
+    const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)
+    if (length) this.remaining = Number(length[1])
+    else if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) this.chunked = true
+    else throw new Error(`an answer framed by neither Content-Length nor chunks: ${head}`)
+  }
+
+  private pushCounted(d: Buffer): { status: number; body: Buffer } | undefined {
+    if (d.length > this.remaining!) throw new Error('more bytes than the answer\'s Content-Length')
+    if (d.length > 0) this.body.push(d)
+    this.remaining! -= d.length
+    return this.remaining === 0 ? this.done() : undefined
+  }
+
+  private pushChunks(d: Buffer): { status: number; body: Buffer } | undefined {
+    let at = 0
+    while (at < d.length) {
+      if (this.chunkLeft < 0) {
+        const lineEnd = d.indexOf(0x0a, at)
+        if (lineEnd < 0) {
+          this.sizeLine += d.subarray(at).toString('latin1')
+          return undefined
+        }
+        this.sizeLine += d.subarray(at, lineEnd).toString('latin1')
+        at = lineEnd + 1
+        const size = parseInt(this.sizeLine, 16)
+        this.sizeLine = ''
+        // the last chunk: its empty line (no trailers from these servers) ends the answer
+        if (size === 0) this.last = true
+        this.chunkLeft = size + 2
+        continue
+      }
+      const take = Math.min(this.chunkLeft, d.length - at)
+      // the chunk's data without its closing CRLF
+      const data = Math.min(take, Math.max(0, this.chunkLeft - 2))
+      if (data > 0) this.body.push(d.subarray(at, at + data))
+      this.chunkLeft -= take
+      at += take
+      if (this.chunkLeft === 0) {
+        if (this.last) {
+          if (at < d.length) throw new Error('bytes after the answer\'s last chunk')
+          return this.done()
+        }
+        this.chunkLeft = -1
+      }
+    }
+    return undefined
+  }
+
+  private done(): { status: number; body: Buffer } {
+    return { status: this.status, body: this.body.length === 1 ? this.body[0]! : Buffer.concat(this.body) }
   }
 }
 
