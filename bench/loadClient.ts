@@ -4,8 +4,11 @@
  * Why not `fetch`: on this 2-core machine undici's fetch costs the client about 1 ms of CPU per
  * request, so with Anvil answering an `eth_call` in tens of microseconds the client, not Anvil,
  * set the pace (about 1,200 req/s against about 4,900 with this client), and the ratios against
- * Anvil came out four times too kind. This client costs about 0.2 ms per request; its own CPU per
- * request is counted (`clientCpuMs`) so a row can say when the client is what limits it.
+ * Anvil came out four times too kind. This client costs about 0.2 ms per request, still about a
+ * core while Anvil answers 8,000 requests a second: the throughput windows use the lighter
+ * socketLoadClient.ts, and this one serves the requests whose answers are read whole (warm-up,
+ * sequential rows, cold and shared-state cases). The client's own CPU is counted (`clientCpuMs`)
+ * so a row can say when the client is what limits it.
  */
 import http from 'node:http'
 
