@@ -148,7 +148,7 @@ async function run(
       skipBlockGasLimitValidation: !validation,
       skipHardForkValidation: true,
       // no caller reads the tx's bloom or receipt (eth_simulateV1's header makes its own bloom):
-      // hashing each log's address and topics was 2% of a traced swap (patches/@ethereumjs+vm+*)
+      // hashing each log's address and topics was about 2% of a traced swap (patches/@ethereumjs+vm+*)
       skipLogsBloom: true,
       blockGasUsed: opts.blockGasUsed,
     })
