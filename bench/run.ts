@@ -463,6 +463,10 @@ async function main() {
       for (const mode of modes) console.log(`| ${mode.label} | ${perMode[mode.key]!.rps.toFixed(0)} | ${cores(perMode[mode.key]!)} |`)
       const inProcessRps = perMode['in process']!.rps
       console.log(`\nall cores / in process: WORKERS=0 **${(perMode.threads!.rps / inProcessRps).toFixed(2)}**, PROCESSES=0 **${(perMode.processes!.rps / inProcessRps).toFixed(2)}** (goal ≥ 1.7)`)
+      // the load generator shares the machine: at the in-process CPU per request, all cores can
+      // answer at most (cores − the client's cores) / the in-process service's cores times as many
+      const bound = (m: Throughput) => ((availableParallelism() - m.clientCores) / perMode['in process']!.serverCores).toFixed(2)
+      console.log(`bound of that ratio on this machine (the cores the load generator leaves over the in-process service's, at the same CPU per request): WORKERS=0 ${bound(perMode.threads!)}, PROCESSES=0 ${bound(perMode.processes!)}`)
       console.log('\n| all cores on both sides | ours req/s | Anvil req/s | ours / Anvil (median of the windows\' ratios; ours and Anvil\'s alternate) | the load generator\'s CPU per request, ms (ours / Anvil\'s) | cores busy: server + load generator (ours / Anvil\'s) |\n|---|---|---|---|---|---|')
       for (const r of rows) console.log(r)
       // the same CPU figure as the table above, with the requests overlapping as under real load:
