@@ -1,5 +1,5 @@
 /**
- * The engine on all cores (issue 6): `createWorkerPoolEngine` is what `src/main.ts` calls.
+ * The engine on all cores: `createWorkerPoolEngine` is what `src/main.ts` calls.
  * `workers` > 1 → a pool of worker threads, one engine each; 0 or 1 → the in-process engine
  * (no threads, no message passing). Default size: `defaultWorkerCount()` (the usable cores).
  *
