@@ -1,6 +1,6 @@
 /**
  * The import directions of the code, checked from the sources themselves so they stay as
- * the README's map of the code draws them:
+ * docs/architecture.md draws them:
  *   src/ → engine/ → tracers/, and nothing back up;
  *   no engine feature folder (simulation, trace, accessList, reads) imports another: the way into a run
  *   they share lives in engine/run/;
