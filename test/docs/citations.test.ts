@@ -85,6 +85,18 @@ describe('citations of the project’s pages', () => {
     expect(named.filter((n) => !existsSync(join(root, n.page))).map((n) => `${n.file}: ${n.page}`)).toEqual([])
   })
 
+  it('every relative link of the README and the docs pages opens a file of the repository', () => {
+    const pages = ['README.md', ...files('docs').filter((f) => f.endsWith('.md'))]
+    const links = pages.flatMap((page) =>
+      [...readFileSync(join(root, page), 'utf8').matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+        .map((m) => m[1]!)
+        .filter((target) => !/^[a-z]+:/.test(target))
+        .map((target) => ({ page, target, path: join(dirname(page), target) })),
+    )
+    expect(links.length).toBeGreaterThan(10)
+    expect(links.filter((l) => !existsSync(join(root, l.path))).map((l) => `${l.page}: ${l.target}`)).toEqual([])
+  })
+
   it('names no specification file that lives outside the repository', () => {
     const outside = texts
       .filter(({ file }) => file !== 'test/docs/citations.test.ts')
