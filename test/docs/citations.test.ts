@@ -97,6 +97,18 @@ describe('citations of the project’s pages', () => {
     expect(links.filter((l) => !existsSync(join(root, l.path))).map((l) => `${l.page}: ${l.target}`)).toEqual([])
   })
 
+  it('every path of the repository the README and the docs pages name exists', () => {
+    const pages = ['README.md', ...files('docs').filter((f) => f.endsWith('.md'))]
+    const paths = pages.flatMap((page) =>
+      [...readFileSync(join(root, page), 'utf8').matchAll(/`((?:src|engine|host|tracers|test|bench|scripts|config|patches|docs)\/[\w./+@-]*)`/g)]
+        .map((m) => m[1]!.replace(/\/$/, ''))
+        .filter((path) => !path.includes('*') && !path.includes('<'))
+        .map((path) => ({ page, path })),
+    )
+    expect(paths.length).toBeGreaterThan(40)
+    expect(paths.filter((p) => !existsSync(join(root, p.path))).map((p) => `${p.page}: ${p.path}`)).toEqual([])
+  })
+
   it('names no specification file that lives outside the repository', () => {
     const outside = texts
       .filter(({ file }) => file !== 'test/docs/citations.test.ts')
