@@ -100,7 +100,11 @@ describe('citations of the project’s pages', () => {
   it('every path of the repository the README and the docs pages name exists', () => {
     const pages = ['README.md', ...files('docs').filter((f) => f.endsWith('.md'))]
     const paths = pages.flatMap((page) =>
-      [...readFileSync(join(root, page), 'utf8').matchAll(/`((?:src|engine|host|tracers|test|bench|scripts|config|patches|docs)\/[\w./+@-]*)`/g)]
+      [
+        // a folder or file in backticks, and a file named anywhere in the text
+        ...readFileSync(join(root, page), 'utf8').matchAll(/`((?:src|engine|host|tracers|test|bench|scripts|config|patches|docs)\/[\w./+@-]*)`/g),
+        ...readFileSync(join(root, page), 'utf8').matchAll(/(?<![\w/.-])((?:src|engine|host|tracers|test|bench|scripts|config|patches)\/[\w/+@-]+\.(?:ts|mjs|js|md|json|toml|patch))\b/g),
+      ]
         .map((m) => m[1]!.replace(/\/$/, ''))
         .filter((path) => !path.includes('*') && !path.includes('<'))
         .map((path) => ({ page, path })),
