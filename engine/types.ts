@@ -334,7 +334,7 @@ export interface EngineOptions {
   headMaxAgeMs?: number
   maxStructLogSteps: number
   simulationTtlSeconds: number
-  /** bound of the fork-state hot layer, bytes (part of cache.max_memory_mb: engine/cache/memoryBudget.ts) */
+  /** bound of the fork-state hot layer, bytes (part of cache.max_memory_mb: host/cache/memoryBudget.ts) */
   forkCacheBytes?: number
   /**
    * Long struct logs are written to temporary files as they run and come back as handles

@@ -46,7 +46,7 @@ export interface CreateAppOptions {
   engine: Engine
   cache: CacheStore
   logger: HttpLogger
-  /** where the rate limit counts (default: `cache`; an HTTP process of several: src/cluster/leasedCounter.ts) */
+  /** where the rate limit counts (default: `cache`; an HTTP process of several: host/cluster/leasedCounter.ts) */
   rateLimitCounter?: Pick<CacheStore, 'increment'>
 }
 

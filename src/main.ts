@@ -4,21 +4,21 @@
  * and the cache, exit 0). A configuration error (e.g. production without an auth token) is one
  * line on stderr and exit code 1.
  *
- * With `server.processes` above 1 this file runs as the cluster's primary (src/cluster/primary.ts),
+ * With `server.processes` above 1 this file runs as the cluster's primary (host/cluster/primary.ts),
  * which forks the HTTP processes; each of them runs this file again and serves.
  */
 import cluster from 'node:cluster'
 import { ConfigError, loadConfig, type ServiceConfig } from '../config/loadConfig.js'
-import { createCacheStore, isSharedCacheUrl } from '../engine/cache/createCacheStore.js'
-import { splitMemoryBudget } from '../engine/cache/memoryBudget.js'
-import { createWorkerPoolEngine, defaultWorkerCount } from '../engine/workers/index.js'
+import { createCacheStore, isSharedCacheUrl } from '../host/cache/createCacheStore.js'
+import { splitMemoryBudget } from '../host/cache/memoryBudget.js'
+import { createWorkerPoolEngine, defaultWorkerCount } from '../host/workers/index.js'
 import { createApp } from './app.js'
-import { PROCESS_INDEX_ENV, runPrimary } from './cluster/primary.js'
-import { createLeasedCounter } from './cluster/leasedCounter.js'
-import { createProcessCacheStore } from './cluster/processCacheStore.js'
-import { stopRequested } from './cluster/stopRequest.js'
+import { PROCESS_INDEX_ENV, runPrimary } from '../host/cluster/primary.js'
+import { createLeasedCounter } from '../host/cluster/leasedCounter.js'
+import { createProcessCacheStore } from '../host/cluster/processCacheStore.js'
+import { stopRequested } from '../host/cluster/stopRequest.js'
 import { createLogger } from './logger.js'
-import { listen } from './server.js'
+import { listen } from '../host/server.js'
 
 function configOrExit(): ServiceConfig {
   try {
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const config = configOrExit()
   secrets = [config.chain.rpc_url, config.api.auth_token].filter((s) => s.length >= 4)
   const root = createLogger({ level: config.log.level, secrets: [config.chain.rpc_url, config.api.auth_token] })
-  // one of several HTTP processes (src/cluster/): its index on every line it logs
+  // one of several HTTP processes (host/cluster/): its index on every line it logs
   const forked = cluster.isWorker
   const logger = forked ? root.child({ process: Number(process.env[PROCESS_INDEX_ENV]) }) : root
   const processes = config.server.processes === 0 ? defaultWorkerCount() : config.server.processes
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   // cache.max_memory_mb bounds every in-process cache together, however many processes and engines run
   const memory = splitMemoryBudget(config.cache.max_memory_mb, processes * workers)
   // several processes on memory://: the store's half of the budget, half for the primary's store,
-  // half for the simulations each process keeps (src/cluster/processCacheStore.ts)
+  // half for the simulations each process keeps (host/cluster/processCacheStore.ts)
   if (processes > 1 && cluster.isPrimary) return runPrimary({ config, processes, storeBytes: Math.floor(memory.storeBytes / 2), logger })
 
   // one of several HTTP processes: the instance's memory store is the primary's; Redis is shared anyway
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     logger,
   })
 
-  // several processes on memory://: each reserves blocks of counts far from the limit (src/cluster/leasedCounter.ts)
+  // several processes on memory://: each reserves blocks of counts far from the limit (host/cluster/leasedCounter.ts)
   const rateLimitCounter =
     forked && !isSharedCacheUrl(config.cache.url) ? createLeasedCounter(cache, { limit: config.api.rate_limit_requests, processes }) : undefined
   const app = createApp({ config, engine, cache, logger, rateLimitCounter })

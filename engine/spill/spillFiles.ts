@@ -47,7 +47,7 @@ export interface SpillOptions {
  * bench/spilledStructLog.ts`: 0.95× the in-memory time at 170 kB, 0.87× at 934 kB) and loses a
  * little for very short ones just past it (1.27× at 82 kB, about a millisecond; 1.06× at 247 kB).
  * In a worker the objects would also cost the main thread a structured-clone copy and a print
- * (engine/workers/workerPool.ts).
+ * (host/workers/workerPool.ts).
  */
 export const DEFAULT_SPILL_THRESHOLD_BYTES = 64 * 2 ** 10
 const ROOT_PREFIX = 'evm-sim-spill-'
