@@ -12,7 +12,7 @@
 import { closeSync, readFileSync } from 'node:fs'
 import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { createEngine } from '../engine/index.js'
-import { claimSpilled } from '../engine/spill/spillFiles.js'
+import { claimSpilled } from '../host/spill/spillOwnership.js'
 import { FROM, LOOPER, SOLIDITY_LOOP, loopData } from './solidityLoop.js'
 
 const RUNS = Number(process.argv[2] ?? 300)

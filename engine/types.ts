@@ -7,9 +7,19 @@
 import type { Address, Hex } from 'viem'
 import type { CallInput, ExecutionStatus } from './execution/types.js'
 import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
+import type { CacheStore } from './cache/cacheStore.js'
 
 export type { CallInput } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
+export type { CallTreeConfig } from './decoding/callTree/types.js'
+/** the store the engine reads and writes through (built by the host: host/cache/) */
+export type { CacheStore } from './cache/cacheStore.js'
+/** what the engine throws, and what `src/` maps to statuses and JSON-RPC codes */
+export { EngineError, isEngineError, type EngineErrorCode } from './errors.js'
+/** the chain reads the engine answers (the JSON-RPC layer forwards no other method) */
+export { READ_METHODS } from './reads/readMethods.js'
+/** the key of a spilled-file handle in a result (the host claims the file: host/spill/) */
+export { SPILL_KEY, type SpilledJson } from './spill/spillFiles.js'
 import type { TraceResult, TracerConfig } from '../tracers/config.js'
 
 export type BlockTag = 'latest' | 'earliest' | 'safe' | 'finalized' | 'pending'
@@ -320,7 +330,7 @@ export interface EngineOptions {
   devnetImport?: import('./devnet/importedDevnet.js').ImportedDevnetOptions
   /** ethereumjs hardfork name; undefined: devnet newest fully supported, fork follows upstream */
   hardfork?: string
-  cache: import('./cache/cacheStore.js').CacheStore
+  cache: CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint
   /** upstream request timeout, ms (per HTTP attempt) */

@@ -18,7 +18,12 @@ export interface Listening {
   close(graceMs?: number): Promise<void>
 }
 
-export function listen(app: { fetch: (req: Request, env: never) => Response | Promise<Response> }, opts: { host: string; port: number }): Promise<Listening> {
+/** what is served: a fetch handler (a Hono app) */
+export interface ServedApp {
+  fetch: (req: Request, env: never) => Response | Promise<Response>
+}
+
+export function listen(app: ServedApp, opts: { host: string; port: number }): Promise<Listening> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch as never, hostname: opts.host, port: opts.port }) as Server
     server.once('error', reject)

@@ -12,7 +12,7 @@
  *   finds one for another process by asking the others (processCacheStore.ts, siblingLookup.ts);
  * - replaces a process that dies, after a pause that grows while replacements keep dying;
  * - on SIGTERM/SIGINT asks every process to stop gracefully (finish in-flight requests), then
- *   exits 0 once all are gone. A process that loses the primary stops too (src/main.ts).
+ *   exits 0 once all are gone. A process that loses the primary stops too (host/instance.ts).
  *
  * Connections are spread by the cluster module (round robin); a kept-alive connection stays on the
  * process that accepted it.
@@ -23,7 +23,7 @@ import type { CacheStore } from '../../engine/cache/cacheStore.js'
 import { createCacheStore, isSharedCacheUrl } from '../cache/createCacheStore.js'
 import { answerCacheOp, type CacheRequest } from '../workers/answerCacheOp.js'
 import { isSimulationKey } from '../../engine/simulation/simulationStore.js'
-import type { HttpLogger } from '../../src/httpEnv.js'
+import type { HostLogger } from '../logger.js'
 import { createSiblingLookup, type LookupReply } from './siblingLookup.js'
 
 /** what the primary sends a process besides cache replies */
@@ -36,7 +36,7 @@ export interface PrimaryOptions {
   processes: number
   /** bytes of the primary's memory store (memory:// only) */
   storeBytes: number
-  logger: HttpLogger & { flush(cb: () => void): void }
+  logger: Pick<HostLogger, 'info' | 'warn' | 'error' | 'flush'>
 }
 
 const RESPAWN_MAX_DELAY_MS = 30_000

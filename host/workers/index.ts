@@ -1,5 +1,5 @@
 /**
- * The engine on all cores (issue 6): `createWorkerPoolEngine` is what `src/main.ts` calls.
+ * The engine on all cores: `createWorkerPoolEngine` is what the instance (host/instance.ts) calls.
  * `workers` > 1 → a pool of worker threads, one engine each; 0 or 1 → the in-process engine
  * (no threads, no message passing). Default size: `defaultWorkerCount()` (the usable cores).
  *
@@ -10,7 +10,7 @@
 import { availableParallelism } from 'node:os'
 import type { Engine, EngineOptions } from '../../engine/types.js'
 import { startWorkerPool, type WorkerPoolOptions } from './workerPool.js'
-import { sweepOldSpills, sweepStaleSpills } from '../../engine/spill/spillFiles.js'
+import { sweepOldSpills, sweepStaleSpills } from '../spill/spillOwnership.js'
 
 export { startWorkerPool, type WorkerPoolEngine, type WorkerPoolOptions, type WorkerPoolStats } from './workerPool.js'
 
