@@ -319,6 +319,33 @@ export interface Engine {
   close(): Promise<void>
 }
 
+/**
+ * The engine's operations by name, written once next to their signatures: a pool forwards these
+ * and a worker thread serves these (host/workers/, host/protocol.ts); `close` is each holder's
+ * own. The compiler ties the list to Engine both ways: a name here that Engine lacks, or a method
+ * of Engine missing here, is a type error.
+ */
+export const ENGINE_OPERATIONS = [
+  'simulate',
+  'simulateSteps',
+  'getSimulation',
+  'accessList',
+  'traceTransaction',
+  'traceCall',
+  'traceCallMany',
+  'simulateV1',
+  'traceBlock',
+  'call',
+  'estimateGas',
+  'readChain',
+  'health',
+] as const satisfies readonly Exclude<keyof Engine, 'close'>[]
+export type EngineOperation = (typeof ENGINE_OPERATIONS)[number]
+/** the operations of an Engine, without `close` */
+export type EngineOperations = Pick<Engine, EngineOperation>
+// compiles only while every method of Engine but close is listed above
+true satisfies [Exclude<keyof Engine, EngineOperation | 'close'>] extends [never] ? true : { unlisted: Exclude<keyof Engine, EngineOperation | 'close'> }
+
 export interface EngineOptions {
   /** empty/undefined: the embedded devnet */
   rpcUrl?: string

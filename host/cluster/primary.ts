@@ -21,13 +21,12 @@ import cluster, { type Worker } from 'node:cluster'
 import type { ServiceConfig } from '../../config/loadConfig.js'
 import type { CacheStore } from '../../engine/cache/cacheStore.js'
 import { createCacheStore, isSharedCacheUrl } from '../cache/createCacheStore.js'
-import { answerCacheOp, type CacheRequest } from '../workers/answerCacheOp.js'
+import { answerCacheOp } from '../workers/answerCacheOp.js'
+import { STOP_MESSAGE, type FromProcess, type ToProcess } from '../protocol.js'
 import { isSimulationKey } from '../../engine/simulation/simulationStore.js'
 import type { HostLogger } from '../logger.js'
-import { createSiblingLookup, type LookupReply } from './siblingLookup.js'
+import { createSiblingLookup } from './siblingLookup.js'
 
-/** what the primary sends a process besides cache replies */
-export const STOP_MESSAGE = { type: 'stop' } as const
 /** the environment variable that tells a forked process its index */
 export const PROCESS_INDEX_ENV = 'EVMSIM_HTTP_PROCESS'
 
@@ -65,11 +64,11 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
       ...store,
       get: (key) => (isSimulationKey(key) ? simulations.find(key, siblingsOf(worker)) : store.get(key)),
     }
-    worker.on('message', (msg: CacheRequest | LookupReply) => {
+    worker.on('message', (msg: FromProcess) => {
       if (msg?.type === 'lookupReply') return simulations.onReply(msg)
       if (msg?.type !== 'cache' || !view) return
       void answerCacheOp(view, msg, (reply) => {
-        if (worker.isConnected()) worker.send(reply)
+        if (worker.isConnected()) worker.send(reply satisfies ToProcess)
       })
     })
     worker.once('listening', () => {
@@ -129,8 +128,8 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
             if (w.isDead()) return resolve()
             w.once('exit', () => resolve())
             if (!w.isConnected()) w.process.kill('SIGTERM')
-            else if (listening.has(w)) w.send(STOP_MESSAGE)
-            else w.once('listening', () => w.send(STOP_MESSAGE))
+            else if (listening.has(w)) w.send(STOP_MESSAGE satisfies ToProcess)
+            else w.once('listening', () => w.send(STOP_MESSAGE satisfies ToProcess))
           }),
       ),
     ).then(async () => {

@@ -10,8 +10,8 @@
  *   soon as its client has the id. The price: the simulations of a process that dies go with it
  *   (with Redis, nothing is lost).
  * - Everything else (fork state, headers, hints, token metadata, rate-limit counters) is the
- *   primary's, behind a small local level, reached over the IPC channel with the messages a worker
- *   thread sends its pool (host/workers/parentCacheStore.ts): one process's upstream read serves
+ *   primary's, behind a small local level, reached over the IPC channel with the cache messages a
+ *   worker thread sends its pool (host/protocol.ts, host/workers/parentCacheStore.ts): one process's upstream read serves
  *   the others, and a rate limit counts every process's requests together.
  */
 import type { CacheStore } from '../../engine/cache/cacheStore.js'
@@ -19,13 +19,12 @@ import { createMemoryCacheStore } from '../cache/memoryCacheStore.js'
 import { createTieredCacheStore } from '../cache/tieredCacheStore.js'
 import { isSimulationKey } from '../../engine/simulation/simulationStore.js'
 import { createParentCacheStore } from '../workers/parentCacheStore.js'
-import type { FromWorker, ToWorker } from '../workers/protocol.js'
-import type { LookupReply, LookupRequest } from './siblingLookup.js'
+import type { FromProcess, ToProcess } from '../protocol.js'
 
 /** the process's IPC channel to the primary (process itself; a stand-in in tests) */
 export interface PrimaryChannel {
-  send(msg: FromWorker | LookupReply): void
-  onMessage(listener: (msg: ToWorker | LookupRequest) => void): void
+  send(msg: FromProcess): void
+  onMessage(listener: (msg: ToProcess) => void): void
 }
 
 export interface ProcessCacheStoreOptions {

@@ -11,18 +11,7 @@
  * (a one-million-step trace takes about 3 s); a simulation kept by a process busier than that is
  * answered 404, where a pool of worker threads (`WORKERS` > 1) or Redis would find it.
  */
-/** primary → process: "do you keep this key?" */
-export interface LookupRequest {
-  type: 'lookup'
-  id: number
-  key: string
-}
-/** process → primary: its answer (undefined: not here) */
-export interface LookupReply {
-  type: 'lookupReply'
-  id: number
-  value: Uint8Array | undefined
-}
+import type { LookupReply, LookupRequest } from '../protocol.js'
 
 export interface Sibling {
   send(msg: LookupRequest): void

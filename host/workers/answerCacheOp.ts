@@ -1,14 +1,11 @@
 /**
  * The store's side of a cache operation asked by message (parentCacheStore.ts): a worker thread
- * asks its pool, an HTTP process asks the primary (host/cluster/). A failed operation is answered
+ * asks its pool, an HTTP process asks the primary (host/cluster/), with the same messages (host/protocol.ts). A failed operation is answered
  * as such, never thrown: the asking side treats it as a miss. A one-way write is done and answered
  * with nothing: nobody waits for it.
  */
 import type { CacheStore } from '../../engine/cache/cacheStore.js'
-import type { FromWorker, ToWorker } from './protocol.js'
-
-export type CacheRequest = Extract<FromWorker, { type: 'cache' }>
-export type CacheReply = Extract<ToWorker, { type: 'cacheReply' }>
+import type { CacheReply, CacheRequest } from '../protocol.js'
 
 export async function answerCacheOp(cache: CacheStore, msg: CacheRequest, reply: (r: CacheReply) => void): Promise<void> {
   let answer: CacheReply

@@ -15,16 +15,16 @@
  * since a GET through another process could overtake it (the primary reads each channel apart).
  */
 import type { CacheStore } from '../../engine/cache/cacheStore.js'
-import type { CacheOp, FromWorker, ToWorker } from './protocol.js'
+import type { CacheOp, CacheReply, CacheRequest } from '../protocol.js'
 
 export interface ParentCacheStore extends CacheStore {
   /** feed the pool's `cacheReply` messages here */
-  onReply(msg: Extract<ToWorker, { type: 'cacheReply' }>): void
+  onReply(msg: CacheReply): void
 }
 
 /** where the requests go: a worker thread's parentPort, or a child process's IPC channel */
 export interface CachePort {
-  postMessage(msg: FromWorker): void
+  postMessage(msg: CacheRequest): void
 }
 
 export function createParentCacheStore(port: CachePort, opts: { timeoutMs?: number; oneWayWrites?: boolean } = {}): ParentCacheStore {
@@ -44,7 +44,7 @@ export function createParentCacheStore(port: CachePort, opts: { timeoutMs?: numb
         resolve(otherwise)
       }, timeoutMs)
       pending.set(id, { settle: (ok, value) => resolve(ok ? (value as T) : otherwise), timer })
-      const msg: FromWorker = { type: 'cache', id, op, args }
+      const msg: CacheRequest = { type: 'cache', id, op, args }
       port.postMessage(msg)
     })
   }

@@ -11,9 +11,9 @@ import type { CacheStore } from '../../engine/cache/cacheStore.js'
 import { createCacheStore, isSharedCacheUrl } from '../cache/createCacheStore.js'
 import { createMemoryCacheStore } from '../cache/memoryCacheStore.js'
 import { createTieredCacheStore } from '../cache/tieredCacheStore.js'
-import type { Engine, EngineOptions } from '../../engine/types.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineOptions } from '../../engine/types.js'
 import { createParentCacheStore, type ParentCacheStore } from './parentCacheStore.js'
-import { ENGINE_METHODS, plainCopy, serializeError, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.js'
+import { plainCopy, serializeError, type FromWorker, type ToWorker, type WorkerSetup } from '../protocol.js'
 
 type EngineModule = { createEngine(opts: EngineOptions): Engine | Promise<Engine> }
 
@@ -48,7 +48,7 @@ if (setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl)) {
 }
 
 let engine: Engine | undefined
-const methods = new Set<string>(ENGINE_METHODS)
+const methods = new Set<string>(ENGINE_OPERATIONS)
 
 port.on('message', async (msg: ToWorker) => {
   if (msg.type === 'cacheReply') return parentCache?.onReply(msg)

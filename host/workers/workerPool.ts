@@ -23,18 +23,18 @@
  */
 import { Worker } from 'node:worker_threads'
 import { EngineError } from '../../engine/errors.js'
-import type { Engine, EngineHealth, EngineOptions } from '../../engine/types.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
 import {
   deserializeError,
   plainCopy,
-  type EngineMethod,
+  type CacheRequest,
   type FromWorker,
   type SerializedError,
   type ToWorker,
   type WorkerSetup,
-} from './protocol.js'
+} from '../protocol.js'
 import { workerEntry } from './workerEntry.js'
-import { answerCacheOp, type CacheRequest } from './answerCacheOp.js'
+import { answerCacheOp } from './answerCacheOp.js'
 import { newSpillOwner, removeSpillOwner } from '../../engine/spill/spillFiles.js'
 
 export interface WorkerPoolOptions extends EngineOptions {
@@ -75,7 +75,7 @@ export interface WorkerPoolEngine extends Engine {
 }
 
 interface Job {
-  method: EngineMethod
+  method: EngineOperation
   args: unknown[]
   resolve(value: unknown): void
   reject(err: Error): void
@@ -311,7 +311,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     pump()
   }
 
-  function call<T>(method: EngineMethod, args: unknown[]): Promise<T> {
+  function call<T>(method: EngineOperation, args: unknown[]): Promise<T> {
     if (closing) return Promise.reject(closedError())
     return new Promise<T>((resolve, reject) => {
       queue.push({ method, args, resolve: resolve as (v: unknown) => void, reject })
@@ -329,7 +329,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   }
 
   /** the same call on every ready worker at once, bypassing the queue */
-  function callEvery<T>(method: EngineMethod, args: unknown[]): Promise<T>[] {
+  function callEvery<T>(method: EngineOperation, args: unknown[]): Promise<T>[] {
     return slots
       .filter((s): s is Slot => !!s && s.ready && !s.retired)
       .map((s) => new Promise<T>((resolve, reject) => dispatch(s, { method, args, resolve: resolve as (v: unknown) => void, reject })))
@@ -356,20 +356,15 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     throw err
   }
 
+  // every operation goes to a worker with its arguments as given, so an operation or an optional
+  // parameter added to Engine later crosses too; two are the pool's own below
+  const forwarded = Object.fromEntries(
+    ENGINE_OPERATIONS.map((method) => [method, (...args: unknown[]) => call(method, args)]),
+  ) as unknown as EngineOperations
+
   return {
-    // every argument is forwarded as given, so an optional parameter added to Engine later crosses too
-    simulate: (...args) => call('simulate', args),
-    simulateSteps: (...args) => call('simulateSteps', args),
+    ...forwarded,
     getSimulation: (id) => getSimulation(id),
-    accessList: (...args) => call('accessList', args),
-    traceTransaction: (...args) => call('traceTransaction', args),
-    traceCall: (...args) => call('traceCall', args),
-    traceCallMany: (...args) => call('traceCallMany', args),
-    simulateV1: (...args) => call('simulateV1', args),
-    traceBlock: (...args) => call('traceBlock', args),
-    call: (...args) => call('call', args),
-    estimateGas: (...args) => call('estimateGas', args),
-    readChain: (...args) => call('readChain', args),
     async health() {
       // straight to the least busy worker, never behind queued requests
       const asked = probeHealth()

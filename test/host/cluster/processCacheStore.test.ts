@@ -7,17 +7,16 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
-import { answerCacheOp, type CacheRequest } from '../../../host/workers/answerCacheOp.js'
-import type { FromWorker, ToWorker } from '../../../host/workers/protocol.js'
+import { answerCacheOp } from '../../../host/workers/answerCacheOp.js'
+import type { CacheRequest, FromProcess, LookupReply, LookupRequest, ToProcess } from '../../../host/protocol.js'
 import { createProcessCacheStore } from '../../../host/cluster/processCacheStore.js'
-import type { LookupReply, LookupRequest } from '../../../host/cluster/siblingLookup.js'
 
 const SIM = 'sim:sim_0b3f2a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b'
 
 /** a process store whose channel records what it sends; `primary` answers its cache requests */
 function wired() {
-  const sent: (FromWorker | LookupReply)[] = []
-  let listener: (msg: ToWorker | LookupRequest) => void = () => undefined
+  const sent: FromProcess[] = []
+  let listener: (msg: ToProcess) => void = () => undefined
   const primary = createMemoryCacheStore()
   const store = createProcessCacheStore({
     localBytes: 1 << 20,
@@ -30,7 +29,7 @@ function wired() {
       if (msg.type === 'cache') await answerCacheOp(primary, msg as CacheRequest, (r) => listener(r))
     }
   }
-  return { store, sent, primary, answer, deliver: (msg: ToWorker | LookupRequest) => listener(msg) }
+  return { store, sent, primary, answer, deliver: (msg: ToProcess) => listener(msg) }
 }
 
 describe('an HTTP process store among several (memory://)', () => {

@@ -4,7 +4,8 @@
  * answers, and all saying no, or silence past the timeout, is a miss.
  */
 import { describe, expect, it } from 'vitest'
-import { createSiblingLookup, type LookupRequest } from '../../../host/cluster/siblingLookup.js'
+import type { LookupRequest } from '../../../host/protocol.js'
+import { createSiblingLookup } from '../../../host/cluster/siblingLookup.js'
 
 function sibling() {
   const asked: LookupRequest[] = []

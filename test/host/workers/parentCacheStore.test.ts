@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
-import { answerCacheOp, type CacheReply, type CacheRequest } from '../../../host/workers/answerCacheOp.js'
+import { answerCacheOp } from '../../../host/workers/answerCacheOp.js'
 import { createParentCacheStore } from '../../../host/workers/parentCacheStore.js'
-import type { FromWorker } from '../../../host/workers/protocol.js'
+import type { CacheReply, CacheRequest, FromWorker } from '../../../host/protocol.js'
 
 /** a store and the port it posts to, answered by a memory store when `deliver` is called */
 function wired(oneWayWrites: boolean) {
