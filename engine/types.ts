@@ -177,6 +177,46 @@ export interface SimulationResult {
   warnings?: PreviewWarning[]
 }
 
+export type SignatureKind = 'erc2612' | 'dai-permit' | 'permit2-single' | 'permit2-batch' | 'permit2-transfer' | 'permit2-batch-transfer' | 'unknown'
+
+/** EIP-712 typed data as wallets receive it for eth_signTypedData_v4 */
+export interface TypedDataInput {
+  types: Record<string, { name: string; type: string }[]>
+  primaryType: string
+  domain: Record<string, unknown>
+  message: Record<string, unknown>
+}
+
+export interface SignaturePreviewParams {
+  typedData: TypedDataInput
+  signer: Address
+  signature?: Hex
+  block: BlockSelector
+}
+
+/** what a signature gives away (engine/preview/signature/previewSignature.ts) */
+export interface SignaturePreview {
+  kind: SignatureKind
+  blockNumber: Hex
+  /** the tokens the signature lets the spender move, in the message's order */
+  tokens: Address[]
+  spender: Address | null
+  /** per token, the amount granted */
+  amounts: Hex[]
+  unlimited: boolean
+  /** the signature's own validity (unix seconds) */
+  deadline?: Hex
+  /** Permit2 allowances: when the allowance lapses (the latest of a batch) */
+  expiration?: Hex
+  nonce?: Hex
+  /** unknown typed data: the domain and message as given */
+  domain?: Record<string, unknown>
+  message?: Record<string, unknown>
+  approvalChanges: ApprovalChange[]
+  assetChanges: AssetChange[]
+  warnings: PreviewWarning[]
+}
+
 /** shape B of /simulate */
 export interface StepTraceConfig {
   enableMemory?: boolean
@@ -331,6 +371,8 @@ export interface EngineHealth {
 
 export interface Engine {
   simulate(params: SimulateParams): Promise<SimulationResult>
+  /** what an EIP-712 signature would let its spender do, simulated from the signer's side */
+  previewSignature(params: SignaturePreviewParams): Promise<SignaturePreview>
   simulateSteps(params: StepTraceParams): Promise<StepTraceResult>
   getSimulation(id: string): Promise<SimulationResult | undefined>
   accessList(params: AccessListParams): Promise<AccessListResult>

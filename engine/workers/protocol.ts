@@ -11,6 +11,7 @@ import type { Engine, EngineOptions } from '../types.js'
 export type EngineMethod = Exclude<keyof Engine, 'close'>
 export const ENGINE_METHODS: readonly EngineMethod[] = [
   'simulate',
+  'previewSignature',
   'simulateSteps',
   'getSimulation',
   'accessList',

@@ -359,6 +359,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   return {
     // every argument is forwarded as given, so an optional parameter added to Engine later crosses too
     simulate: (...args) => call('simulate', args),
+    previewSignature: (...args) => call('previewSignature', args),
     simulateSteps: (...args) => call('simulateSteps', args),
     getSimulation: (id) => getSimulation(id),
     accessList: (...args) => call('accessList', args),
