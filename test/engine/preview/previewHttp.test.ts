@@ -1,5 +1,6 @@
 /**
- * POST /v1/simulate/signature over real HTTP on a fork of a real Anvil: a real ERC-2612 permit and
+ * The wallet preview's doors over real HTTP: alchemy_simulateAssetChanges on /v1/rpc, and
+ * POST /v1/simulate/signature on a fork of a real Anvil: a real ERC-2612 permit and
  * each Permit2 message, signed by viem's signTypedData (with and without the signature, and by
  * another key), submitted on chain to show the signatures are real (then NONCE_USED), and typed
  * data the service does not know.
@@ -69,7 +70,19 @@ function reach(primaryType: keyof typeof permit2Types): Record<string, readonly 
   return out
 }
 
-describe.runIf(requireAnvil())('POST /v1/simulate/signature', () => {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function rpc(method: string, params: unknown[]): Promise<any> {
+  const res = await fetch(`${server.url}/v1/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  expect(res.status).toBe(200)
+  return res.json()
+}
+const tx = (from: Address, to: Address, abiName: string, fn: string, args: unknown[]) => ({ from, to, data: encodeFunctionData({ abi: chain.abi(abiName), functionName: fn, args }) })
+
+describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
   beforeAll(async () => {
     chain = await startPreviewChain()
     const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: '' } })
@@ -82,6 +95,32 @@ describe.runIf(requireAnvil())('POST /v1/simulate/signature', () => {
   afterAll(async () => {
     await server?.close(1000)
     await chain?.close()
+  })
+
+  it('alchemy_simulateAssetChanges: Alchemy\'s shape; TRANSFER from the run, APPROVE read from state', async () => {
+    const sent = await rpc('alchemy_simulateAssetChanges', [tx(A, chain.at.permitToken!, 'PermitToken', 'transfer', [B, 15n * E18 / 10n])])
+    expect(sent).toEqual({
+      jsonrpc: '2.0', id: 1,
+      result: {
+        changes: [{
+          assetType: 'ERC20', changeType: 'TRANSFER', from: A, to: B, rawAmount: (15n * E18 / 10n).toString(), amount: '1.5',
+          contractAddress: chain.at.permitToken, tokenId: null, decimals: 18, symbol: 'PMT', name: 'Permit Token',
+        }],
+        gasUsed: expect.stringMatching(/^0x[0-9a-f]+$/),
+        error: null,
+      },
+    })
+    // a token that approves without an event: Alchemy's events see nothing, the state does
+    const silent = await rpc('alchemy_simulateAssetChanges', [tx(A, chain.at.silent!, 'SilentToken', 'approve', [B, 12_345_678n]), 'latest'])
+    expect(silent.result.changes).toEqual([
+      { assetType: 'ERC20', changeType: 'APPROVE', from: A, to: B, rawAmount: '12345678', amount: '0.12345678', contractAddress: chain.at.silent, tokenId: null, decimals: 8, symbol: 'HUSH' },
+    ])
+    const nft = await rpc('alchemy_simulateAssetChanges', [tx(A, chain.at.nft!, 'Nft', 'setApprovalForAll', [B, true])])
+    expect(nft.result.changes.map((c: { assetType: string; changeType: string; rawAmount: string }) => [c.assetType, c.changeType, c.rawAmount])).toEqual([['ERC721', 'APPROVE', '1']])
+    const failed = await rpc('alchemy_simulateAssetChanges', [tx(B, chain.at.permitToken!, 'PermitToken', 'transferFrom', [A, B, 10n ** 30n])])
+    expect(failed.result).toEqual({ changes: [], error: { message: 'execution reverted: allowance' } })
+    const bad = await rpc('alchemy_simulateAssetChanges', [])
+    expect(bad.error.code).toBe(-32602)
   })
 
   const permitData = () => ({
