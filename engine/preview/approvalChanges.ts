@@ -84,6 +84,7 @@ async function changesOf(c: IndexedCandidate, input: ApprovalChangesInput): Prom
   const call = (r: BalanceReader, to: Address, fn: string, args: unknown[]) =>
     r.call(to, encodeFunctionData({ abi: ABI, functionName: fn as 'allowance', args: args as never }))
   const base = (type: ApprovalChange['type'], owner: Address, spender: Address) => ({ owner, type, token: c.token, spender, callIndex: c.callIndex })
+  // callIndex last in the JSON, after the values (withToken re-adds it)
   switch (c.kind) {
     case 'erc20': {
       const [b, a] = (await readBoth(input, (r) => call(r, c.token, 'allowance', [c.owner, c.spender]))).map((d) => word(d))
@@ -135,7 +136,9 @@ async function changesOf(c: IndexedCandidate, input: ApprovalChangesInput): Prom
 }
 
 /** name, symbol, decimals and the amount after in token units, where the token answers them */
-async function withToken(change: ApprovalChange, input: ApprovalChangesInput, fungible: boolean): Promise<ApprovalChange> {
+async function withToken(entry: ApprovalChange, input: ApprovalChangesInput, fungible: boolean): Promise<ApprovalChange> {
+  const { callIndex, ...rest } = entry
+  const change = rest as ApprovalChange
   const info = await readableToken(input.tokens, change.token)
   if (info.name !== undefined) change.name = info.name
   if (info.symbol !== undefined) change.symbol = info.symbol
@@ -143,6 +146,7 @@ async function withToken(change: ApprovalChange, input: ApprovalChangesInput, fu
     change.decimals = info.decimals
     change.formatted = formatUnits(BigInt(change.after), info.decimals)
   }
+  change.callIndex = callIndex
   return change
 }
 

@@ -121,8 +121,9 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     calls,
   }
   const native = nativeSymbol(deps.chain.chainId)
-  await Promise.all(calls.map((c) => c.transfers && readableTransfers(c.transfers, tokens, native)))
   if (params.traceAssetChanges && beforeState) {
+    // the wallet preview: readable transfers too (without it, transfers stay as geth-style raw entries)
+    await Promise.all(calls.map((c) => c.transfers && readableTransfers(c.transfers, tokens, native)))
     const readBefore = createStateBalanceReader({ ...ctx, state: beforeState }, executeCall)
     const senders = [...new Set(params.calls.map((c) => c.from))]
     // balances and permissions read side by side: a cold fork sends them in the same batches

@@ -3,14 +3,10 @@
  * ERC-20 with ERC-2612 permit, a USDT-style token (no return values), a token that approves
  * without an event, ERC-721, ERC-1155, an EIP-1967 proxy, Ownable contracts (event and ERC-7201
  * slot), a spender that pulls what it was allowed, a factory and a self-destructing contract.
- * Permit2 is compiled from its published source (test/fixtures/permit2, MIT, via IR as Uniswap
- * builds it), kept in the OS temp folder by the hash of its sources (a compile takes ~20 s).
+ * Permit2 is the devnet's, compiled from its published source by scripts/compile-permit2.ts.
  */
-import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import type { Abi, Hex } from 'viem'
+import artifact from '../../../engine/devnet/permit2.json' with { type: 'json' }
 import { compile, type CompiledContract } from '../../support/solc.js'
 
 const SOURCE = `
@@ -180,22 +176,7 @@ export function contracts(): Record<string, CompiledContract> {
   return cached
 }
 
-const PERMIT2_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/permit2')
-
-function solidityFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? solidityFiles(join(dir, f)) : f.endsWith('.sol') ? [join(dir, f)] : []))
-}
-
-/** Permit2 as Uniswap publishes it; its `pragma solidity 0.8.17` widened to the installed compiler */
+/** Permit2 as the devnet holds it, compiled from its published source by scripts/compile-permit2.ts */
 export function permit2(): CompiledContract {
-  const sources = Object.fromEntries(
-    solidityFiles(PERMIT2_ROOT).map((f) => [relative(PERMIT2_ROOT, f), readFileSync(f, 'utf8').replace('pragma solidity 0.8.17;', 'pragma solidity ^0.8.17;')]),
-  )
-  const hash = createHash('sha256').update(JSON.stringify(sources)).digest('hex').slice(0, 16)
-  const file = join(tmpdir(), 'evm-sim-permit2', `${hash}.json`)
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as CompiledContract
-  const compiled = compile(sources, { optimize: true, viaIR: true }).Permit2!
-  mkdirSync(dirname(file), { recursive: true })
-  writeFileSync(file, JSON.stringify(compiled))
-  return compiled
+  return { abi: artifact.abi as Abi, bytecode: artifact.bytecode as Hex, deployedBytecode: artifact.deployedBytecode as Hex }
 }
