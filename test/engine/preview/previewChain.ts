@@ -3,7 +3,7 @@
  * tests simulate on the fork what a wallet would be asked to sign.
  */
 import { encodeDeployData, encodeFunctionData, type Abi, type Address, type Hex } from 'viem'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../../engine/index.js'
 import type { SimulateParams, SimulationResult } from '../../../engine/types.js'
 import { DEV_ACCOUNTS, startAnvil, type AnvilInstance } from '../../support/anvil.js'
