@@ -12,15 +12,24 @@ import { startDevnetApp, type DevnetApp } from '../support/devnetApp.js'
 interface Example {
   path: string
   body: string
-  keys: string[]
+  select: (data: unknown) => unknown
   output: unknown
 }
 
 function pageExamples(): Example[] {
   const page = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'wallet-preview.md'), 'utf8')
-  const re = /curl -s \$B(\/\S+) -H "\$J" -d '([\s\S]*?)' \\\n\s*\| jq '\.data \| \{([^}]*)\}'\n```\n\n```json\n([\s\S]*?)\n```/g
-  return [...page.matchAll(re)].map((m) => ({ path: m[1]!, body: m[2]!, keys: m[3]!.split(',').map((k) => k.trim()), output: JSON.parse(m[4]!) }))
+  const re = /curl -s \$B(\/\S+) -H "\$J" -d '([^']*)' \\\n\s*\| jq '\.data \| \{([^}]*)\}'\n```\n\n```json\n([\s\S]*?)\n```/g
+  const full = [...page.matchAll(re)].map((m) => ({ path: m[1]!, body: m[2]!, select: selectKeys(m[3]!), output: JSON.parse(m[4]!) as unknown }))
+  // the short form: `| jq -c '[.data.<list>[].<field>]'` and its answer as a `# ` line
+  const short = /curl -s \$B(\/\S+) -H "\$J" -d '([^']*)' \\\n\s*\| jq -c '\[\.data\.(\w+)\[\]\.(\w+)\]'\n# (.*)\n/g
+  const shortOnes = [...page.matchAll(short)].map((m) => ({ path: m[1]!, body: m[2]!, select: pluck(m[3]!, m[4]!), output: JSON.parse(m[5]!) as unknown }))
+  return [...shortOnes, ...full]
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Data = any
+const selectKeys = (list: string) => (data: Data) => Object.fromEntries(list.split(',').map((k) => k.trim()).map((k) => [k, data[k]]))
+const pluck = (list: string, field: string) => (data: Data) => (data[list] as Data[]).map((e) => e[field])
 
 const examples = pageExamples()
 let app: DevnetApp
@@ -31,16 +40,15 @@ beforeAll(async () => {
 afterAll(async () => app?.close())
 
 describe('docs/wallet-preview.md examples on the devnet', () => {
-  it('the page holds the simulation and the Permit2 signature examples', () => {
-    expect(examples.map((e) => e.path)).toEqual(['/simulate', '/simulate/signature'])
+  it('the page holds the short form, the whole simulation and the Permit2 signature examples', () => {
+    expect(examples.map((e) => e.path)).toEqual(['/simulate', '/simulate', '/simulate/signature'])
   })
 
   for (const [i, example] of examples.entries()) {
     it(`example ${i + 1}: POST ${example.path} answers what the page shows`, async () => {
       const { status, json } = await app.request(example.path, example.body)
       expect(status, JSON.stringify(json)).toBe(200)
-      const selected = Object.fromEntries(example.keys.map((k) => [k, json.data[k]]))
-      expect(selected).toEqual(example.output)
+      expect(example.select(json.data)).toEqual(example.output)
     })
   }
 })
