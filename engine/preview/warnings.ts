@@ -67,6 +67,9 @@ export interface WarningsInput {
 }
 
 const granted = (c: ApprovalChange) => BigInt(c.after) > BigInt(c.before) || (c.type === 'permit2' && BigInt(c.after) > 0n)
+/** Permit2's expiration 0 means the block the allowance is set in (Allowance.sol) */
+const until = (expiration: Hex | undefined) =>
+  !expiration || BigInt(expiration) === 0n ? 'within this block' : `until ${new Date(Number(BigInt(expiration)) * 1000).toISOString()}`
 const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`
 const what = (c: ApprovalChange) => c.symbol ?? short(c.token)
 
@@ -101,7 +104,7 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
     if (c.type === 'erc721-all' || c.type === 'erc1155-all')
       add(warning('APPROVAL_FOR_ALL', `${short(c.spender)} may move every token of ${what(c)} that ${short(c.owner)} holds`, c.callIndex, about), key)
     if (c.type === 'permit2')
-      add(warning('PERMIT2_APPROVAL', `${short(c.spender)} may move ${c.unlimited ? 'all' : c.formatted ?? BigInt(c.after).toString()} ${what(c)} of ${short(c.owner)} through Permit2 until ${new Date(Number(BigInt(c.expiration ?? '0x0')) * 1000).toISOString()}`, c.callIndex, about), key)
+      add(warning('PERMIT2_APPROVAL', `${short(c.spender)} may move ${c.unlimited ? 'all' : c.formatted ?? BigInt(c.after).toString()} ${what(c)} of ${short(c.owner)} through Permit2 ${until(c.expiration)}`, c.callIndex, about), key)
   })
 
   for (const [i, facts] of input.facts.entries()) {
