@@ -368,7 +368,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       },
       async ping() {
         try {
-          readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
+          // a probe: asks even a node that stalled, so health sees it answer again
+          readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber', [], { probe: true }))
           return true
         } catch {
           return false
