@@ -24,6 +24,7 @@ import { ForkCache, OverlayStateManager, type AccessList } from '../state/index.
 import { createRpcClient, withBudget, type RpcClient } from '../rpc/rpcClient.js'
 import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 import type { BlockSelector } from '../types.js'
+import { checkForwarded } from '../rpc/forwardedAnswers.js'
 import { readUpstream, type UpstreamAnswer } from '../rpc/upstreamAnswers.js'
 import type { AlsoReads, BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from './types.js'
 
@@ -357,7 +358,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       getBlockTransactions: blockTransactions,
       prefetch: (n, calls, opts) => prefetch(n, calls, undefined, opts?.also),
       resolveForCalls,
-      rawRead: (method, params) => rpc.request(method, params),
+      // every forwarded answer is checked: a malformed one never reaches a caller or the cache
+      rawRead: async (method, params) => checkForwarded(method, params, await rpc.request(method, params)),
       reorgDepth: REORG_DEPTH,
       forgetHead() {
         const had = tracked !== undefined
@@ -366,7 +368,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       },
       async ping() {
         try {
-          readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
+          // a probe: asks even a node that stalled, so health sees it answer again
+          readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber', [], { probe: true }))
           return true
         } catch {
           return false

@@ -7,6 +7,7 @@
  * @example
  * rpcPathToken('/v1/rpc/s3cret') // 's3cret'
  * maskRpcPath('/v1/rpc/s3cret')  // '/v1/rpc/[token]'
+ * maskRpcPath('/v1/rpc//s3cretx') // '/v1/rpc/[token]'
  */
 export const RPC_PATH = '/v1/rpc'
 
@@ -24,6 +25,12 @@ export function rpcPathToken(path: string): string | undefined {
   }
 }
 
+/**
+ * everything after `/v1/rpc` is masked: `/v1/rpc//<token>x`, `/v1/rpc/a/<token>`, `/v1/rpc%2F<token>`
+ * or `/V1/RPC/<token>` may each carry a near-miss of the token
+ */
+const afterRpc = /^\/v1\/rpc(?!$)[\s\S]*$/i
+
 export function maskRpcPath(path: string): string {
-  return path.replace(withToken, `${RPC_PATH}/[token]`)
+  return path.replace(afterRpc, `${RPC_PATH}/[token]`)
 }
