@@ -48,6 +48,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         timeoutMs: opts.rpcTimeoutMs,
         cache: opts.cache,
         hardfork,
+        kind: opts.chainKind,
         headMaxAgeMs: opts.headMaxAgeMs,
         forkCacheBytes: opts.forkCacheBytes,
       })

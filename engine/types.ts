@@ -318,8 +318,10 @@ export interface EngineOptions {
    * config's fork schedule does
    */
   devnetImport?: import('./devnet/importedDevnet.js').ImportedDevnetOptions
-  /** ethereumjs hardfork name; undefined: devnet newest fully supported, fork follows upstream */
+  /** ethereumjs hardfork name (an OP fork name on an OP-stack chain); undefined: devnet newest fully supported, fork follows upstream */
   hardfork?: string
+  /** the chain's kind (engine/chain/rules.ts); undefined: by its chain id, else ethereum */
+  chainKind?: 'ethereum' | 'op-stack' | 'arbitrum'
   cache: import('./cache/cacheStore.js').CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint

@@ -18,6 +18,7 @@ export const statusByCode = {
   INSUFFICIENT_GAS: 422,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  NOT_EMULATED: 501,
   STATE_ACCESS_ERROR: 502,
   EXECUTION_TIMEOUT: 504,
 } as const satisfies Record<ApiErrorCode, number>
