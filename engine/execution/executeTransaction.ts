@@ -141,7 +141,7 @@ async function run(
   let adapter: TracingAdapter | undefined
   if (tracers.length > 0) {
     const price = tx.supports(Capability.EIP1559FeeMarket) ? min(feeCap, (baseFee ?? 0n) + tip) : feeCap
-    adapter = new TracingAdapter(tracers, common, buildTxContext(ctx, common, tx, sender, price), {
+    adapter = new TracingAdapter(tracers, common, buildTxContext(ctx, common, tx, sender, price, special || noBaseFee ? undefined : ctx.rules?.feeRecipients), {
       logIndexBase: opts.logIndexBase,
       deadline: opts.deadline,
     })
