@@ -112,6 +112,13 @@ export interface CallResult {
   contractAddress?: Address
   /** with SimulateParams.traceCalls: the decoded call tree */
   callTree?: DecodedCallFrame
+  /**
+   * OP-stack chains, a call with a gas price: the L1 data fee charged (wei), its L1 gas, and the
+   * operator fee (Isthmus on); absent on other chains and for calls without a gas price
+   */
+  l1Fee?: Hex
+  l1GasUsed?: Hex
+  operatorFee?: Hex
 }
 
 export interface SimulationResult {
@@ -121,6 +128,10 @@ export interface SimulationResult {
   gasUsed: Hex
   calls: CallResult[]
   assetChanges?: AssetChange[]
+  /** OP-stack chains: the calls' L1 data fees, L1 gas and operator fees summed (when any call paid one) */
+  l1Fee?: Hex
+  l1GasUsed?: Hex
+  operatorFee?: Hex
 }
 
 /** shape B of /simulate */

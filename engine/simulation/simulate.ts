@@ -54,6 +54,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   const successLogs: RawLog[] = []
   let gasUsed = 0n
   let logIndex = 0
+  /** what an OP-stack chain charged the calls besides gas */
+  const fees = { l1Fee: 0n, l1GasUsed: 0n, operatorFee: 0n, charged: false }
   // traceCalls: each call's callTracer frames (withLog), decoded once every call has run
   const frames: CallFrameJson[] = []
   for (const [index, input] of params.calls.entries()) {
@@ -86,6 +88,15 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
       logs,
     }
     if (res.createdAddress && res.status === 'success') result.contractAddress = res.createdAddress
+    if (res.rollupFees) {
+      result.l1Fee = toHex(res.rollupFees.l1Fee)
+      result.l1GasUsed = toHex(res.rollupFees.l1GasUsed)
+      result.operatorFee = toHex(res.rollupFees.operatorFee)
+      fees.l1Fee += res.rollupFees.l1Fee
+      fees.l1GasUsed += res.rollupFees.l1GasUsed
+      fees.operatorFee += res.rollupFees.operatorFee
+      fees.charged = true
+    }
     if (res.status !== 'success') {
       result.error = await callError(deps, ctx, res, call, startState, locator.result())
     } else {
@@ -111,12 +122,14 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     gasUsed: toHex(gasUsed),
     calls,
   }
+  if (fees.charged) Object.assign(result, { l1Fee: toHex(fees.l1Fee), l1GasUsed: toHex(fees.l1GasUsed), operatorFee: toHex(fees.operatorFee) })
   if (params.traceAssetChanges && beforeState) {
     result.assetChanges = await computeAssetChanges({
       account: params.account,
       transfers: allTransfers,
       logs: successLogs,
-      accounts: [...new Set(params.calls.map((c) => c.from))],
+      // the fee vaults too: an OP-stack chain's fees move their balances (asset changes show them)
+      accounts: [...new Set([...params.calls.map((c) => c.from), ...(fees.charged ? (ctx.rules?.feeRecipients ?? []) : [])])],
       readBefore: createStateBalanceReader({ ...ctx, state: beforeState }, executeCall),
       readAfter,
       tokens,

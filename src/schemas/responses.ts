@@ -85,6 +85,9 @@ export const callResult = z.object({
   transfers: z.array(transfer).optional(),
   contractAddress: address.optional(),
   callTree: decodedCallFrame.optional().openapi({ description: 'with params.traceCalls' }),
+  l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains, a call with a gas price: the L1 data fee charged, wei' }),
+  l1GasUsed: hexQuantity.optional().openapi({ description: 'OP-stack chains: the L1 gas the call\'s data counts as' }),
+  operatorFee: hexQuantity.optional().openapi({ description: 'OP-stack chains from Isthmus: the operator fee charged, wei' }),
 })
 
 export const simulationResult = z
@@ -95,6 +98,9 @@ export const simulationResult = z
     gasUsed: hexQuantity,
     calls: z.array(callResult),
     assetChanges: z.array(assetChange).optional(),
+    l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains: the calls\' L1 data fees summed, wei' }),
+    l1GasUsed: hexQuantity.optional(),
+    operatorFee: hexQuantity.optional(),
   })
   .openapi('SimulationResult')
 

@@ -11,7 +11,7 @@
  * undone in test/support/opAnvil.ts's list: the gas of a transaction comes from its receipt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Hex } from 'viem'
+import { keccak256, toHex, type Hex } from 'viem'
 import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../engine/index.js'
 import { DEV_ACCOUNTS, requireAnvil, type AnvilInstance } from '../support/anvil.js'
@@ -41,6 +41,13 @@ const FORKS: { fork: string; ecotone: boolean; fees: L1Fees }[] = [
     fees: { l1BaseFee: 30_000_000_000n, scalar: 1368n, blobBaseFee: 5n, blobBaseFeeScalar: 810_949n, operatorFeeScalar: 2000n, operatorFeeConstant: 1000n },
   },
 ]
+
+/** `bytes` bytes FastLZ cannot shrink: a chain of hashes */
+function incompressible(bytes: number): Hex {
+  let out = ''
+  for (let i = 0; out.length < bytes * 2; i++) out += keccak256(toHex(i)).slice(2)
+  return `0x${out.slice(0, bytes * 2)}`
+}
 
 /** Anvil answers a receipt shortly after evm_mine returns */
 async function receiptOf(anvil: AnvilInstance, hash: Hex): Promise<{ gasUsed: string }> {
@@ -169,6 +176,30 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     const vault = async (a: string) => BigInt(await anvil.rpc<string>('eth_getBalance', [a, '0x1']))
     expect(await vault(L1_FEE_VAULT)).toBeGreaterThan(0n)
     expect((await vault(OPERATOR_FEE_VAULT)) > 0n).toBe(fork === 'isthmus')
+  })
+
+  it('a simulation of calls with a gas price reports each l1Fee and operatorFee and their total, charged to the sender and credited to the vaults', async () => {
+    const price = 2_000_000_000n
+    const calls = [
+      { from: DEV_ACCOUNTS[7] as Hex, to: SINK_A as Hex, data: '0x01' as Hex, gasPrice: price },
+      { from: DEV_ACCOUNTS[7] as Hex, to: SINK_B as Hex, data: incompressible(640), gasPrice: price, value: 5n },
+    ]
+    const res = await engine.simulate({ calls, block: { tag: 'latest' }, validation: false, traceAssetChanges: true, traceTransfers: false })
+    const perCall = res.calls.map((c) => ({ l1Fee: BigInt(c.l1Fee!), operatorFee: BigInt(c.operatorFee!), gas: BigInt(c.gasUsed) }))
+    for (const c of perCall) expect(c.l1Fee).toBeGreaterThan(0n)
+    // the larger calldata costs more L1 gas
+    expect(BigInt(res.calls[1]!.l1GasUsed!)).toBeGreaterThan(BigInt(res.calls[0]!.l1GasUsed!))
+    expect(BigInt(res.l1Fee!)).toBe(perCall[0]!.l1Fee + perCall[1]!.l1Fee)
+    expect(BigInt(res.operatorFee!)).toBe(perCall[0]!.operatorFee + perCall[1]!.operatorFee)
+    expect(perCall.every((c) => c.operatorFee > 0n)).toBe(fork === 'isthmus')
+    const change = (a: string) => BigInt(res.assetChanges!.find((x) => x.type === 'native' && x.account === a)?.delta ?? '0')
+    const paid = perCall.reduce((sum, c) => sum + c.gas * price + c.l1Fee + c.operatorFee, 0n) + 5n
+    expect(change(DEV_ACCOUNTS[7])).toBe(-paid)
+    expect(change(L1_FEE_VAULT)).toBe(BigInt(res.l1Fee!))
+    // a call without a gas price pays nothing besides its (free) gas: eth_call semantics
+    const free = await engine.simulate({ calls: [{ ...calls[0]!, gasPrice: undefined }], block: { tag: 'latest' }, validation: false, traceAssetChanges: false, traceTransfers: false })
+    expect(free.calls[0]!.l1Fee).toBeUndefined()
+    expect(free.l1Fee).toBeUndefined()
   })
 
   it('`cast run` replays each fee-paying transaction through the service', async () => {
