@@ -280,6 +280,8 @@ export type GasEstimate =
 export interface EngineHealth {
   network: string
   chainId: number
+  /** the rules the chain's transactions run by (docs/chains.md) */
+  kind?: 'ethereum' | 'op-stack' | 'arbitrum'
   /** the chain source (upstream RPC or devnet) answers */
   upstreamOk: boolean
   /** the cache store answers */
@@ -333,6 +335,8 @@ export interface EngineOptions {
   hardfork?: string
   /** the chain's kind (engine/chain/rules.ts); undefined: by its chain id, else ethereum */
   chainKind?: 'ethereum' | 'op-stack' | 'arbitrum'
+  /** the chain id the upstream must answer: a mismatch fails the start (VALIDATION_ERROR) */
+  expectChainId?: number
   cache: import('./cache/cacheStore.js').CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint
