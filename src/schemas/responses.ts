@@ -149,6 +149,18 @@ export const traceResult = z
   })
   .openapi('TraceResult', { description: 'keyed by the tracer names requested; geth v1.17 output per tracer' })
 
+export const chainSummary = z
+  .object({
+    name: z.string().openapi({ description: "the route segment: /v1/chains/{name}/…; 'default' for the unprefixed routes" }),
+    default: z.boolean(),
+    chainId: z.number().int(),
+    network: z.string(),
+    kind: z.enum(['ethereum', 'op-stack', 'arbitrum']),
+    head: z.string().nullable().openapi({ description: 'the newest block number (hex); null when the upstream does not answer' }),
+    status: z.enum(['ok', 'degraded']),
+  })
+  .openapi('Chain')
+
 export const healthResult = z
   .object({
     status: z.enum(['ok', 'degraded']),
@@ -156,5 +168,6 @@ export const healthResult = z
     network: z.string(),
     chainId: z.number().int(),
     uptime: z.number().openapi({ description: 'seconds since start' }),
+    chains: z.array(chainSummary).optional().openapi({ description: 'a deployment serving named chains: each of them' }),
   })
   .openapi('Health', { example: { status: 'ok', version: '0.1.0', network: 'devnet', chainId: 31337, uptime: 42 } })
