@@ -5,7 +5,7 @@
  * configured with `kind = "arbitrum"`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { arbitrumRules } from '../../engine/chain/arbitrum.js'
 import { createEngine, type Engine } from '../../engine/index.js'
 import { isEngineError } from '../../engine/errors.js'

@@ -7,7 +7,7 @@
  * naming the chain; a chain whose upstream is down degrades alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../engine/index.js'
 import type { EngineOptions } from '../../engine/types.js'
 import { createChainSet, startNamedChains, type ChainSet } from '../../host/chains.js'

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, toHex, type Hex } from 'viem'
-import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../engine/index.js'
 import { DEV_ACCOUNTS, requireAnvil, type AnvilInstance } from '../support/anvil.js'
 import { cast, requireCast } from '../support/cast.js'
