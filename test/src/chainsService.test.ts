@@ -43,13 +43,13 @@ describe.runIf(haveAnvil)('the service with a chain from CHAIN_<NAME>_* variable
     const svc = startService({ CHAIN_OP_MAIN_RPC_URL: op.url, CHAIN_OP_MAIN_KIND: 'op-stack', CHAIN_OP_MAIN_CHAIN_ID: '10' })
     try {
       const url = await svc.listening
-      const list = await (await fetch(`${url}/v1/chains`, { headers: { authorization: `Bearer ${testToken}` } })).json()
+      const list = (await (await fetch(`${url}/v1/chains`, { headers: { authorization: `Bearer ${testToken}` } })).json()) as { data: { name: string; chainId: number; kind: string }[] }
       expect(list.data.map((c: { name: string; chainId: number; kind: string }) => [c.name, c.chainId, c.kind])).toEqual([
         ['default', 31337, 'ethereum'],
         ['op-main', 10, 'op-stack'],
       ])
       const rpc = await fetch(`${url}/v1/chains/op-main/rpc/${testToken}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
-      expect((await rpc.json()).result).toBe('0xa')
+      expect(((await rpc.json()) as { result: string }).result).toBe("0xa")
     } finally {
       const exited = new Promise((resolve) => svc.child.once('exit', resolve))
       svc.child.kill('SIGTERM')
