@@ -92,6 +92,9 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     ...(config.chain.hardfork !== '' && { hardfork: config.chain.hardfork }),
     ...(config.chain.kind && { chainKind: config.chain.kind }),
     ...(config.chain.chain_id !== undefined && { expectChainId: config.chain.chain_id }),
+  }).catch((e: unknown) => {
+    // beside named chains, say which one failed
+    throw chainCount > 1 ? new Error(`chain 'default': ${e instanceof Error ? e.message : String(e)}`) : e
   })
   // the named chains: an engine (a pool) each, its own key space in the store (host/chains.ts)
   let chains: ChainSet | undefined
