@@ -18,6 +18,8 @@ export type EngineErrorCode =
   | 'STATE_ACCESS_ERROR'
   | 'EXECUTION_TIMEOUT'
   | 'INTERNAL_ERROR'
+  | 'FORK_NOT_FOUND'
+  | 'FORK_LIMIT_REACHED'
 
 export class EngineError extends Error {
   override readonly name = 'EngineError'

@@ -40,6 +40,8 @@ import { registerTrace } from './routes/trace.js'
 import { isRpcPath, maskRpcPath, rpcPathToken } from './rpc/pathToken.js'
 import { registerRpc, rpcHttpError, scrubber } from './rpc/route.js'
 import { registerUi, uiPaths } from './routes/ui.js'
+import { registerForks } from './routes/forks.js'
+import { registerForkRpc } from './rpc/forkRoute.js'
 
 export interface CreateAppOptions {
   config: ServiceConfig
@@ -105,6 +107,8 @@ export function createApp({ config, engine, cache, logger, rateLimitCounter }: C
   registerSimulations(app, ctx)
   registerTrace(app, ctx)
   registerRpc(app, { engine, config, logger })
+  registerForks(app, ctx)
+  registerForkRpc(app, { engine, config, logger })
   registerExplorer(app, { version })
   registerUi(app)
   return app

@@ -22,6 +22,12 @@ export const ENGINE_METHODS: readonly EngineMethod[] = [
   'call',
   'estimateGas',
   'readChain',
+  'createFork',
+  'getFork',
+  'listForks',
+  'deleteFork',
+  'onFork',
+  'forkRpc',
   'health',
 ]
 
@@ -29,7 +35,7 @@ export type CacheOp = 'get' | 'set' | 'getMany' | 'setMany' | 'increment' | 'pin
 
 export interface WorkerSetup {
   /** the engine options that can cross a thread (no cache store, no logger) */
-  engine: Omit<EngineOptions, 'cache' | 'logger'>
+  engine: Omit<EngineOptions, 'cache' | 'logger' | 'forkStore'>
   /** redis:// or rediss://: the worker opens its own connection; otherwise it uses the pool's store */
   cacheUrl?: string
   cachePrefix?: string

@@ -11,19 +11,24 @@
 export const RPC_PATH = '/v1/rpc'
 
 const withToken = /^\/v1\/rpc\/([^/]+)/
+/** a writable fork's endpoint: /v1/forks/<forkId>/rpc[/<token>] */
+const forkRpc = /^\/v1\/forks\/[^/]+\/rpc(\/|$)/
+const forkWithToken = /^(\/v1\/forks\/[^/]+\/rpc)\/([^/]+)/
 
-export const isRpcPath = (path: string) => path === RPC_PATH || path.startsWith(`${RPC_PATH}/`)
+export const isRpcPath = (path: string) => path === RPC_PATH || path.startsWith(`${RPC_PATH}/`) || forkRpc.test(path)
 
 export function rpcPathToken(path: string): string | undefined {
   const m = withToken.exec(path)
-  if (!m) return undefined
+  const f = m ? undefined : forkWithToken.exec(path)
+  const raw = m?.[1] ?? f?.[2]
+  if (raw === undefined) return undefined
   try {
-    return decodeURIComponent(m[1]!)
+    return decodeURIComponent(raw)
   } catch {
-    return m[1]
+    return raw
   }
 }
 
 export function maskRpcPath(path: string): string {
-  return path.replace(withToken, `${RPC_PATH}/[token]`)
+  return path.replace(withToken, `${RPC_PATH}/[token]`).replace(forkWithToken, '$1/[token]')
 }
