@@ -28,7 +28,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const FORK_ID = /^fork_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** attempts of one change against writers on other instances */
 const MAX_ATTEMPTS = 50
-/** a use moves the expiry forward only when it moved less than this long ago (one write a minute at most) */
+/** a use moves the expiry forward once it is this far behind (or a tenth of the TTL): one write a minute at most */
 const TOUCH_EVERY_MS = 60_000
 /** forks whose blocks this instance keeps decoded */
 const HELD_FORKS = 64
@@ -154,8 +154,8 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
       throw forkNotFound(id)
     }
     // each use moves the expiry forward by the fork's TTL (at most one write a minute)
-    const fullTtl = Date.now() + stored.record.ttlSeconds * 1000
-    if (fullTtl - stored.expiresAt > TOUCH_EVERY_MS) {
+    const ttlMs = stored.record.ttlSeconds * 1000
+    if (Date.now() + ttlMs - stored.expiresAt > Math.min(TOUCH_EVERY_MS, ttlMs / 10)) {
       const moved = await store.touch(id, stored.record.ttlSeconds)
       if (moved === undefined) throw forkNotFound(id)
       stored.expiresAt = moved

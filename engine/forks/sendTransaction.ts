@@ -8,7 +8,6 @@
  */
 import type { Common } from '@ethereumjs/common'
 import {
-  Capability,
   createAccessList2930Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
@@ -16,7 +15,8 @@ import {
   TransactionType,
   type TypedTransaction,
 } from '@ethereumjs/tx'
-import { hexToBytes } from '@ethereumjs/util'
+import { bytesToBigInt, hexToBytes } from '@ethereumjs/util'
+import { RLP } from '@ethereumjs/rlp'
 import { keccak256, toHex, type Address, type Hex } from 'viem'
 import { EngineError } from '../errors.js'
 import { feeFields } from '../execution/validateTx.js'
@@ -38,17 +38,16 @@ export async function acceptRawTransaction(
   if (bytes[0] === TransactionType.BlobEIP4844) {
     throw invalid('transaction type not supported: blob transactions (EIP-4844) are not accepted by a fork')
   }
+  // the chain id is read before decoding: ethereumjs refuses another chain's tx with its own text
+  const txChain = chainIdOf(bytes)
+  if (txChain !== undefined && txChain !== BigInt(chainId)) {
+    throw invalid(`invalid sender: invalid chain id for signer: have ${txChain} want ${chainId}`)
+  }
   let tx: TypedTransaction
   try {
     tx = createTxFromRLP(bytes, { common })
   } catch (e) {
     throw invalid(`rlp: ${(e as Error).message.split(' (tx type')[0]}`)
-  }
-  if (tx.supports(Capability.EIP155ReplayProtection) || tx.type !== TransactionType.Legacy) {
-    const txChain = (tx as { chainId?: bigint }).chainId ?? (tx.type === TransactionType.Legacy ? legacyChainId(tx) : undefined)
-    if (txChain !== undefined && txChain !== BigInt(chainId)) {
-      throw invalid(`invalid sender: invalid chain id for signer: have ${txChain} want ${chainId}`)
-    }
   }
   let from: Address
   try {
@@ -60,11 +59,19 @@ export async function acceptRawTransaction(
   return { tx, entry: { raw: raw.toLowerCase() as Hex, from, hash: toHex(tx.hash()), impersonated: false } }
 }
 
-/** a legacy tx's EIP-155 chain id from v (undefined: unprotected) */
-function legacyChainId(tx: TypedTransaction): bigint | undefined {
-  const v = tx.v
-  if (v === undefined || v === 27n || v === 28n) return undefined
-  return (v - 35n) / 2n
+/** a signed tx's chain id: a typed tx's first field, a legacy tx's EIP-155 v (undefined: unprotected or unreadable) */
+function chainIdOf(bytes: Uint8Array): bigint | undefined {
+  try {
+    const typed = bytes[0]! <= 0x7f
+    const fields = RLP.decode(typed ? bytes.subarray(1) : bytes) as Uint8Array[]
+    const raw = typed ? fields[0] : fields[6]
+    if (!(raw instanceof Uint8Array)) return undefined
+    const n = raw.length ? bytesToBigInt(raw) : 0n
+    if (typed) return n
+    return n === 27n || n === 28n ? undefined : (n - 35n) / 2n
+  } catch {
+    return undefined
+  }
 }
 
 /** geth's txpool checks against the head state (core/txpool/validation.go) */
