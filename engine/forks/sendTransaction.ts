@@ -16,8 +16,7 @@ import {
   type TypedTransaction,
 } from '@ethereumjs/tx'
 import { bytesToBigInt, hexToBytes } from '@ethereumjs/util'
-import { RLP } from '@ethereumjs/rlp'
-import { keccak256, toHex, type Address, type Hex } from 'viem'
+import { fromRlp, keccak256, toHex, type Address, type Hex } from 'viem'
 import { EngineError } from '../errors.js'
 import { feeFields } from '../execution/validateTx.js'
 import type { OverlayStateManager } from '../state/index.js'
@@ -63,7 +62,7 @@ export async function acceptRawTransaction(
 function chainIdOf(bytes: Uint8Array): bigint | undefined {
   try {
     const typed = bytes[0]! <= 0x7f
-    const fields = RLP.decode(typed ? bytes.subarray(1) : bytes) as Uint8Array[]
+    const fields = fromRlp(typed ? bytes.subarray(1) : bytes, 'bytes') as Uint8Array[]
     const raw = typed ? fields[0] : fields[6]
     if (!(raw instanceof Uint8Array)) return undefined
     const n = raw.length ? bytesToBigInt(raw) : 0n
