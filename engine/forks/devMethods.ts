@@ -82,7 +82,12 @@ async function pendingNonce(view: ForkView, from: Address, state?: OverlayStateM
  * Mines `count` blocks on the view's head (the first takes the ready pool transactions, in
  * sender-nonce order); the new record and blocks to commit.
  */
-async function mine(deps: DevDeps, view: ForkView, count: number, opts: { interval?: bigint; timestamp?: bigint; extra?: PoolTx[]; onInvalid?: 'throw' | 'skip' } = {}) {
+async function mine(
+  deps: DevDeps,
+  view: ForkView,
+  count: number,
+  opts: { interval?: bigint; timestamp?: bigint; extra?: PoolTx[]; onInvalid?: 'throw' | 'skip'; oneTx?: boolean } = {},
+) {
   const { limits } = deps.forks
   const have = Number(headNumber(view) - view.base.header.number)
   if (have + count > limits.maxBlocks) {
@@ -95,7 +100,9 @@ async function mine(deps: DevDeps, view: ForkView, count: number, opts: { interv
   for (let i = 0; i < count; i++) {
     const first = i === 0
     const candidates = first ? [...(opts.extra ?? []), ...record.pool] : []
-    const txs = first ? await readyOrder(cur, candidates) : { ready: [], waiting: [] }
+    const all = first ? await readyOrder(cur, candidates) : { ready: [], waiting: [] }
+    // automine: one transaction a block, the rest of what is ready stays for the next
+    const txs = opts.oneTx ? { ready: all.ready.slice(0, 1), waiting: [...all.ready.slice(1), ...all.waiting] } : all
     const timestamp = first ? (opts.timestamp ?? nextTimestamp(cur)) : lastTs(cur) + (opts.interval ?? 1n)
     const { block } = await mineForkBlock(cur, txs.ready, { timestamp, baseFee: first && record.nextBaseFee !== null ? BigInt(record.nextBaseFee) : undefined, onInvalid: opts.onInvalid ?? 'skip' })
     const size = JSON.stringify(block).length
@@ -334,8 +341,15 @@ async function submit(deps: DevDeps, view: ForkView, entry: PoolTx, nonce: bigin
   if (!view.record.automine || nonce > stateNonce) {
     return { record: { ...view.record, pool: [...view.record.pool, entry] }, result: entry.hash }
   }
-  const mined = await mine(deps, view, 1, { extra: [entry], onInvalid: 'throw' })
-  return { record: mined.record, blocks: mined.blocks, result: entry.hash }
+  // automine, as Anvil: the transaction in a block of its own, then each one it made ready (a
+  // gap in a sender's nonces filled) in the next blocks
+  let mined = await mine(deps, view, 1, { extra: [entry], onInvalid: 'throw', oneTx: true })
+  const blocks = [...mined.blocks]
+  while ((await readyOrder(mined.view, mined.record.pool)).ready.length > 0) {
+    mined = await mine(deps, mined.view, 1, { oneTx: true })
+    blocks.push(...mined.blocks)
+  }
+  return { record: mined.record, blocks, result: entry.hash }
 }
 
 export interface ForkDump {
