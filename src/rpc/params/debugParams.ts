@@ -12,7 +12,7 @@
  * const block = parseBlockRef(params[1] ?? 'latest', 1)
  */
 import type { Address, Hex } from 'viem'
-import type { CallInput } from '../../../engine/execution/types.js'
+import type { CallInput } from '../../../engine/types.js'
 import type { AccountOverride, BlockOverrides, BlockRef, BlockTag, StateOverrides } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 

@@ -4,13 +4,13 @@
  * real clients (viem, ethers, cast) at the forks it creates.
  */
 import { loadConfig, type ServiceConfig } from '../../../config/loadConfig.js'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../engine/index.js'
 import type { ForkStore } from '../../../engine/forks/types.js'
 import type { Engine } from '../../../engine/types.js'
 import { createApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/logger.js'
-import { listen } from '../../../src/server.js'
+import { listen } from '../../../host/server.js'
 
 export interface ForkApp {
   url: string

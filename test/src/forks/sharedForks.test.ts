@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPublicClient, createWalletClient, http, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { foundry } from 'viem/chains'
-import { createRedisForkStore } from '../../../engine/cache/redisForkStore.js'
+import { createRedisForkStore } from '../../../host/cache/redisForkStore.js'
 import { startForkApp, type ForkApp } from './forkApp.js'
 
 const REDIS_URL = process.env.REDIS_URL
