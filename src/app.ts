@@ -41,6 +41,7 @@ import { isRpcPath, maskRpcPath, rpcPathToken } from './rpc/pathToken.js'
 import { registerRpc, rpcHttpError, scrubber } from './rpc/route.js'
 import { registerUi, uiPaths } from './routes/ui.js'
 import { registerForks } from './routes/forks.js'
+import { registerForkRest } from './routes/forkRest.js'
 import { registerForkRpc } from './rpc/forkRoute.js'
 
 export interface CreateAppOptions {
@@ -108,6 +109,7 @@ export function createApp({ config, engine, cache, logger, rateLimitCounter }: C
   registerTrace(app, ctx)
   registerRpc(app, { engine, config, logger })
   registerForks(app, ctx)
+  registerForkRest(app, ctx, errors.onError)
   registerForkRpc(app, { engine, config, logger })
   registerExplorer(app, { version })
   registerUi(app)
