@@ -349,7 +349,7 @@ async function submit(deps: DevDeps, view: ForkView, entry: PoolTx, nonce: bigin
     mined = await mine(deps, mined.view, 1, { oneTx: true })
     blocks.push(...mined.blocks)
   }
-  return { record: mined.record, blocks, result: entry.hash }
+  return { record: mined.record, blocks, result: entry.hash, view: mined.view }
 }
 
 export interface ForkDump {

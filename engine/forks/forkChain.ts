@@ -74,6 +74,7 @@ export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBl
   const common = base.chain.commonAt({ ...base.header, number, timestamp: base.header.timestamp })
   const ethHeader = createBlockHeaderFromRLP(hexToBytes(stored.header), { common, setHardfork: false })
   const header = headerInfo(ethHeader)
+  // one Common for the block's transactions (a copy per transaction costs more than decoding it)
   const txCommon = base.chain.commonAt(header)
   const transactions = stored.txs.map((t, index) => ({ tx: decodePoolTx(txCommon, t), from: t.from, hash: t.hash, blockNumber: number, index }))
   const receipts: DevnetReceipt[] = stored.receipts.map((r, i) => ({
@@ -158,8 +159,4 @@ export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.c
     async close() {},
   }
   return chain
-}
-
-export function dummyAddress(a: string): Address {
-  return a.toLowerCase() as Address
 }

@@ -43,7 +43,8 @@ export interface ForkServiceOptions {
   limits: ForkLimits
 }
 
-export type Change<T> = (view: ForkView) => Promise<{ record: ForkRecord; blocks?: StoredBlock[]; result: T }>
+/** a change: the new record, the blocks it appends, its answer; `view`: those blocks already decoded */
+export type Change<T> = (view: ForkView) => Promise<{ record: ForkRecord; blocks?: StoredBlock[]; result: T; view?: ForkView }>
 
 export interface ForkService {
   create(params: CreateForkParams): Promise<ForkInfo>
@@ -219,13 +220,14 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
       const run = async (): Promise<T> => {
         for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
           const view = await service.view(id)
-          const { record, blocks = [], result } = await change(view)
+          const { record, blocks = [], result, view: after } = await change(view)
           const next: ForkRecord = { ...record, version: view.record.version + 1 }
           if (await store.commit(id, view.record.version, next, blocks)) {
             const stored = { record: next, expiresAt: Date.now() + next.ttlSeconds * 1000 }
             // blocks up to the new head are unchanged unless the fork point moved (anvil_reset)
             const sameBase = next.forkBlockNumber === view.record.forkBlockNumber
-            await buildView(stored, sameBase ? view.base : await openBase(next), sameBase ? view.blocks : [], blocks)
+            if (sameBase && after) await buildView(stored, view.base, after.blocks)
+            else await buildView(stored, sameBase ? view.base : await openBase(next), sameBase ? view.blocks : [], blocks)
             return result
           }
           // another instance changed the fork first: run the change again on its result
