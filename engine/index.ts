@@ -25,6 +25,7 @@ import { readChain } from './reads/chainReads.js'
 import { runCall } from './simulation/call.js'
 import { estimateGas } from './simulation/estimateGas.js'
 import { simulate } from './simulation/simulate.js'
+import { previewSignature } from './preview/signature/previewSignature.js'
 import { simulateSteps } from './simulation/simulateSteps.js'
 import { simulateV1 } from './simulateV1/simulateV1.js'
 import { loadSimulation } from './simulation/simulationStore.js'
@@ -107,6 +108,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
 
   return {
     ...own,
+    previewSignature: (params) => guard(chain, (d) => previewSignature(d, params)),
     createFork: (params) => guard(chain, () => forks.create(params)),
     getFork: (forkId) => guard(chain, () => forks.get(forkId)),
     listForks: () => guard(chain, () => forks.list()),

@@ -10,7 +10,7 @@
  * block whose state is held would otherwise send these reads in a round trip of their own.
  *
  * An answer the node gives as a revert is "no such method" (a pool, a router); any other failure
- * keeps nothing, and the reader reads that token itself after the run, as before.
+ * keeps nothing, and the reader reads that token itself after the run.
  */
 import { toHex, type Address, type Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
@@ -41,8 +41,12 @@ export function tokenMetadataSideReads(store: CacheStore, chainId: number, sende
           (out) => ({ out }),
           (e: unknown) => (reverted(e) ? { out: undefined } : undefined),
         )
-        const [symbol, decimals] = await Promise.all([read(TOKEN_INFO_SELECTORS.symbol), read(TOKEN_INFO_SELECTORS.decimals)])
-        if (symbol && decimals) await rememberTokenInfo(cache, token, tokenInfoOf(symbol.out, decimals.out))
+        const [symbol, decimals, name] = await Promise.all([
+          read(TOKEN_INFO_SELECTORS.symbol),
+          read(TOKEN_INFO_SELECTORS.decimals),
+          read(TOKEN_INFO_SELECTORS.name),
+        ])
+        if (symbol && decimals && name) await rememberTokenInfo(cache, token, tokenInfoOf(symbol.out, decimals.out, name.out))
       })).then(() => undefined)
   }
 }
