@@ -13,7 +13,7 @@
  */
 import type { Address, Hex } from 'viem'
 import type { CallInput } from '../../../engine/execution/types.js'
-import type { AccountOverride, BlockOverrides, BlockRef, BlockTag, StateOverrides } from '../../../engine/types.js'
+import type { AccountOverride, BlockRef, BlockTag, StateOverrides } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 
 const UINT64_MAX = (1n << 64n) - 1n
@@ -177,53 +177,6 @@ function parseSlots(v: unknown, index: number, path: string): Record<Hex, Hex> {
   if (!isObject(v)) throw invalidArgument(index, `${path}: expected an object of 32-byte slot → 32-byte value`)
   const out: Record<Hex, Hex> = {}
   for (const [slot, value] of Object.entries(v)) out[parseWord(slot, index, `${path}.${slot}`)] = parseWord(value, index, `${path}.${slot}`)
-  return out
-}
-
-/**
- * Block overrides under the names geth (`override.BlockOverrides`) and Erigon/reth (`blockOverride`
- * of debug_traceCallMany bundles) use: number|blockNumber, time|timestamp, gasLimit,
- * feeRecipient|coinbase, prevRandao|random, baseFeePerGas|baseFee, blobBaseFee. The fields the
- * engine cannot apply (difficulty, beaconRoot, withdrawals, blockHash) are refused.
- */
-const BLOCK_FIELDS: Record<string, keyof BlockOverrides> = {
-  number: 'number',
-  blockNumber: 'number',
-  time: 'time',
-  timestamp: 'time',
-  gasLimit: 'gasLimit',
-  feeRecipient: 'coinbase',
-  coinbase: 'coinbase',
-  prevRandao: 'prevRandao',
-  random: 'prevRandao',
-  baseFeePerGas: 'baseFee',
-  baseFee: 'baseFee',
-  blobBaseFee: 'blobBaseFee',
-}
-const BLOCK_UNSUPPORTED: Record<string, string> = {
-  // geth's words for the two it refuses on a single call (override.BlockOverrides.Apply)
-  beaconRoot: 'block override "beaconRoot" is not supported for this RPC method',
-  withdrawals: 'block override "withdrawals" is not supported for this RPC method',
-  difficulty: 'block override "difficulty" is not supported here (post-merge blocks have none)',
-  blockHash: 'block override "blockHash" is not supported here',
-}
-
-export function parseBlockOverrides(v: unknown, index: number, path = 'blockOverrides'): BlockOverrides | undefined {
-  if (v === undefined || v === null) return undefined
-  if (!isObject(v)) throw invalidArgument(index, `${path}: expected a block overrides object`)
-  const out: BlockOverrides = {}
-  for (const [key, value] of Object.entries(v)) {
-    if (value === undefined || value === null) continue
-    const unsupported = BLOCK_UNSUPPORTED[key]
-    if (unsupported) throw invalidArgument(index, `${at(path, key)}: ${unsupported}`)
-    const field = BLOCK_FIELDS[key]
-    if (!field) throw invalidArgument(index, `${at(path, key)}: unknown field (accepted: ${Object.keys(BLOCK_FIELDS).join(', ')})`)
-    if (out[field] !== undefined) throw invalidArgument(index, `${at(path, key)}: ${field} is given twice`)
-    const p = at(path, key)
-    if (field === 'coinbase') out.coinbase = parseAddress(value, index, p)
-    else if (field === 'prevRandao') out.prevRandao = parseHash(value, index, p)
-    else out[field] = parseQuantity(value, index, p, field === 'number' || field === 'time' || field === 'gasLimit' ? UINT64_MAX : UINT256_MAX)
-  }
   return out
 }
 

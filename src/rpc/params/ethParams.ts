@@ -197,28 +197,3 @@ function slots(v: unknown, index: number, field: string): Record<Hex, Hex> {
   return out
 }
 
-/** geth BlockOverrides; difficulty, beaconRoot and withdrawals are refused (the engine cannot apply them) */
-export function blockOverridesArg(v: unknown, index: number): BlockOverrides | undefined {
-  if (v === undefined || v === null) return undefined
-  if (!isObject(v)) throw invalidArgument(index, 'block override object expected')
-  const out: BlockOverrides = {}
-  for (const [k, val] of Object.entries(v)) {
-    if (val === null || val === undefined) continue
-    switch (k) {
-      case 'number': out.number = quantity(val, index, k, UINT64_MAX); break
-      case 'time': out.time = quantity(val, index, k, UINT64_MAX); break
-      case 'gasLimit': out.gasLimit = quantity(val, index, k, UINT64_MAX); break
-      case 'feeRecipient': out.coinbase = address(val, index, k); break
-      case 'prevRandao': out.prevRandao = word(val, index, k); break
-      case 'baseFeePerGas': out.baseFee = quantity(val, index, k); break
-      case 'blobBaseFee': out.blobBaseFee = quantity(val, index, k); break
-      case 'difficulty':
-      case 'beaconRoot':
-      case 'withdrawals':
-        throw invalidArgument(index, `${k}: this block override is not supported by this endpoint`)
-      default:
-        throw invalidArgument(index, `unknown field ${JSON.stringify(k)}`)
-    }
-  }
-  return out
-}

@@ -160,21 +160,3 @@ export function accountOverridesParam(r: ParamReader, v: unknown, path: string):
   return out
 }
 
-/** geth's BlockOverrides as eth_simulateV1 takes them (feeRecipient, baseFeePerGas, …) */
-export function blockOverridesParam(r: ParamReader, v: unknown, path: string): BlockOverrides {
-  const o = r.object(v, path, ['number', 'time', 'gasLimit', 'feeRecipient', 'prevRandao', 'baseFeePerGas', 'blobBaseFee', 'difficulty', 'beaconRoot', 'withdrawals'])
-  for (const unsupported of ['beaconRoot', 'withdrawals'] as const) {
-    if (o[unsupported] !== undefined && o[unsupported] !== null) throw r.fail(`${path}.${unsupported}`, `block override ${unsupported} is not supported for this RPC method`)
-  }
-  const out: BlockOverrides = {}
-  if (o.number !== undefined && o.number !== null) out.number = r.quantity(o.number, `${path}.number`)
-  if (o.time !== undefined && o.time !== null) out.time = r.quantity(o.time, `${path}.time`, r.UINT64_MAX)
-  if (o.gasLimit !== undefined && o.gasLimit !== null) out.gasLimit = r.quantity(o.gasLimit, `${path}.gasLimit`, r.UINT64_MAX)
-  if (o.feeRecipient !== undefined && o.feeRecipient !== null) out.coinbase = r.address(o.feeRecipient, `${path}.feeRecipient`)
-  if (o.prevRandao !== undefined && o.prevRandao !== null) out.prevRandao = r.hash(o.prevRandao, `${path}.prevRandao`)
-  if (o.baseFeePerGas !== undefined && o.baseFeePerGas !== null) out.baseFee = r.quantity(o.baseFeePerGas, `${path}.baseFeePerGas`)
-  if (o.blobBaseFee !== undefined && o.blobBaseFee !== null) out.blobBaseFee = r.quantity(o.blobBaseFee, `${path}.blobBaseFee`)
-  // geth: difficulty is a no-op after the merge; it is read (so it is valid) and has no effect
-  if (o.difficulty !== undefined && o.difficulty !== null) r.quantity(o.difficulty, `${path}.difficulty`)
-  return out
-}

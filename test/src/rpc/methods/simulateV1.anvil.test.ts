@@ -87,6 +87,8 @@ const requests: [string, unknown][] = [
   ['logs and a forwarded value with traceTransfers', { blockStateCalls: [{ stateOverrides: { [C0]: { balance: '0x100' }, [C1]: { code: EMIT_AND_FORWARD } }, calls: [{ from: C0, to: C1, value: '0x10' }, { from: C0, to: C1, value: '0x20' }] }], traceTransfers: true }],
   ['out of gas', { blockStateCalls: [{ stateOverrides: { [C2]: { code: COUNTER_CODE } }, calls: [{ from: C0, to: C2, gas: '0x5300' }] }] }],
   ['validation with a base fee override', { blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0xf' }, stateOverrides: { [C0]: { balance: '0xe8d4a51000' } }, calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x2540be400' }, { from: C1, to: C2, maxFeePerGas: '0x10', value: '0x3e8' }] }], validation: true }],
+  // alloy's name for it (reth, cast)
+  ['a base fee override under alloy\'s name', { blockStateCalls: [{ blockOverrides: { baseFee: '0xf' }, stateOverrides: { [C0]: { balance: '0xe8d4a51000' } }, calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x2540be400' }] }], validation: true }],
 ]
 
 describe.runIf(run)('eth_simulateV1 against Anvil', () => {

@@ -185,6 +185,18 @@ describe('eth_simulateV1 on the devnet', () => {
     expect(topicsAndIndices(top!)).toEqual([[[5n, '0x0']], [], [[5n, '0x1']]])
   })
 
+  it("takes alloy's block override names (baseFee, coinbase, timestamp), as reth does; both names of one field are refused", async () => {
+    const calls = [{ from: C0, to: C2 }]
+    const state = { [C2]: { code: BLOCK_INFO_CODE } }
+    const alloy = await simulate({ blockStateCalls: [{ blockOverrides: { baseFee: '0x7', coinbase: C1, timestamp: '0x7fffffff' }, stateOverrides: state, calls }] })
+    const geth = await simulate({ blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0x7', feeRecipient: C1, time: '0x7fffffff' }, stateOverrides: state, calls }] })
+    expect(alloy).toEqual(geth)
+    expect(alloy[0]!.baseFeePerGas).toBe('0x7')
+    expect(alloy[0]!.miner).toBe(C1)
+    const e = await rpcError({ blockStateCalls: [{ blockOverrides: { baseFee: '0x7', baseFeePerGas: '0x7' } }] })
+    expect([e.code, e.message]).toEqual([-32602, 'invalid argument 0: blockStateCalls[0].blockOverrides.baseFeePerGas: baseFee is given twice'])
+  })
+
   it('returnFullTransactions prints geth\'s RPC transactions', async () => {
     const [block] = await simulate({
       blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0xf' }, stateOverrides: { [C0]: { balance: '0xe8d4a51000' } }, calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x3e8' }] }],
