@@ -12,10 +12,9 @@ export type { CallInput } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
 import type { TraceResult, TracerConfig } from '../tracers/config.js'
 
-export type BlockTag = 'latest' | 'earliest' | 'safe' | 'finalized' | 'pending'
-export type BlockSelector = { number: bigint } | { tag: BlockTag }
-/** a block by number, tag or hash (EIP-1898 style; the debug_* methods take all three) */
-export type BlockRef = BlockSelector | { hash: Hex }
+// the block grammar, written once (engine/blockRef.ts): its tags, its parser, `pending` as `latest`
+export { BLOCK_TAGS, BlockRefError, isBlockTag, parseBlockRef, type BlockRef, type BlockRefOptions, type BlockSelector, type BlockTag } from './blockRef.js'
+import type { BlockRef, BlockSelector } from './blockRef.js'
 
 /** decisions §9, normalized to a map keyed by lowercase address */
 export interface AccountOverride {
@@ -152,7 +151,8 @@ export interface StepTraceResult {
 
 export interface AccessListParams {
   call: CallInput
-  block: BlockSelector
+  /** a hash is resolved by the engine (geth eth_createAccessList takes BlockNumberOrHash) */
+  block: BlockRef
   stateOverrides?: StateOverrides
 }
 export interface AccessListResult {
@@ -247,7 +247,8 @@ export type SimulateV1BlockResult = Record<string, unknown> & { calls: SimulateV
 /** eth_call / eth_estimateGas: one call at a block, overrides as geth's 3rd and 4th params */
 export interface CallParams {
   call: CallInput
-  block: BlockSelector
+  /** a hash is resolved by the engine (geth eth_call takes BlockNumberOrHash) */
+  block: BlockRef
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
 }

@@ -20,7 +20,7 @@ async function callParams(params: unknown[], ctx: RpcContext, max: 3 | 4) {
   atMost(params, max)
   const chainId = (await ctx.engine.readChain('eth_chainId', [])) as string
   const call = callArgs(required(params, 0), 0, Number(BigInt(chainId)))
-  const block = await blockArg(ctx, params[1], 1)
+  const block = blockArg(params[1], 1)
   const stateOverrides = stateOverridesArg(params[2], 2)
   const blockOverrides = max === 4 ? parseBlockOverrides(params[3], 3, '') : undefined
   return { call, block, ...(stateOverrides && { stateOverrides }), ...(blockOverrides && { blockOverrides }) }

@@ -13,12 +13,11 @@
  */
 import type { Address, Hex } from 'viem'
 import type { CallInput } from '../../../engine/execution/types.js'
-import type { AccountOverride, BlockRef, BlockTag, StateOverrides } from '../../../engine/types.js'
+import { BlockRefError, parseBlockRef as parseEngineBlockRef, type AccountOverride, type BlockRef, type BlockRefOptions, type BlockSelector, type StateOverrides } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 
 const UINT64_MAX = (1n << 64n) - 1n
 const UINT256_MAX = (1n << 256n) - 1n
-const TAGS: readonly BlockTag[] = ['latest', 'earliest', 'pending', 'safe', 'finalized']
 
 /** a field path for messages: `call.gas`, `stateOverrides.0xab….balance` */
 const at = (path: string, key: string) => (path ? `${path}.${key}` : key)
@@ -68,26 +67,26 @@ export const parseHash = (v: unknown, index: number, path: string): Hex => parse
 /** a 32-byte storage slot or value (geth common.Hash: exactly 32 bytes) */
 const parseWord = (v: unknown, index: number, path: string): Hex => parseHash(v, index, path)
 
+/** the engine's block grammar for every JSON-RPC param: absent is `latest`, a failure `invalid argument N: <path>: <why>` */
+export function blockArgument(v: unknown, index: number, path: string, opts: BlockRefOptions = {}): BlockRef {
+  try {
+    return parseEngineBlockRef(v, opts)
+  } catch (e) {
+    if (e instanceof BlockRefError) throw invalidArgument(index, path ? `${path}: ${e.message}` : e.message)
+    throw e
+  }
+}
+
 /** geth rpc.BlockNumber: a tag or a hex number */
-export function parseBlockNumber(v: unknown, index: number, path = 'block'): BlockRef {
-  if (typeof v !== 'string') throw invalidArgument(index, `${path}: expected a block number or tag string, got ${typeName(v)}`)
-  if ((TAGS as readonly string[]).includes(v)) return { tag: v as BlockTag }
-  return { number: parseQuantity(v, index, path, UINT64_MAX) }
+export function parseBlockNumber(v: unknown, index: number, path = 'block'): BlockSelector {
+  if (v === undefined || v === null) throw invalidArgument(index, `${path}: expected a block number or tag string, got ${typeName(v)}`)
+  return blockArgument(v, index, path, { hash: false }) as BlockSelector
 }
 
 /** geth rpc.BlockNumberOrHash: a tag, a hex number, a block hash, or `{blockNumber}` / `{blockHash, requireCanonical}` */
 export function parseBlockRef(v: unknown, index: number, path = 'block'): BlockRef {
-  if (typeof v === 'string' && v.length === 66) return { hash: parseHash(v, index, path) }
-  if (isObject(v)) {
-    onlyKeys(v, ['blockNumber', 'blockHash', 'requireCanonical'], index, path)
-    if (v.blockNumber !== undefined && v.blockHash !== undefined) throw invalidArgument(index, `${path}: cannot specify both BlockHash and BlockNumber, choose one or the other`)
-    if (v.requireCanonical !== undefined && typeof v.requireCanonical !== 'boolean') throw invalidArgument(index, `${at(path, 'requireCanonical')}: expected a boolean`)
-    // every block this service knows is canonical (a fork reads one upstream chain)
-    if (v.blockHash !== undefined) return { hash: parseHash(v.blockHash, index, at(path, 'blockHash')) }
-    if (v.blockNumber !== undefined) return parseBlockNumber(v.blockNumber, index, at(path, 'blockNumber'))
-    throw invalidArgument(index, `${path}: neither block number nor hash specified`)
-  }
-  return parseBlockNumber(v, index, path)
+  if (v === undefined || v === null) throw invalidArgument(index, `${path}: expected a block number or tag string, got ${typeName(v)}`)
+  return blockArgument(v, index, path)
 }
 
 const CALL_KEYS = ['from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'nonce', 'data', 'input', 'accessList', 'chainId', 'type'] as const

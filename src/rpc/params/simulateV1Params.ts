@@ -8,12 +8,12 @@
  * r.quantity('0x1a', 'blockStateCalls[0].calls[0].gas') // 26n
  */
 import type { Address, Hex } from 'viem'
-import type { AccountOverride, BlockOverrides, BlockSelector, BlockTag, CallInput } from '../../../engine/types.js'
+import type { AccountOverride, BlockSelector, CallInput } from '../../../engine/types.js'
 import { invalidArgument } from '../rpcError.js'
+import { blockArgument } from './debugParams.js'
 
 const UINT64_MAX = (1n << 64n) - 1n
 const UINT256_MAX = (1n << 256n) - 1n
-const TAGS: readonly BlockTag[] = ['latest', 'earliest', 'safe', 'finalized', 'pending']
 
 export type ParamReader = ReturnType<typeof paramReader>
 
@@ -66,11 +66,7 @@ export function paramReader(index: number) {
 
 /** a block tag or number (`latest` when absent); a block hash is refused by name */
 export function blockParam(v: unknown, index: number): BlockSelector {
-  const r = paramReader(index)
-  if (v === undefined || v === null) return { tag: 'latest' }
-  if (typeof v === 'string' && (TAGS as readonly string[]).includes(v)) return { tag: v as BlockTag }
-  if (typeof v === 'string') return { number: r.quantity(v, '', UINT64_MAX) }
-  throw r.fail('', 'expected a block number or tag (latest, earliest, safe, finalized, pending); a block hash is not supported here')
+  return blockArgument(v, index, '', { hash: false }) as BlockSelector
 }
 
 const CALL_FIELDS = [
