@@ -16,7 +16,7 @@
  */
 import type { Address, Hex } from 'viem'
 import { encodeFunctionData, type Abi } from 'viem'
-import { createMemoryCacheStore } from '../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { createTokenInfoReader, decodeLogs } from '../engine/decoding/index.js'
 import { executeCall } from '../engine/execution/executeTransaction.js'
 import { createEngine } from '../engine/index.js'

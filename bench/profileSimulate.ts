@@ -4,7 +4,7 @@
  * .cpuprofile in Chrome DevTools. Amounts vary per call, so nothing is answered from a cache.
  */
 import { encodeFunctionData, type Address } from 'viem'
-import { createMemoryCacheStore } from '../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { DEV_ACCOUNTS } from '../engine/devnet/accounts.js'
 import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../engine/devnet/demoTransactions.js'
 import { createEngine } from '../engine/index.js'

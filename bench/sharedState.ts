@@ -9,8 +9,8 @@
  * The services are started by the caller (bench/run.ts), as `npm start` runs them.
  */
 import type { Hex } from 'viem'
-import { redisServerBinary, startRedisServer } from '../test/engine/cache/redisServer.js'
-import { startCountingProxy } from '../test/engine/workers/countingProxy.js'
+import { redisServerBinary, startRedisServer } from '../test/support/redisServer.js'
+import { startCountingProxy } from '../test/support/countingProxy.js'
 
 /** the table's heading; `BENCH_ONLY=` any part of it runs only this */
 export const SHARED_STATE_ROW = 'a second instance over one Redis, and `latest` with head tracking'

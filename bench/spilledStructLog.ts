@@ -10,9 +10,10 @@
 import { closeSync, readFileSync } from 'node:fs'
 import type { Hex } from 'viem'
 import { FROM, LOOPER, SOLIDITY_LOOP, loopData } from './solidityLoop.js'
-import { createMemoryCacheStore } from '../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { createEngine } from '../engine/index.js'
-import { claimSpilled, SPILL_KEY } from '../engine/spill/spillFiles.js'
+import { SPILL_KEY } from '../engine/spill/spillFiles.js'
+import { claimSpilled } from '../host/spill/spillOwnership.js'
 import type { Engine } from '../engine/types.js'
 
 const TRACES = Number(process.argv[2] ?? 200)

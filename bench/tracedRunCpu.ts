@@ -10,9 +10,9 @@
  * Run: `npx tsx bench/tracedRunCpu.ts [runs]` (default 300 of each, after 60 to warm up).
  */
 import { closeSync, readFileSync } from 'node:fs'
-import { createMemoryCacheStore } from '../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { createEngine } from '../engine/index.js'
-import { claimSpilled } from '../engine/spill/spillFiles.js'
+import { claimSpilled } from '../host/spill/spillOwnership.js'
 import { FROM, LOOPER, SOLIDITY_LOOP, loopData } from './solidityLoop.js'
 
 const RUNS = Number(process.argv[2] ?? 300)

@@ -48,7 +48,7 @@ export const configSchema = z.strictObject({
   cache: z.strictObject({
     url: z.string().min(1),
     simulation_ttl_seconds: positiveInt,
-    /** all in-process caches of the instance together, MiB (engine/cache/memoryBudget.ts) */
+    /** all in-process caches of the instance together, MiB (host/cache/memoryBudget.ts) */
     max_memory_mb: positiveInt,
   }),
   limits: z.strictObject({

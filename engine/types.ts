@@ -7,9 +7,19 @@
 import type { Address, Hex } from 'viem'
 import type { CallInput, ExecutionStatus } from './execution/types.js'
 import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
+import type { CacheStore } from './cache/cacheStore.js'
 
 export type { CallInput } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
+export type { CallTreeConfig } from './decoding/callTree/types.js'
+/** the store the engine reads and writes through (built by the host: host/cache/) */
+export type { CacheStore } from './cache/cacheStore.js'
+/** what the engine throws, and what `src/` maps to statuses and JSON-RPC codes */
+export { EngineError, isEngineError, type EngineErrorCode } from './errors.js'
+/** the chain reads the engine answers (the JSON-RPC layer forwards no other method) */
+export { READ_METHODS } from './reads/readMethods.js'
+/** the key of a spilled-file handle in a result (the host claims the file: host/spill/) */
+export { SPILL_KEY, type SpilledJson } from './spill/spillFiles.js'
 import type { TraceResult, TracerConfig } from '../tracers/config.js'
 
 // the block grammar, written once (engine/blockRef.ts): its tags, its parser, `pending` as `latest`
@@ -310,6 +320,33 @@ export interface Engine {
   close(): Promise<void>
 }
 
+/**
+ * The engine's operations by name, written once next to their signatures: a pool forwards these
+ * and a worker thread serves these (host/workers/, host/protocol.ts); `close` is each holder's
+ * own. The compiler ties the list to Engine both ways: a name here that Engine lacks, or a method
+ * of Engine missing here, is a type error.
+ */
+export const ENGINE_OPERATIONS = [
+  'simulate',
+  'simulateSteps',
+  'getSimulation',
+  'accessList',
+  'traceTransaction',
+  'traceCall',
+  'traceCallMany',
+  'simulateV1',
+  'traceBlock',
+  'call',
+  'estimateGas',
+  'readChain',
+  'health',
+] as const satisfies readonly Exclude<keyof Engine, 'close'>[]
+export type EngineOperation = (typeof ENGINE_OPERATIONS)[number]
+/** the operations of an Engine, without `close` */
+export type EngineOperations = Pick<Engine, EngineOperation>
+// compiles only while every method of Engine but close is listed above
+true satisfies [Exclude<keyof Engine, EngineOperation | 'close'>] extends [never] ? true : { unlisted: Exclude<keyof Engine, EngineOperation | 'close'> }
+
 export interface EngineOptions {
   /** empty/undefined: the embedded devnet */
   rpcUrl?: string
@@ -321,7 +358,7 @@ export interface EngineOptions {
   devnetImport?: import('./devnet/importedDevnet.js').ImportedDevnetOptions
   /** ethereumjs hardfork name; undefined: devnet newest fully supported, fork follows upstream */
   hardfork?: string
-  cache: import('./cache/cacheStore.js').CacheStore
+  cache: CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint
   /** upstream request timeout, ms (per HTTP attempt) */
@@ -335,7 +372,7 @@ export interface EngineOptions {
   headMaxAgeMs?: number
   maxStructLogSteps: number
   simulationTtlSeconds: number
-  /** bound of the fork-state hot layer, bytes (part of cache.max_memory_mb: engine/cache/memoryBudget.ts) */
+  /** bound of the fork-state hot layer, bytes (part of cache.max_memory_mb: host/cache/memoryBudget.ts) */
   forkCacheBytes?: number
   /**
    * Long struct logs are written to temporary files as they run and come back as handles

@@ -20,7 +20,7 @@ const lock = join(root, '.build-lock')
 const dist = join(root, 'dist')
 const stamp = join(dist, '.build-stamp')
 const ifStale = process.argv.includes('--if-stale')
-const SOURCES = ['src', 'engine', 'tracers', 'config', 'package.json', 'tsconfig.json', 'tsconfig.build.json']
+const SOURCES = ['src', 'host', 'engine', 'tracers', 'config', 'package.json', 'tsconfig.json', 'tsconfig.build.json']
 
 const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 const alive = (pid) => {

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { loadConfig } from '../config/loadConfig.js'
-import { createMemoryCacheStore } from '../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { createEngine } from '../engine/index.js'
 import { createApp } from '../src/app.js'
 import { createLogger } from '../src/logger.js'
-import { listen } from '../src/server.js'
+import { listen } from '../host/server.js'
 
 const DEMO_TRANSFER_TX = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e42e81c7fda23b'
 

@@ -1,6 +1,6 @@
 /**
  * The app factory: the OpenAPIHono app with every middleware and route, over an Engine and a
- * CacheStore given by the caller (main.ts builds real ones; tests may pass their own), so tests
+ * CacheStore given by the caller (host/instance.ts builds real ones; tests may pass their own), so tests
  * start it on a free port with @hono/node-server.
  *
  * Middleware order and why:
@@ -16,7 +16,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { packageVersion } from '../config/projectRoot.js'
 import type { ServiceConfig } from '../config/loadConfig.js'
-import type { CacheStore } from '../engine/cache/cacheStore.js'
+import type { CacheStore } from '../engine/types.js'
 import type { Engine } from '../engine/types.js'
 import { ApiError } from './errors/apiError.js'
 import { createErrorHandler } from './errors/errorHandler.js'
@@ -46,7 +46,7 @@ export interface CreateAppOptions {
   engine: Engine
   cache: CacheStore
   logger: HttpLogger
-  /** where the rate limit counts (default: `cache`; an HTTP process of several: src/cluster/leasedCounter.ts) */
+  /** where the rate limit counts (default: `cache`; an HTTP process of several: host/cluster/leasedCounter.ts) */
   rateLimitCounter?: Pick<CacheStore, 'increment'>
 }
 

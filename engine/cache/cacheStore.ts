@@ -13,7 +13,7 @@ export interface CacheStore {
   /**
    * Atomically adds `by` (default 1) to a counter that lives `windowSeconds` from its first
    * increment; returns the new count and the seconds until the window resets (fixed-window rate
-   * limiting; `by` > 1 reserves several counts at once: src/cluster/leasedCounter.ts).
+   * limiting; `by` > 1 reserves several counts at once: host/cluster/leasedCounter.ts).
    */
   increment(key: string, windowSeconds: number, by?: number): Promise<{ count: number; resetSeconds: number }>
   /** true when the store answers now (health reports `degraded` otherwise) */

@@ -16,7 +16,7 @@ const ID_PATTERN = /^sim_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-
 const KEY_PREFIX = 'sim:'
 const keyOf = (id: string) => `${KEY_PREFIX}${id}`
 
-/** a stored simulation's cache key (several HTTP processes keep these where they ran: src/cluster/) */
+/** a stored simulation's cache key (several HTTP processes keep these where they ran: host/cluster/) */
 export const isSimulationKey = (key: string): boolean => key.startsWith(KEY_PREFIX)
 
 export function newSimulationId(): string {

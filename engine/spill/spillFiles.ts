@@ -4,15 +4,15 @@
  * logger writes its JSON text into a sink (tracers/structLogger.ts); the sink here is a file. A
  * finished file travels as a handle `{"$spilledJson": path}` in place of the value it stands for
  * (it crosses the worker boundary as a plain object), and the front door splices the file's bytes
- * into the answer where the handle is (src/respond/jsonAnswer.ts, through claimSpilled).
+ * into the answer where the handle is (src/respond/jsonAnswer.ts, through host/spill/spillOwnership.ts).
  *
  * Layout: `<os tmpdir>/evm-sim-spill-<pid>/<owner>/<128-bit random hex>.json`. Each engine (the
  * in-process one, each worker thread of a pool, each restart of a worker) writes under its own
  * `owner` directory, so whoever outlives it can remove all it left: the pool removes a worker's
  * directory when the worker exits (crash, timeout, close), an engine its own on close. A run that
  * fails deletes the files it wrote (SpillSession.discard). What no one claimed (an answer whose
- * request is gone) is deleted by age (sweepOldSpills), and the directories of a process that died
- * are deleted at the next start (sweepStaleSpills).
+ * request is gone) is deleted by age, and the directories of a process that died are deleted at
+ * the next start: the host does both (host/spill/spillOwnership.ts).
  *
  * Writes are synchronous and in big chunks (the tracer hands over a megabyte at a time): it runs
  * inside the EVM's step hook, and the file is the page cache's until it is read back moments later.
@@ -23,7 +23,7 @@
  * // on failure: spills.discard()
  */
 import { randomBytes } from 'node:crypto'
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { StructLogSink, StructLogSpill } from '../../tracers/structLogger.js'
@@ -47,12 +47,15 @@ export interface SpillOptions {
  * bench/spilledStructLog.ts`: 0.95× the in-memory time at 170 kB, 0.87× at 934 kB) and loses a
  * little for very short ones just past it (1.27× at 82 kB, about a millisecond; 1.06× at 247 kB).
  * In a worker the objects would also cost the main thread a structured-clone copy and a print
- * (engine/workers/workerPool.ts).
+ * (host/workers/workerPool.ts).
  */
 export const DEFAULT_SPILL_THRESHOLD_BYTES = 64 * 2 ** 10
-const ROOT_PREFIX = 'evm-sim-spill-'
-const FILE_NAME = /^[0-9a-f]{32}\.json$/
-const OWNER_NAME = /^[A-Za-z0-9_-]{1,64}$/
+/** the spill root of a process is `<os tmpdir>/<prefix><pid>` */
+export const SPILL_ROOT_PREFIX = 'evm-sim-spill-'
+/** the name of a spilled file: 128 random bits */
+export const SPILL_FILE_NAME = /^[0-9a-f]{32}\.json$/
+/** the name of an owner's directory */
+export const SPILL_OWNER_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
 let root: string | undefined
 
@@ -61,7 +64,7 @@ let root: string | undefined
  * traced run asks, and `os.tmpdir()` reads the environment each time (0.5% of a traced swap)
  */
 export function spillRoot(): string {
-  root ??= join(tmpdir(), `${ROOT_PREFIX}${process.pid}`)
+  root ??= join(tmpdir(), `${SPILL_ROOT_PREFIX}${process.pid}`)
   return root
 }
 
@@ -116,7 +119,7 @@ function openFileSink(dir: string): FileSink {
 /** the files of one engine call; without options, struct logs stay in memory */
 export function openSpillSession(opts: SpillOptions | undefined): SpillSession {
   if (!opts) return { structLogSpill: undefined, count: () => 0, discard: () => {} }
-  if (!OWNER_NAME.test(opts.owner)) throw new Error(`spill owner ${JSON.stringify(opts.owner)}: letters, digits, - and _ only`)
+  if (!SPILL_OWNER_NAME.test(opts.owner)) throw new Error(`spill owner ${JSON.stringify(opts.owner)}: letters, digits, - and _ only`)
   const dir = join(spillRoot(), opts.owner)
   const sinks: FileSink[] = []
   return {
@@ -138,77 +141,6 @@ export function openSpillSession(opts: SpillOptions | undefined): SpillSession {
 
 /** deletes everything an engine (an owner) left; for a worker that exited, an engine closed */
 export function removeSpillOwner(owner: string): void {
-  if (!OWNER_NAME.test(owner)) return
+  if (!SPILL_OWNER_NAME.test(owner)) return
   rmSync(join(spillRoot(), owner), { recursive: true, force: true })
-}
-
-/**
- * Front door: takes over a spilled file named in an answer. Only a file of this process's spill
- * root with a random name counts (a handle's path is data: a caller cannot make us read another
- * file by putting such an object in a decoded value); anything else answers undefined. The file is
- * opened and unlinked at once, so from here on nothing is left on disk once the descriptor closes.
- * A handle of ours whose file is gone (its worker was replaced meanwhile) throws.
- */
-export function claimSpilled(path: string): { fd: number; bytes: number } | undefined {
-  const root = spillRoot()
-  if (!path.startsWith(root + '/')) return undefined
-  const rest = path.slice(root.length + 1).split('/')
-  if (rest.length !== 2 || !OWNER_NAME.test(rest[0]!) || !FILE_NAME.test(rest[1]!)) return undefined
-  const fd = openSync(path, 'r')
-  try {
-    const { size } = fstatSync(fd)
-    unlinkSync(path)
-    return { fd, bytes: size }
-  } catch (e) {
-    closeSync(fd)
-    throw e
-  }
-}
-
-/** deletes spilled files older than `maxAgeMs` that nobody claimed (their request went away) */
-export function sweepOldSpills(maxAgeMs: number, now = Date.now()): number {
-  let removed = 0
-  for (const owner of list(spillRoot())) {
-    const dir = join(spillRoot(), owner)
-    for (const name of list(dir)) {
-      const path = join(dir, name)
-      try {
-        if (now - statSync(path).mtimeMs > maxAgeMs) {
-          rmSync(path, { force: true })
-          removed++
-        }
-      } catch {
-        // claimed or removed meanwhile
-      }
-    }
-  }
-  return removed
-}
-
-/** deletes the spill directories of processes that no longer run (killed before they cleaned up) */
-export function sweepStaleSpills(): void {
-  for (const name of list(tmpdir())) {
-    if (!name.startsWith(ROOT_PREFIX)) continue
-    const pid = Number(name.slice(ROOT_PREFIX.length))
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue
-    rmSync(join(tmpdir(), name), { recursive: true, force: true })
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    // EPERM: it runs, as another user
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-function list(dir: string): string[] {
-  try {
-    return readdirSync(dir)
-  } catch {
-    return []
-  }
 }

@@ -7,7 +7,7 @@
  */
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { EngineError } from '../../engine/errors.js'
+import { EngineError } from '../../engine/types.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { ApiError, type ErrorBody } from './apiError.js'
 import { statusByCode, statusForCode, type ApiErrorCode } from './statusTable.js'

@@ -2,7 +2,7 @@
  * The one table from error codes to HTTP statuses (decisions §2). The engine throws codes, never
  * statuses; the HTTP-only codes (auth, rate limit) are raised by middleware.
  */
-import type { EngineErrorCode } from '../../engine/errors.js'
+import type { EngineErrorCode } from '../../engine/types.js'
 
 export type ApiErrorCode = EngineErrorCode | 'AUTHENTICATION_REQUIRED' | 'AUTHENTICATION_INVALID' | 'RATE_LIMIT_EXCEEDED'
 

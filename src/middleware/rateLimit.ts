@@ -9,7 +9,7 @@
  * app.use(rateLimit({ cache, limit: 100, windowSeconds: 60, trustProxy: 0, isExempt: (p) => p === '/v1/health' }))
  */
 import type { MiddlewareHandler } from 'hono'
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../engine/types.js'
 import { ApiError } from '../errors/apiError.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { clientIp } from './clientIp.js'

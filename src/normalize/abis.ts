@@ -3,7 +3,7 @@
  * ABI that viem cannot read is a VALIDATION_ERROR naming the item, never silently skipped.
  */
 import { parseAbi, toEventSignature, toFunctionSignature, type Abi, type AbiEvent, type AbiFunction, type Address } from 'viem'
-import type { CallTreeConfig } from '../../engine/decoding/callTree/types.js'
+import type { CallTreeConfig } from '../../engine/types.js'
 import { joinPath, validationError } from '../errors/apiError.js'
 import { isAcceptableAddress } from '../schemas/primitives.js'
 import { toAddress } from './quantities.js'

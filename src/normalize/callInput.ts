@@ -4,7 +4,7 @@
  * fields not mixed.
  */
 import type { Address } from 'viem'
-import type { CallInput } from '../../engine/execution/types.js'
+import type { CallInput } from '../../engine/types.js'
 import { joinPath, validationError } from '../errors/apiError.js'
 import type { CallObjectInput } from '../schemas/call.js'
 import { toAddress, toData, toQuantity, toWord, UINT64_MAX } from './quantities.js'

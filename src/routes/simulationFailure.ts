@@ -4,7 +4,7 @@
  * `details: {callIndex, revertReason, revertData, contractAddress, simulation}`; nothing is lost.
  */
 import type { Address } from 'viem'
-import type { CallInput } from '../../engine/execution/types.js'
+import type { CallInput } from '../../engine/types.js'
 import type { CallResult, SimulationResult } from '../../engine/types.js'
 import { ApiError } from '../errors/apiError.js'
 

@@ -13,7 +13,7 @@
  * @example
  * const { error, internal } = toRpcErrorObject(err) // { code: -32000, message: 'block 0x99 is beyond …' }
  */
-import { isEngineError } from '../../engine/errors.js'
+import { isEngineError } from '../../engine/types.js'
 import { RpcError } from './rpcError.js'
 
 export interface RpcErrorObject {

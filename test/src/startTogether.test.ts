@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { freePort } from '../support/anvil.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
-const PARTS = ['src', 'engine', 'tracers', 'config', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json']
+const PARTS = ['src', 'host', 'engine', 'tracers', 'config', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json']
 
 describe('two npm start at once in one checkout', () => {
   const children: ChildProcess[] = []

@@ -10,7 +10,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../engine/index.js'
 import { simulateV1Methods } from '../../src/rpc/methods/simulateV1.js'
 import { toRpcErrorObject } from '../../src/rpc/engineErrors.js'

@@ -16,7 +16,7 @@ import type { ChainSource } from '../../engine/chain/types.js'
 import { kzgBackend } from '../../engine/kzg.js'
 import { createTraceService, type TraceService } from '../../engine/trace/traceService.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
-import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createRpcChain } from '../../engine/chain/rpcChain.js'
 import { gethCallFrame, gethPrestate, renumberLogs, withoutCodeHash, type Frame, type Prestate } from './gethRules.js'
 

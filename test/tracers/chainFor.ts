@@ -4,7 +4,7 @@
  * after mining, and a tracked head up to a second old would run ours a block behind Anvil's (head
  * tracking has its own tests).
  */
-import { createMemoryCacheStore } from '../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createRpcChain } from '../../engine/chain/rpcChain.js'
 import type { ChainSource } from '../../engine/chain/types.js'
 

@@ -18,7 +18,7 @@
  * @example
  * const result = await debugMethods.debug_traceTransaction!([hash, { tracer: 'callTracer' }], ctx)
  */
-import { isEngineError } from '../../../engine/errors.js'
+import { isEngineError } from '../../../engine/types.js'
 import type { BlockRef, TraceResult } from '../../../engine/types.js'
 import type { BlockTraceEntry } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'

@@ -3,7 +3,7 @@
  * handler: the engine answers it — from its own state, the devnet's history, or the upstream
  * node with immutable answers cached. By-name params are refused by the door before this.
  */
-import { READ_METHODS } from '../../../engine/reads/readMethods.js'
+import { READ_METHODS } from '../../../engine/types.js'
 import type { RpcMethodTable } from '../types.js'
 
 export const forwardedMethods: RpcMethodTable = Object.fromEntries(

@@ -5,7 +5,7 @@
  * carries the spec's error name (engine/simulateV1/simulateErrors.ts); this table gives its code.
  * Any other EngineError goes to the door's one mapping.
  */
-import { isEngineError } from '../../../engine/errors.js'
+import { isEngineError } from '../../../engine/types.js'
 import type { SimulateV1Block, SimulateV1Params } from '../../../engine/types.js'
 import { RpcError } from '../rpcError.js'
 import type { RpcMethodTable } from '../types.js'

@@ -12,8 +12,7 @@
  * const block = parseBlockRef(params[1] ?? 'latest', 1)
  */
 import type { Address, Hex } from 'viem'
-import type { CallInput } from '../../../engine/execution/types.js'
-import { BlockRefError, parseBlockRef as parseEngineBlockRef, type AccountOverride, type BlockRef, type BlockRefOptions, type BlockSelector, type StateOverrides } from '../../../engine/types.js'
+import { BlockRefError, parseBlockRef as parseEngineBlockRef, type AccountOverride, type BlockRef, type BlockRefOptions, type BlockSelector, type CallInput, type StateOverrides } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 
 const UINT64_MAX = (1n << 64n) - 1n

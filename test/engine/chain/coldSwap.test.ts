@@ -9,11 +9,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeDeployData, encodeFunctionData, type Abi, type Address, type Hex } from 'viem'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../../engine/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { compile } from '../../support/solc.js'
-import { startCountingProxy, type CountingProxy } from '../workers/countingProxy.js'
+import { startCountingProxy, type CountingProxy } from '../../support/countingProxy.js'
 
 const SOURCE = `
 // SPDX-License-Identifier: MIT

@@ -8,10 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Hex } from 'viem'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../../engine/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
-import { startCountingProxy, type CountingProxy } from '../workers/countingProxy.js'
+import { startCountingProxy, type CountingProxy } from '../../support/countingProxy.js'
 
 describe.skipIf(!requireAnvil())('cold trace of a mined transaction', () => {
   let anvil: AnvilInstance

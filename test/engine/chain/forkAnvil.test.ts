@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeDeployData, encodeFunctionData, keccak256, encodeAbiParameters, toHex, type Address, type Hex } from 'viem'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../engine/index.js'
 import type { CallInput, Engine, SimulateParams } from '../../../engine/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeDeployData, encodeFunctionData, type Address, type Hex } from 'viem'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createRpcChain, type RpcChain } from '../../../engine/chain/rpcChain.js'
 import { EngineError } from '../../../engine/errors.js'
 import { createEngine } from '../../../engine/index.js'

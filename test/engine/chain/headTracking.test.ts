@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Address, Hex } from 'viem'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../../engine/index.js'
 import type { SimulateParams } from '../../../engine/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
-import { startCountingProxy, type CountingProxy } from '../workers/countingProxy.js'
+import { startCountingProxy, type CountingProxy } from '../../support/countingProxy.js'
 
 const [A, B, C, D] = DEV_ACCOUNTS as unknown as [Address, Address, Address, Address]
 const ready = requireAnvil()

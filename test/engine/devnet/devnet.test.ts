@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeFunctionData, parseAbi, toHex, type Address, type Hex } from 'viem'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { DEV_ACCOUNTS } from '../../../engine/devnet/accounts.js'
 import { createDevnet, type Devnet } from '../../../engine/devnet/devnetChain.js'
 import { DEMO_NFT_ADDRESS, DEMO_TOKEN_ADDRESS } from '../../../engine/devnet/demoTransactions.js'

@@ -8,7 +8,7 @@
 import { encodeDeployData, encodeFunctionData, decodeFunctionResult, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRpcChain, type RpcChain } from '../../../engine/chain/rpcChain.js'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { EngineError } from '../../../engine/errors.js'
 import { withCallDefaults } from '../../../engine/run/callDefaults.js'
 import { executeCall } from '../../../engine/execution/executeTransaction.js'

@@ -7,7 +7,7 @@
  */
 import { encodeFunctionData, type Address, type Hex } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { DEV_ACCOUNTS } from '../../../engine/devnet/accounts.js'
 import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../../../engine/devnet/demoTransactions.js'
 import { createEngine } from '../../../engine/index.js'

@@ -7,7 +7,7 @@
  */
 import { encodeDeployData, encodeFunctionData, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createRpcChain, type RpcChain } from '../../../engine/chain/rpcChain.js'
 import { EngineError } from '../../../engine/errors.js'
 import { executeCall } from '../../../engine/execution/executeTransaction.js'

@@ -216,7 +216,7 @@ describe('createTokenInfoReader on a real chain', () => {
   })
 
   it('reads each token once per reader and shares results through the cache store by scope', async () => {
-    const { createMemoryCacheStore } = await import('../../../engine/cache/memoryCacheStore.js')
+    const { createMemoryCacheStore } = await import('../../../host/cache/memoryCacheStore.js')
     const store = createMemoryCacheStore()
     const head = BigInt(await anvil!.rpc<string>('eth_blockNumber'))
     let calls = 0
@@ -238,7 +238,7 @@ describe('createTokenInfoReader on a real chain', () => {
   })
 
   it('does not remember a failed read', async () => {
-    const { createMemoryCacheStore } = await import('../../../engine/cache/memoryCacheStore.js')
+    const { createMemoryCacheStore } = await import('../../../host/cache/memoryCacheStore.js')
     const store = createMemoryCacheStore()
     const down = createTokenInfoReader(
       async () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeFunctionData, parseEther, toHex, type Address } from 'viem'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import type { Engine, SimulateParams } from '../../../engine/types.js'
 import { createEngine } from '../../../engine/index.js'
 import { contracts } from '../decoding/contracts.js'

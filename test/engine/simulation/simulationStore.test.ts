@@ -3,7 +3,7 @@
  * (large), and an id that names nothing — or bytes that are neither — reads as nothing.
  */
 import { describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { loadSimulation, newSimulationId, storeSimulation } from '../../../engine/simulation/simulationStore.js'
 import type { SimulationResult } from '../../../engine/types.js'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { authed, startTestApp, type TestApp } from '../support/startTestApp.js'
 
 const path = '/v1/simulations/sim_00000000-0000-4000-8000-0000000000aa'

@@ -8,13 +8,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../../config/loadConfig.js'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../engine/index.js'
 import type { Engine } from '../../../engine/types.js'
-import { startWorkerPool } from '../../../engine/workers/index.js'
+import { startWorkerPool } from '../../../host/workers/index.js'
 import { createApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/logger.js'
-import { listen } from '../../../src/server.js'
+import { listen } from '../../../host/server.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { startHangingUpstream, type HangingUpstream } from '../../support/hangingUpstream.js'
 

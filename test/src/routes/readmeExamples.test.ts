@@ -9,14 +9,14 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../../config/loadConfig.js'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { DEMO_TOKEN_ADDRESS } from '../../../engine/devnet/demoTransactions.js'
 import { createDevnet } from '../../../engine/devnet/devnetChain.js'
 import { createEngine } from '../../../engine/index.js'
 import type { Engine } from '../../../engine/types.js'
 import { createApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/logger.js'
-import { listen, type Listening } from '../../../src/server.js'
+import { listen, type Listening } from '../../../host/server.js'
 
 interface Example {
   path: string

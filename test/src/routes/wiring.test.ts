@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../../config/loadConfig.js'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../engine/index.js'
 import type { Engine } from '../../../engine/types.js'
 import { post, startTestApp, authed, type TestApp } from '../support/startTestApp.js'

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Hex } from 'viem'
 import { requireAnvil, startAnvil, DEV_ACCOUNTS, type AnvilInstance } from '../../support/anvil.js'
-import { startCountingProxy, type CountingProxy } from '../../engine/workers/countingProxy.js'
+import { startCountingProxy, type CountingProxy } from '../../support/countingProxy.js'
 import { startRpcApp, type RpcApp } from './rpcApp.js'
 
 const hasAnvil = requireAnvil()

@@ -2,7 +2,7 @@
  * The real app over real HTTP with a real engine — the embedded devnet, or a fork of `rpcUrl` —
  * for JSON-RPC tests: `rpc()` posts one request or a batch to /v1/rpc with the test token.
  */
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import type { CacheStore } from '../../../engine/cache/cacheStore.js'
 import { createEngine } from '../../../engine/index.js'
 import type { Engine } from '../../../engine/types.js'

@@ -5,8 +5,8 @@
  * answers a JSON-RPC error while a worker computes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
-import { startWorkerPool, type WorkerPoolEngine } from '../../../engine/workers/index.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
+import { startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
 import { startTestApp, post, type TestApp } from '../support/startTestApp.js'
 
 let pool: WorkerPoolEngine

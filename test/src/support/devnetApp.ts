@@ -1,11 +1,11 @@
 /** The real app (createApp) over real HTTP on a free port, over the real engine on the embedded devnet. */
 import { loadConfig } from '../../../config/loadConfig.js'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../engine/index.js'
 import type { Engine } from '../../../engine/types.js'
 import { createApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/logger.js'
-import { listen } from '../../../src/server.js'
+import { listen } from '../../../host/server.js'
 
 export interface DevnetApp {
   engine: Engine

@@ -7,10 +7,10 @@ import { Writable } from 'node:stream'
 import { loadConfig, type ServiceConfig } from '../../../config/loadConfig.js'
 import type { CacheStore } from '../../../engine/cache/cacheStore.js'
 import type { Engine } from '../../../engine/types.js'
-import { createMemoryCacheStore } from '../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/logger.js'
-import { listen, type Listening } from '../../../src/server.js'
+import { listen, type Listening } from '../../../host/server.js'
 import { createTestEngine, type TestEngine } from './testEngine.js'
 
 export interface TestApp {

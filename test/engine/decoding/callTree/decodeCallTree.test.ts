@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeFunctionData, parseAbi, parseEther, type Abi, type Address, type Hex } from 'viem'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../../support/anvil.js'
-import { createMemoryCacheStore } from '../../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../../engine/index.js'
 import type { Engine, TracerConfig } from '../../../../engine/types.js'
 import type { DecodedCallFrame } from '../../../../engine/decoding/callTree/index.js'

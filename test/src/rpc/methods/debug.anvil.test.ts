@@ -9,7 +9,7 @@
 import { encodeDeployData, encodeFunctionData, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../../../config/loadConfig.js'
-import { createMemoryCacheStore } from '../../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../../engine/index.js'
 import type { Engine } from '../../../../engine/types.js'
 import { debugMethods } from '../../../../src/rpc/methods/debug.js'

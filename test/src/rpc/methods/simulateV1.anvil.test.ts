@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Hex } from 'viem'
 import { loadConfig } from '../../../../config/loadConfig.js'
-import { createMemoryCacheStore } from '../../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../../engine/index.js'
 import type { Engine } from '../../../../engine/types.js'
 import { simulateV1Methods } from '../../../../src/rpc/methods/simulateV1.js'

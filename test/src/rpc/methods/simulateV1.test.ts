@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, pad, serializeTransaction, toHex, type Address, type Hex } from 'viem'
 import { loadConfig } from '../../../../config/loadConfig.js'
-import { createMemoryCacheStore } from '../../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../../engine/index.js'
 import type { Engine } from '../../../../engine/types.js'
 import { simulateV1Methods } from '../../../../src/rpc/methods/simulateV1.js'

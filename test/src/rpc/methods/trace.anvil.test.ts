@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeDeployData, encodeFunctionData, toHex, type Address, type Hex } from 'viem'
 import { loadConfig } from '../../../../config/loadConfig.js'
-import { createMemoryCacheStore } from '../../../../engine/cache/memoryCacheStore.js'
+import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../../engine/index.js'
 import type { Engine } from '../../../../engine/types.js'
 import { traceMethods } from '../../../../src/rpc/methods/trace.js'

@@ -1,0 +1,207 @@
+/**
+ * `redis://` / `rediss://` — the cache store shared by every instance and worker (spec §8,
+ * decisions §6 and §11): fork state, stored simulations and the global rate-limit counters.
+ *
+ * Redis is an accelerator, never a dependency of a request: when it is down, unreachable or
+ * stalled, gets are misses, sets are dropped, counters fall back to an in-process window, and
+ * `ping()` answers false (health `degraded`). The client reconnects by itself with backoff and
+ * the store is used again as soon as it is back. Every operation is bounded by `opTimeoutMs`.
+ *
+ * @example
+ * const store = createRedisCacheStore({ url: 'redis://127.0.0.1:6379/0', prefix: 'evmsim:' })
+ * await store.set('k', new Uint8Array([0, 255]), 60)
+ */
+import { createClient, RESP_TYPES } from 'redis'
+import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import { createMemoryCacheStore } from './memoryCacheStore.js'
+
+export interface RedisCacheStoreOptions {
+  /** redis://[user:pass@]host:port/db or rediss://… (TLS) */
+  url: string
+  /** namespace of every key, e.g. 'evmsim:' (default 'evmsim:') */
+  prefix?: string
+  /** upper bound of one operation, ms; a stalled Redis then looks like a miss (default 250) */
+  opTimeoutMs?: number
+  /** TCP connect timeout, ms (default 2000) */
+  connectTimeoutMs?: number
+  /** largest pause between reconnect attempts, ms (default 2000) */
+  maxReconnectDelayMs?: number
+  logger?: { warn(o: object, msg?: string): void; info?(o: object, msg?: string): void }
+}
+
+/**
+ * INCR + first-use EXPIRE + PTTL in one round trip and atomically, so two instances racing on
+ * one client IP never both see the first hit, and a key can never be left without a TTL
+ * (a crash between INCR and EXPIRE would otherwise pin a client at the limit forever).
+ */
+const INCREMENT_SCRIPT = `
+local c = redis.call('INCRBY', KEYS[1], ARGV[2])
+local t = redis.call('PTTL', KEYS[1])
+if c == tonumber(ARGV[2]) or t < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  t = tonumber(ARGV[1])
+end
+return {c, t}`
+
+class RedisTimeoutError extends Error {}
+
+/** the URL without its password (and user), safe for logs and errors */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    if (u.username) u.username = '***'
+    return u.toString()
+  } catch {
+    return '<invalid url>'
+  }
+}
+
+export interface RedisCacheStore extends CacheStore {
+  /** true while connected and answering commands */
+  readonly ready: boolean
+}
+
+export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheStore {
+  const prefix = opts.prefix ?? 'evmsim:'
+  const opTimeoutMs = opts.opTimeoutMs ?? 250
+  const maxDelay = opts.maxReconnectDelayMs ?? 2000
+  const where = redactUrl(opts.url)
+  // counters while Redis is away: per-instance limits are better than no limits at all
+  const fallback = createMemoryCacheStore({ maxBytes: 1024 * 1024 })
+  let closed = false
+
+  const client = createClient({
+    url: opts.url,
+    // while reconnecting, commands fail at once instead of piling up behind a dead socket
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: opts.connectTimeoutMs ?? 2000,
+      reconnectStrategy: (retries) => (closed ? false : Math.min(50 * 2 ** Math.min(retries, 10), maxDelay)),
+    },
+    // binary-safe: bulk strings come back as Buffers, never decoded as UTF-8
+    commandOptions: { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer }, timeout: opTimeoutMs },
+  })
+
+  // One warning per outage, not one per reconnect attempt; never the URL's password.
+  let down = false
+  client.on('error', (err: Error) => {
+    if (!down && !closed) opts.logger?.warn({ cache: where, err: err.message }, 'redis unavailable; cache degraded to misses')
+    down = true
+  })
+  client.on('ready', () => {
+    if (down) opts.logger?.info?.({ cache: where }, 'redis reachable again')
+    down = false
+  })
+  // connect() settles only once connected (or on close); reconnects run by themselves
+  client.connect().catch(() => {})
+
+  const key = (k: string) => prefix + k
+  const toBuffer = (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+  const toBytes = (v: unknown): Uint8Array | undefined =>
+    v instanceof Uint8Array ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : undefined
+
+  // A stalled Redis (socket open, no answers) would cost every request opTimeoutMs: after a few
+  // failures in a row it is skipped for a moment, then one operation tries it again.
+  const BREAK_AFTER_FAILURES = 3
+  const BREAK_MS = 1000
+  let failures = 0
+  let skipUntil = 0
+
+  /**
+   * runs op when Redis is ready, within opTimeoutMs; otherwise (or on any failure) `otherwise`.
+   * `probe` (ping) ignores the pause: health must say what Redis does now.
+   */
+  async function guarded<T>(op: () => Promise<T>, otherwise: () => T | Promise<T>, probe = false): Promise<T> {
+    if (closed || !client.isReady || (!probe && Date.now() < skipUntil)) return otherwise()
+    let timer: NodeJS.Timeout | undefined
+    try {
+      const value = await Promise.race([
+        op(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new RedisTimeoutError()), opTimeoutMs + 50)
+        }),
+      ])
+      failures = 0
+      skipUntil = 0
+      return value
+    } catch (err) {
+      failures++
+      if (failures >= BREAK_AFTER_FAILURES) skipUntil = Date.now() + BREAK_MS
+      // one line per streak, not one per request
+      if (failures === 1 && !down && !closed) {
+        const reason = err instanceof RedisTimeoutError ? 'timeout' : (err as Error).message
+        opts.logger?.warn({ cache: where, err: reason }, 'redis operation failed; treated as a miss')
+      }
+      return otherwise()
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  const setArgs = (k: string, value: Uint8Array, ttlSeconds?: number): Array<string | Buffer> =>
+    ttlSeconds && ttlSeconds > 0
+      ? ['SET', key(k), toBuffer(value), 'PX', String(Math.ceil(ttlSeconds * 1000))]
+      : ['SET', key(k), toBuffer(value)]
+
+  return {
+    get ready() {
+      return client.isReady && !closed
+    },
+    async get(k) {
+      return guarded(async () => toBytes(await client.sendCommand(['GET', key(k)])), () => undefined)
+    },
+    async set(k, value, ttlSeconds) {
+      await guarded(async () => void (await client.sendCommand(setArgs(k, value, ttlSeconds))), () => undefined)
+    },
+    async getMany(keys) {
+      if (keys.length === 0) return []
+      return guarded(
+        async () => {
+          const values = (await client.sendCommand(['MGET', ...keys.map(key)])) as unknown[]
+          return keys.map((_, i) => toBytes(values[i]))
+        },
+        () => keys.map(() => undefined),
+      )
+    },
+    async setMany(entries) {
+      if (entries.length === 0) return
+      await guarded(
+        async () => {
+          // one pipeline (no MULTI: the entries are independent), each with its own TTL
+          const pipeline = client.multi()
+          for (const e of entries) pipeline.addCommand(setArgs(e.key, e.value, e.ttlSeconds))
+          await pipeline.execAsPipeline()
+        },
+        () => undefined,
+      )
+    },
+    async increment(k, windowSeconds, by = 1) {
+      const windowMs = Math.max(1, Math.ceil(windowSeconds * 1000))
+      return guarded(
+        async () => {
+          const [count, pttl] = (await client.sendCommand(['EVAL', INCREMENT_SCRIPT, '1', key(k), String(windowMs), String(by)])) as [
+            number,
+            number,
+          ]
+          return { count: Number(count), resetSeconds: Math.max(1, Math.ceil(Number(pttl) / 1000)) }
+        },
+        () => fallback.increment(k, windowSeconds, by),
+      )
+    },
+    async ping() {
+      return guarded(async () => String(await client.sendCommand(['PING'])) === 'PONG', () => false, true)
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await fallback.close()
+      try {
+        if (client.isReady) await client.close()
+        else client.destroy()
+      } catch {
+        client.destroy()
+      }
+    },
+  }
+}

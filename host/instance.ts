@@ -1,0 +1,117 @@
+/**
+ * One instance of the service as processes and threads: how many HTTP processes and engine
+ * threads, how the memory budget is shared out between them, which cache store each uses, the
+ * engine (in process or a pool of worker threads), the HTTP server, and a graceful stop on
+ * SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the engine and the cache,
+ * exit 0). The HTTP app itself is the caller's (src/main.ts hands src/app.ts in): the host knows
+ * nothing of routes.
+ *
+ * With `server.processes` above 1 the process that runs this is the cluster's primary
+ * (host/cluster/primary.ts), which forks the HTTP processes; each of them runs the entry point
+ * again and serves.
+ *
+ * @example
+ * await runInstance({ config, logger, app: (parts) => createApp({ config, ...parts }) })
+ */
+import cluster from 'node:cluster'
+import type { ServiceConfig } from '../config/loadConfig.js'
+import type { CacheStore, Engine } from '../engine/types.js'
+import { createCacheStore, isSharedCacheUrl } from './cache/createCacheStore.js'
+import { splitMemoryBudget } from './cache/memoryBudget.js'
+import { createLeasedCounter } from './cluster/leasedCounter.js'
+import { PROCESS_INDEX_ENV, runPrimary } from './cluster/primary.js'
+import { createProcessCacheStore } from './cluster/processCacheStore.js'
+import { stopRequested } from './cluster/stopRequest.js'
+import { listen, type ServedApp } from './server.js'
+import { createWorkerPoolEngine, defaultWorkerCount } from './workers/index.js'
+import type { HostLogger } from './logger.js'
+
+export type { HostLogger } from './logger.js'
+
+/** what the host builds for the HTTP app of one process */
+export interface HostedParts {
+  engine: Engine
+  cache: CacheStore
+  /** where the rate limit counts, when not `cache` (one HTTP process of several on memory://) */
+  rateLimitCounter?: Pick<CacheStore, 'increment'>
+  logger: HostLogger
+}
+
+export interface InstanceOptions {
+  config: ServiceConfig
+  logger: HostLogger
+  /** the HTTP app of one process over what the host built */
+  app(parts: HostedParts): ServedApp
+}
+
+export async function runInstance(opts: InstanceOptions): Promise<void> {
+  const { config, logger: root } = opts
+  // one of several HTTP processes (host/cluster/): its index on every line it logs
+  const forked = cluster.isWorker
+  const logger = forked ? root.child({ process: Number(process.env[PROCESS_INDEX_ENV]) }) : root
+  const processes = config.server.processes === 0 ? defaultWorkerCount() : config.server.processes
+  // workers = 0: one engine per core for the instance, so each of several processes takes its share
+  const workers = config.server.workers === 0 ? Math.max(1, Math.floor(defaultWorkerCount() / processes)) : config.server.workers
+  // cache.max_memory_mb bounds every in-process cache together, however many processes and engines run
+  const memory = splitMemoryBudget(config.cache.max_memory_mb, processes * workers)
+  // several processes on memory://: the store's half of the budget, half for the primary's store,
+  // half for the simulations each process keeps (host/cluster/processCacheStore.ts)
+  if (processes > 1 && cluster.isPrimary) return runPrimary({ config, processes, storeBytes: Math.floor(memory.storeBytes / 2), logger })
+
+  // one of several HTTP processes: the instance's memory store is the primary's; Redis is shared anyway
+  const primaryStop = forked ? stopRequested() : undefined
+  const cache =
+    forked && !isSharedCacheUrl(config.cache.url)
+      ? createProcessCacheStore({ localBytes: memory.workerCacheBytes, simulationBytes: Math.floor(memory.storeBytes / 2 / processes) })
+      : createCacheStore(config.cache.url, { logger, memoryMaxBytes: Math.floor(memory.storeBytes / (forked ? processes : 1)) })
+  const engine = await createWorkerPoolEngine({
+    workers,
+    cache,
+    cacheUrl: config.cache.url,
+    ...(config.chain.rpc_url !== '' && { rpcUrl: config.chain.rpc_url }),
+    ...(config.chain.hardfork !== '' && { hardfork: config.chain.hardfork }),
+    gasCap: BigInt(config.chain.gas_cap),
+    rpcTimeoutMs: config.chain.rpc_timeout_ms,
+    headMaxAgeMs: config.chain.head_max_age_ms,
+    maxStructLogSteps: config.limits.max_struct_log_steps,
+    // long struct logs go to temporary files and are streamed (engine/spill, host/spill, src/respond)
+    spill: { maxBytes: config.limits.max_struct_log_mb * 2 ** 20 },
+    simulationTtlSeconds: config.cache.simulation_ttl_seconds,
+    forkCacheBytes: memory.forkCacheBytes,
+    workerCacheBytes: memory.workerCacheBytes,
+    callTimeoutMs: config.server.request_timeout_ms,
+    logger,
+  })
+
+  // several processes on memory://: each reserves blocks of counts far from the limit (host/cluster/leasedCounter.ts)
+  const rateLimitCounter =
+    forked && !isSharedCacheUrl(config.cache.url) ? createLeasedCounter(cache, { limit: config.api.rate_limit_requests, processes }) : undefined
+  const app = opts.app({ engine, cache, logger, rateLimitCounter })
+  const server = await listen(app, { host: config.server.host, port: config.server.port })
+  logger.info(
+    { env: config.env, url: server.url, workers, chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC', auth: config.api.auth_token !== '' },
+    'listening',
+  )
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'stopping: finishing in-flight requests')
+    await server.close(config.server.request_timeout_ms + 1_000)
+    await engine.close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'engine close failed'))
+    await cache.close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'cache close failed'))
+    logger.info({}, 'stopped')
+    // the log destination is asynchronous: let the last lines out before leaving
+    await new Promise<void>((resolve) => logger.flush(() => resolve()))
+    process.exit(0)
+  }
+  const onSignal = (signal: string) => {
+    // a second signal while stopping: the operator wants out now
+    if (stopping) process.exit(1)
+    void stop(signal)
+  }
+  process.on('SIGTERM', () => onSignal('SIGTERM'))
+  process.on('SIGINT', () => onSignal('SIGINT'))
+  void primaryStop?.then((why) => stop(why))
+}

@@ -1,0 +1,57 @@
+/**
+ * The engine on all cores: `createWorkerPoolEngine` is what the instance (host/instance.ts) calls.
+ * `workers` > 1 → a pool of worker threads, one engine each; 0 or 1 → the in-process engine
+ * (no threads, no message passing). Default size: `defaultWorkerCount()` (the usable cores).
+ *
+ * @example
+ * const cache = createCacheStore(config.cache.url, { logger })
+ * const engine = await createWorkerPoolEngine({ ...engineOptions, cache, workers: config.workers, cacheUrl: config.cache.url })
+ */
+import { availableParallelism } from 'node:os'
+import type { Engine, EngineOptions } from '../../engine/types.js'
+import { startWorkerPool, type WorkerPoolOptions } from './workerPool.js'
+import { sweepOldSpills, sweepStaleSpills } from '../spill/spillOwnership.js'
+
+export { startWorkerPool, type WorkerPoolEngine, type WorkerPoolOptions, type WorkerPoolStats } from './workerPool.js'
+
+/** the cores this process may use */
+export function defaultWorkerCount(): number {
+  return availableParallelism()
+}
+
+type EngineModule = { createEngine(opts: EngineOptions): Engine | Promise<Engine> }
+
+/** how often unclaimed spilled files are looked for, and how old one must be to go, ms */
+const SPILL_SWEEP_EVERY_MS = 60_000
+const SPILL_MAX_AGE_MS = 10 * 60_000
+
+export async function createWorkerPoolEngine(opts: WorkerPoolOptions): Promise<Engine> {
+  const engine = await createEngineOnCores(opts)
+  if (!opts.spill) return engine
+  // files a killed process left; then, periodically, results whose request went away unclaimed
+  // (an answer is claimed within moments of the run's end, so an old file is nobody's)
+  sweepStaleSpills()
+  const maxAge = Math.max(SPILL_MAX_AGE_MS, 2 * (opts.callTimeoutMs ?? 0))
+  const sweeper = setInterval(() => sweepOldSpills(maxAge), SPILL_SWEEP_EVERY_MS)
+  sweeper.unref()
+  const close = engine.close.bind(engine)
+  engine.close = async () => {
+    clearInterval(sweeper)
+    await close()
+  }
+  return engine
+}
+
+async function createEngineOnCores(opts: WorkerPoolOptions): Promise<Engine> {
+  if (!(opts.workers > 1)) {
+    // one core's worth: run in this thread; the facade is loaded lazily so a pool's main
+    // thread never pays for a VM it does not use
+    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
+    const specifier = opts.engineModule ?? new URL(`../../engine/index${ext}`, import.meta.url).href
+    const { createEngine } = (await import(specifier)) as EngineModule
+    const { workers: _w, cacheUrl: _u, cachePrefix: _p, maxConcurrentPerWorker: _m, workerCacheBytes: _b, callTimeoutMs: _t,
+      healthTimeoutMs: _h, engineModule: _e, workerMaxHeapMb: _x, ...engine } = opts
+    return createEngine(engine)
+  }
+  return startWorkerPool(opts)
+}

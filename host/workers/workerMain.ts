@@ -1,0 +1,85 @@
+/**
+ * The entry of one pool worker: builds its own engine (its own VM, fork cache and in-process
+ * cache level; Redis shared when configured) and serves the pool's calls. Several calls may be
+ * in flight at once (upstream I/O overlaps); the pool decides how many.
+ *
+ * Runs as compiled JS from dist in production and as TypeScript under tsx in dev and tests
+ * (see workerEntry.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import { createCacheStore, isSharedCacheUrl } from '../cache/createCacheStore.js'
+import { createMemoryCacheStore } from '../cache/memoryCacheStore.js'
+import { createTieredCacheStore } from '../cache/tieredCacheStore.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineOptions } from '../../engine/types.js'
+import { createParentCacheStore, type ParentCacheStore } from './parentCacheStore.js'
+import { plainCopy, serializeError, type FromWorker, type ToWorker, type WorkerSetup } from '../protocol.js'
+
+type EngineModule = { createEngine(opts: EngineOptions): Engine | Promise<Engine> }
+
+const port = parentPort
+if (!port) throw new Error('workerMain.ts runs inside a worker thread only')
+const setup = workerData as WorkerSetup
+
+/** postMessage, falling back to a JSON-safe copy when structured clone refuses the value */
+function send(msg: FromWorker): void {
+  try {
+    port!.postMessage(msg)
+  } catch {
+    port!.postMessage(plainCopy(msg))
+  }
+}
+
+const logger: NonNullable<EngineOptions['logger']> = {
+  info: (obj, msg) => send({ type: 'log', level: 'info', obj, msg }),
+  warn: (obj, msg) => send({ type: 'log', level: 'warn', obj, msg }),
+  error: (obj, msg) => send({ type: 'log', level: 'error', obj, msg }),
+}
+
+let parentCache: ParentCacheStore | undefined
+let cache: CacheStore
+if (setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl)) {
+  cache = createCacheStore(setup.cacheUrl, { memoryMaxBytes: setup.localCacheBytes, prefix: setup.cachePrefix, logger })
+} else {
+  // one port carries a stored simulation and then its result, and the pool answers the result once
+  // the write is done: the worker need not wait for it
+  parentCache = createParentCacheStore(port, { oneWayWrites: true })
+  cache = createTieredCacheStore(createMemoryCacheStore({ maxBytes: setup.localCacheBytes }), parentCache)
+}
+
+let engine: Engine | undefined
+const methods = new Set<string>(ENGINE_OPERATIONS)
+
+port.on('message', async (msg: ToWorker) => {
+  if (msg.type === 'cacheReply') return parentCache?.onReply(msg)
+  if (msg.type === 'close') {
+    try {
+      await engine?.close()
+      await cache.close()
+    } finally {
+      send({ type: 'closed' })
+    }
+    return
+  }
+  if (msg.type !== 'call') return
+  try {
+    if (!engine) throw new Error('worker engine is not ready')
+    if (!methods.has(msg.method)) throw new Error(`unknown engine method ${msg.method}`)
+    const fn = engine[msg.method] as (...a: unknown[]) => Promise<unknown>
+    const value = await fn.apply(engine, msg.args)
+    send({ type: 'result', id: msg.id, ok: true, value })
+  } catch (err) {
+    send({ type: 'result', id: msg.id, ok: false, error: serializeError(err) })
+  }
+})
+
+try {
+  // a variable specifier: the facade is loaded at run time, .ts under tsx, .js from dist
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
+  const specifier = setup.engineModule ?? new URL(`../../engine/index${ext}`, import.meta.url).href
+  const mod = (await import(specifier)) as EngineModule
+  engine = await mod.createEngine({ ...setup.engine, cache, logger })
+  send({ type: 'ready' })
+} catch (err) {
+  send({ type: 'initError', error: serializeError(err) })
+}

@@ -1,0 +1,418 @@
+/**
+ * The Engine on all cores. Simulations and traces are CPU-bound and Node runs JavaScript on one
+ * thread, so the pool runs one engine per worker thread and hands each call to the least-busy
+ * worker: a long struct-log trace occupies one worker while short simulations flow through the
+ * others (round-robin would queue them behind it). When every worker is at its concurrency cap,
+ * calls wait in one FIFO queue.
+ *
+ * Errors come back as the EngineError the worker threw (code, message, details, suggestion);
+ * bigints and bytes cross as they are. A worker that dies is replaced; with `callTimeoutMs`, a
+ * call running past it is answered EXECUTION_TIMEOUT and its worker is replaced (the only way to
+ * stop a runaway loop), the other calls it held being retried on another worker.
+ *
+ * With `spill`, every worker (each start of it) writes its temporary files under a directory of
+ * its own, removed when the worker exits for any reason: a crash or a timeout leaves no file.
+ * A worker spills struct logs from 64 KiB on (DEFAULT_SPILL_THRESHOLD_BYTES): the main thread
+ * then reads bytes it sends as they are, where a struct log returned as objects costs it a
+ * structured-clone copy and a JSON.stringify, both on the thread every request goes through
+ * (measured on a 3,000-step log of ~0.8 MB with WORKERS=0: ~30 ms of the main thread per request,
+ * more than the worker spent running the trace).
+ *
+ * @example
+ * const engine = await startWorkerPool({ ...engineOptions, workers: 4, cacheUrl: 'redis://cache:6379/0' })
+ */
+import { Worker } from 'node:worker_threads'
+import { EngineError } from '../../engine/errors.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
+import {
+  deserializeError,
+  plainCopy,
+  type CacheRequest,
+  type FromWorker,
+  type SerializedError,
+  type ToWorker,
+  type WorkerSetup,
+} from '../protocol.js'
+import { workerEntry } from './workerEntry.js'
+import { answerCacheOp } from './answerCacheOp.js'
+import { newSpillOwner, removeSpillOwner } from '../../engine/spill/spillFiles.js'
+
+export interface WorkerPoolOptions extends EngineOptions {
+  /** number of worker threads (each one engine) */
+  workers: number
+  /** the cache URL: redis(s):// → every worker connects to it; memory:// → workers share `cache` through the pool */
+  cacheUrl?: string
+  /** Redis key namespace (default 'evmsim:') */
+  cachePrefix?: string
+  /** calls one worker runs at once, overlapping their upstream I/O (default 4) */
+  maxConcurrentPerWorker?: number
+  /** each worker's in-process cache level, bytes (default 64 MiB) */
+  workerCacheBytes?: number
+  /** a call running longer is answered EXECUTION_TIMEOUT and its worker replaced (default: none) */
+  callTimeoutMs?: number
+  /**
+   * how long health() waits for a worker before answering from the last check (default 950: a
+   * worker's own upstream probe gives up after 800 ms, so a hanging upstream is reported in time)
+   */
+  healthTimeoutMs?: number
+  /** module exporting createEngine for the workers (default: engine/index) */
+  engineModule?: string
+  /**
+   * heap bound of each worker, MiB: a request that exhausts it (a huge trace) ends that worker
+   * only (its calls answer INTERNAL_ERROR, a new worker starts) instead of the whole process
+   * (default: V8's own limit)
+   */
+  workerMaxHeapMb?: number
+}
+
+export interface WorkerPoolStats {
+  queued: number
+  workers: { index: number; ready: boolean; inflight: number; served: number }[]
+}
+
+export interface WorkerPoolEngine extends Engine {
+  stats(): WorkerPoolStats
+}
+
+interface Job {
+  method: EngineOperation
+  args: unknown[]
+  resolve(value: unknown): void
+  reject(err: Error): void
+  timer?: NodeJS.Timeout
+}
+
+interface Slot {
+  index: number
+  worker: Worker
+  ready: boolean
+  /** replaced or closing: its exit is expected */
+  retired: boolean
+  inflight: Map<number, Job>
+  served: number
+  onClosed?: () => void
+  /** the worker's one-way cache writes not yet done, and the last of them */
+  writes: { pending: number; last: Promise<void> }
+}
+
+/** how long a worker's health answer may stand in for one that is late (workers all busy), ms */
+const HEALTH_STALE_MS = 10_000
+/** how long the first health probe (no earlier answer to fall back on) waits for a worker, ms */
+const FIRST_HEALTH_WAIT_MS = 2_000
+
+export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolEngine> {
+  const size = Math.max(1, Math.floor(opts.workers))
+  const maxPer = Math.max(1, opts.maxConcurrentPerWorker ?? 4)
+  const entry = workerEntry()
+  const { cache, logger, workers: _w, cacheUrl, cachePrefix, maxConcurrentPerWorker: _m, workerCacheBytes, callTimeoutMs,
+    healthTimeoutMs: _h, engineModule, workerMaxHeapMb, ...engine } = opts
+  const setup: WorkerSetup = {
+    engine,
+    cacheUrl,
+    cachePrefix,
+    localCacheBytes: workerCacheBytes ?? 64 * 1024 * 1024,
+    engineModule,
+  }
+
+  const slots: (Slot | undefined)[] = new Array(size).fill(undefined)
+  const queue: Job[] = []
+  let nextId = 0
+  let rotate = 0
+  let closing = false
+  let lastHealth: { health: EngineHealth; at: number } | undefined
+
+  const closedError = () => new EngineError('INTERNAL_ERROR', 'the engine is shut down')
+
+  function spawn(index: number): Promise<void> {
+    const spill = setup.engine.spill && {
+      ...setup.engine.spill,
+      owner: newSpillOwner(`w${index}`),
+    }
+    const spillOwner = spill?.owner
+    const worker = new Worker(entry.script, {
+      workerData: spill ? { ...setup, engine: { ...setup.engine, spill } } : setup,
+      eval: entry.eval,
+      ...(workerMaxHeapMb && { resourceLimits: { maxOldGenerationSizeMb: workerMaxHeapMb } }),
+    })
+    const slot: Slot = { index, worker, ready: false, retired: false, inflight: new Map(), served: 0, writes: { pending: 0, last: Promise.resolve() } }
+    slots[index] = slot
+    return new Promise<void>((resolveReady, rejectReady) => {
+      worker.on('message', (msg: FromWorker) => {
+        switch (msg.type) {
+          case 'ready':
+            slot.ready = true
+            resolveReady()
+            pump()
+            return
+          case 'initError':
+            slot.retired = true
+            void worker.terminate()
+            rejectReady(deserializeError(msg.error))
+            return
+          case 'result': {
+            const outcome = msg.ok ? { value: msg.value } : { error: msg.error }
+            // a result answers only once the writes the worker sent before it are done, so a GET
+            // by id after the answer finds the simulation (in a memory store, and for the
+            // simulations one of several HTTP processes keeps, they are done already; a write
+            // forwarded to the primary over IPC takes a while)
+            if (slot.writes.pending === 0) return settle(slot, msg.id, outcome)
+            return void slot.writes.last.then(() => settle(slot, msg.id, outcome))
+          }
+          case 'cache':
+            return void answerCache(slot, msg)
+          case 'log':
+            logger?.[msg.level]({ ...msg.obj, worker: index }, msg.msg)
+            return
+          case 'closed':
+            slot.onClosed?.()
+            return
+        }
+      })
+      worker.on('error', (err: Error & { code?: string }) => {
+        // an uncaught exception inside the worker or its heap bound reached; 'exit' follows
+        logger?.error({ worker: index, err: err.message, code: err.code }, 'simulation worker crashed')
+        if (!slot.ready) rejectReady(err)
+      })
+      worker.on('exit', (code) => {
+        slot.ready = false
+        // its unclaimed temporary files (a trace cut short, a result nobody took) go with it
+        if (spillOwner) removeSpillOwner(spillOwner)
+        for (const [id, job] of slot.inflight) {
+          clearTimeout(job.timer)
+          slot.inflight.delete(id)
+          job.reject(new EngineError('INTERNAL_ERROR', 'a simulation worker stopped unexpectedly', { exitCode: code }))
+        }
+        if (slots[index] === slot) slots[index] = undefined
+        if (!slot.retired && !closing) {
+          logger?.warn({ worker: index, exitCode: code }, 'simulation worker exited; starting a new one')
+          respawn(index, 0)
+        }
+        rejectReady(new Error(`simulation worker exited during start-up (code ${code})`))
+      })
+    })
+  }
+
+  function respawn(index: number, attempt: number) {
+    if (closing) return
+    spawn(index).catch((err: Error) => {
+      const delay = Math.min(30_000, 500 * 2 ** attempt)
+      logger?.error({ worker: index, err: err.message, retryInMs: delay }, 'simulation worker failed to start')
+      setTimeout(() => respawn(index, attempt + 1), delay).unref()
+    })
+  }
+
+  function answerCache(slot: Slot, msg: CacheRequest) {
+    const done = answerCacheOp(cache, msg, (reply) => {
+      try {
+        if (!slot.retired) slot.worker.postMessage(reply)
+      } catch {
+        // the worker is gone (crashed or replaced): nobody waits for this answer any more
+      }
+    })
+    if (msg.oneWay) {
+      const writes = slot.writes
+      writes.pending++
+      // in order: a write's store may answer writes out of order, the results wait for all
+      writes.last = Promise.all([writes.last, done]).then(() => {
+        writes.pending--
+      })
+    }
+    return done
+  }
+
+  function settle(slot: Slot, id: number, outcome: { value: unknown } | { error: SerializedError }) {
+    const job = slot.inflight.get(id)
+    if (!job) return
+    slot.inflight.delete(id)
+    slot.served++
+    clearTimeout(job.timer)
+    if ('error' in outcome) job.reject(deserializeError(outcome.error))
+    else job.resolve(outcome.value)
+    pump()
+  }
+
+  /** dispatch number of a worker's longest-running call (ids grow with time; Infinity when idle) */
+  const oldestStart = (s: Slot) => {
+    let oldest = Infinity
+    for (const id of s.inflight.keys()) if (id < oldest) oldest = id
+    return oldest
+  }
+
+  /**
+   * The least-busy ready worker under its cap. Between equally loaded workers, the one whose
+   * oldest call started last: a call that has run long is likely a CPU-bound trace holding its
+   * thread, and a new call behind it would wait. Idle ties rotate so workers share the load.
+   */
+  function pick(): Slot | undefined {
+    let best: Slot | undefined
+    for (let k = 0; k < size; k++) {
+      const s = slots[(rotate + k) % size]
+      if (!s || !s.ready || s.retired || s.inflight.size >= maxPer) continue
+      if (
+        !best ||
+        s.inflight.size < best.inflight.size ||
+        (s.inflight.size === best.inflight.size && s.inflight.size > 0 && oldestStart(s) > oldestStart(best))
+      )
+        best = s
+    }
+    if (best) rotate = (best.index + 1) % size
+    return best
+  }
+
+  function pump() {
+    while (queue.length > 0) {
+      const slot = pick()
+      if (!slot) return
+      dispatch(slot, queue.shift()!)
+    }
+  }
+
+  function dispatch(slot: Slot, job: Job) {
+    const id = ++nextId
+    const msg: ToWorker = { type: 'call', id, method: job.method, args: job.args }
+    try {
+      slot.worker.postMessage(msg)
+    } catch {
+      try {
+        slot.worker.postMessage(plainCopy(msg))
+      } catch (err) {
+        return job.reject(new EngineError('INTERNAL_ERROR', `cannot pass the request to a worker: ${(err as Error).message}`))
+      }
+    }
+    slot.inflight.set(id, job)
+    if (callTimeoutMs && callTimeoutMs > 0) {
+      job.timer = setTimeout(() => timeOut(slot, id), callTimeoutMs)
+      job.timer.unref()
+    }
+  }
+
+  function timeOut(slot: Slot, id: number) {
+    const job = slot.inflight.get(id)
+    if (!job) return
+    slot.inflight.delete(id)
+    job.reject(
+      new EngineError(
+        'EXECUTION_TIMEOUT',
+        `${job.method} ran longer than ${callTimeoutMs} ms and was stopped`,
+        { timeoutMs: callTimeoutMs },
+        'reduce the work of the request (fewer calls, a lighter tracer, cleanStructLogs/disableMemory)',
+      ),
+    )
+    // a busy loop cannot be interrupted: replace the worker; its other calls go to another one
+    slot.retired = true
+    slot.ready = false
+    const others = [...slot.inflight.values()]
+    slot.inflight.clear()
+    for (const j of others) clearTimeout(j.timer)
+    queue.unshift(...others)
+    void slot.worker.terminate()
+    if (slots[slot.index] === slot) slots[slot.index] = undefined
+    respawn(slot.index, 0)
+    pump()
+  }
+
+  function call<T>(method: EngineOperation, args: unknown[]): Promise<T> {
+    if (closing) return Promise.reject(closedError())
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ method, args, resolve: resolve as (v: unknown) => void, reject })
+      pump()
+    })
+  }
+
+  /** health from the least busy ready worker, bypassing the queue and the per-worker cap */
+  function probeHealth(): Promise<EngineHealth> {
+    let best: Slot | undefined
+    for (const s of slots) if (s && s.ready && !s.retired && (!best || s.inflight.size < best.inflight.size)) best = s
+    if (!best) return Promise.reject(new EngineError('INTERNAL_ERROR', 'no simulation worker is ready'))
+    const slot = best
+    return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject }))
+  }
+
+  /** the same call on every ready worker at once, bypassing the queue */
+  function callEvery<T>(method: EngineOperation, args: unknown[]): Promise<T>[] {
+    return slots
+      .filter((s): s is Slot => !!s && s.ready && !s.retired)
+      .map((s) => new Promise<T>((resolve, reject) => dispatch(s, { method, args, resolve: resolve as (v: unknown) => void, reject })))
+  }
+
+  /**
+   * A stored simulation normally lives in the shared store. With Redis out of reach it lives only
+   * in the local level of the worker that ran it, so a miss is asked of every worker then (only
+   * then: a worker busy with a long trace would hold up every unknown id's 404).
+   */
+  async function getSimulation(id: string) {
+    const found = await call<Awaited<ReturnType<Engine['getSimulation']>>>('getSimulation', [id])
+    if (found !== undefined || size < 2 || !(cacheUrl && /^rediss?:/i.test(cacheUrl)) || (await cache.ping())) return found
+    const answers = await Promise.allSettled(callEvery<typeof found>('getSimulation', [id]))
+    for (const a of answers) if (a.status === 'fulfilled' && a.value !== undefined) return a.value
+    return undefined
+  }
+
+  try {
+    await Promise.all(Array.from({ length: size }, (_, i) => spawn(i)))
+  } catch (err) {
+    closing = true
+    await Promise.all(slots.map((s) => s && ((s.retired = true), s.worker.terminate())))
+    throw err
+  }
+
+  // every operation goes to a worker with its arguments as given, so an operation or an optional
+  // parameter added to Engine later crosses too; two are the pool's own below
+  const forwarded = Object.fromEntries(
+    ENGINE_OPERATIONS.map((method) => [method, (...args: unknown[]) => call(method, args)]),
+  ) as unknown as EngineOperations
+
+  return {
+    ...forwarded,
+    getSimulation: (id) => getSimulation(id),
+    async health() {
+      // straight to the least busy worker, never behind queued requests
+      const asked = probeHealth()
+      // a late answer still counts: it is what the next probe falls back on
+      asked.then((h) => (lastHealth = { health: h, at: Date.now() })).catch(() => {})
+      let timer: NodeJS.Timeout | undefined
+      // the very first probe has nothing to fall back on: it may wait a little longer
+      const waitMs = Math.max(opts.healthTimeoutMs ?? 950, lastHealth ? 0 : FIRST_HEALTH_WAIT_MS)
+      const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), waitMs)))
+      const got = await Promise.race([asked.catch(() => undefined), late])
+      clearTimeout(timer)
+      if (got) return got
+      // every worker is busy computing: the last answer if recent, with the cache checked now;
+      // with none recent, the upstream cannot be vouched for
+      const cacheOk = await cache.ping().catch(() => false)
+      if (lastHealth && Date.now() - lastHealth.at <= HEALTH_STALE_MS) return { ...lastHealth.health, cacheOk }
+      return { network: lastHealth?.health.network ?? 'unknown', chainId: lastHealth?.health.chainId ?? 0, upstreamOk: false, cacheOk }
+    },
+    stats: () => ({
+      queued: queue.length,
+      workers: slots.map((s, index) => ({
+        index,
+        ready: !!s?.ready,
+        inflight: s?.inflight.size ?? 0,
+        served: s?.served ?? 0,
+      })),
+    }),
+    async close() {
+      if (closing) return
+      closing = true
+      for (const job of queue.splice(0)) job.reject(closedError())
+      await Promise.all(
+        slots.map(async (s) => {
+          if (!s) return
+          s.retired = true
+          // let the worker close its engine and Redis connection, but never wait forever
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, 5000)
+            s.onClosed = () => (clearTimeout(t), resolve())
+            try {
+              s.worker.postMessage({ type: 'close' } satisfies ToWorker)
+            } catch {
+              resolve()
+            }
+          })
+          await s.worker.terminate()
+        }),
+      )
+    },
+  }
+}

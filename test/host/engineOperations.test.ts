@@ -1,0 +1,54 @@
+/**
+ * The engine's operations are listed once (ENGINE_OPERATIONS, engine/types.ts, tied to the Engine
+ * type by the compiler); the in-process facade, the worker pool and the worker each hold every
+ * one of them. A holder that misses an operation, or has one the list lacks, fails here.
+ */
+import { afterAll, describe, expect, it } from 'vitest'
+import { createEngine } from '../../engine/index.js'
+import { ENGINE_OPERATIONS, type Engine } from '../../engine/types.js'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
+import { startWorkerPool, type WorkerPoolEngine } from '../../host/workers/index.js'
+
+const methodsOf = (o: object) =>
+  Object.keys(o)
+    .filter((k) => typeof (o as Record<string, unknown>)[k] === 'function')
+    .sort()
+
+const engineOptions = { gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 }
+
+describe('the engine operations, listed once', () => {
+  const opened: { close(): Promise<void> }[] = []
+  afterAll(async () => {
+    for (const o of opened) await o.close()
+  })
+
+  it('lists each operation once, close apart', () => {
+    expect(new Set(ENGINE_OPERATIONS).size).toBe(ENGINE_OPERATIONS.length)
+    expect(ENGINE_OPERATIONS).not.toContain('close')
+    expect(ENGINE_OPERATIONS.length).toBeGreaterThan(10)
+  })
+
+  it('the in-process facade holds exactly the listed operations and close', async () => {
+    const engine: Engine = await createEngine({ cache: createMemoryCacheStore(), ...engineOptions })
+    opened.push(engine)
+    expect(methodsOf(engine)).toEqual([...ENGINE_OPERATIONS, 'close'].sort())
+  })
+
+  it('the pool forwards every listed operation to a worker, which serves it with its arguments', async () => {
+    const pool: WorkerPoolEngine = await startWorkerPool({
+      cache: createMemoryCacheStore(),
+      ...engineOptions,
+      workers: 2,
+      cacheUrl: 'memory://',
+      engineModule: new URL('./workers/fixtures/echoEngine.ts', import.meta.url).href,
+    })
+    opened.push(pool)
+    expect(methodsOf(pool)).toEqual([...ENGINE_OPERATIONS, 'close', 'stats'].sort())
+    for (const method of ENGINE_OPERATIONS) {
+      // as many arguments as the operation takes (the pool's own getSimulation passes the id alone)
+      const args = method === 'health' ? [] : method === 'getSimulation' ? ['sim-id'] : [`${method}-arg`, 7n]
+      const answer = await (pool[method] as (...a: unknown[]) => Promise<unknown>)(...args)
+      expect(answer, method).toEqual({ method, args })
+    }
+  })
+})
