@@ -22,31 +22,9 @@ export { READ_METHODS } from './reads/readMethods.js'
 export { SPILL_KEY, type SpilledJson } from './spill/spillFiles.js'
 import type { TraceResult, TracerConfig } from '../tracers/config.js'
 
-// the block grammar, written once (engine/blockRef.ts): its tags, its parser, `pending` as `latest`
-export { BLOCK_TAGS, BlockRefError, isBlockTag, parseBlockRef, type BlockRef, type BlockRefOptions, type BlockSelector, type BlockTag } from './blockRef.js'
-import type { BlockRef, BlockSelector } from './blockRef.js'
-
-/** decisions §9, normalized to a map keyed by lowercase address */
-export interface AccountOverride {
-  balance?: bigint
-  nonce?: bigint
-  code?: Hex
-  /** replace all storage (geth `state`); slot/value 32-byte 0x-hex */
-  state?: Record<Hex, Hex>
-  /** patch the given slots (geth `stateDiff`); slot/value 32-byte 0x-hex */
-  stateDiff?: Record<Hex, Hex>
-}
-export type StateOverrides = Record<Address, AccountOverride>
-
-export interface BlockOverrides {
-  number?: bigint
-  time?: bigint
-  baseFee?: bigint
-  gasLimit?: bigint
-  coinbase?: Address
-  prevRandao?: Hex
-  blobBaseFee?: bigint
-}
+// the vocabulary the lower folders share (engine/vocabulary.ts), with the block grammar
+export * from './vocabulary.js'
+import type { AccountOverride, AssetChange, BlockOverrides, BlockRef, BlockSelector, DecodedEvent, StateOverrides, Transfer } from './vocabulary.js'
 
 export interface SimulateParams {
   calls: CallInput[]
@@ -62,41 +40,12 @@ export interface SimulateParams {
   callTree?: CallTreeConfig
 }
 
-export interface DecodedEvent {
-  name: string
-  signature: string
-  args: Record<string, unknown>
-  summary: string
-}
-
 export interface SimulatedLog {
   address: Address
   topics: Hex[]
   data: Hex
   logIndex: Hex
   decoded?: DecodedEvent
-}
-
-export interface Transfer {
-  type: 'native' | 'erc20' | 'erc721' | 'erc1155'
-  token: Address | null
-  from: Address
-  to: Address
-  amount: Hex
-  tokenId?: Hex
-}
-
-export interface AssetChange {
-  account: Address
-  type: 'native' | 'erc20' | 'erc721' | 'erc1155'
-  token: Address | null
-  tokenId?: Hex
-  symbol?: string
-  decimals?: number
-  before: Hex
-  after: Hex
-  /** signed decimal string */
-  delta: string
 }
 
 export interface CallError {

@@ -16,7 +16,7 @@ import type { AlsoReads, BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads 
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
 import { stateBlock, type BlockRef, type BlockSelector } from '../blockRef.js'
-import type { BlockOverrides, StateOverrides } from '../types.js'
+import type { BlockOverrides, StateOverrides } from '../vocabulary.js'
 import { executionContext } from './blockEnvironment.js'
 import { resolveBlockRef } from './openBlock.js'
 import { resolveAndPrefetch } from './resolveAndPrefetch.js'
