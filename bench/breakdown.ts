@@ -84,7 +84,7 @@ export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: 
  * The EVM alone, measured again when asked: CPU per call on this thread of `executeCall` (no
  * tracer) on states opened beforehand, over `calls` calls of `callOf` (each call another input, so
  * nothing is answered from a cache). The bench measures it between the throughput windows it sets
- * it against, so the machine's drift (its speed moved by 1.5× within one session) falls on both
+ * it against, so the machine's drift (its speed can move by 1.5× within an hour) falls on both
  * sides of the ratio alike.
  */
 export async function createEvmBaseline(opts: { rpcUrl: string; callOf: (i: number) => { from: Address; to: Address; data: Hex }; gas?: bigint }): Promise<{ measure(calls: number): Promise<number>; close(): Promise<void> }> {

@@ -396,7 +396,7 @@ async function main() {
       stops.pop()
       const rows: string[] = []
       // the three ways to run: in process; one HTTP thread feeding an engine thread per core; one
-      // HTTP process per core, each with its engine in process (README "Cache, workers and several instances")
+      // HTTP process per core, each with its engine in process (docs/operations.md "HTTP processes")
       const modes = [
         { key: 'in process', env: { WORKERS: '1', PROCESSES: '1' }, label: 'WORKERS=1, PROCESSES=1 (in process)' },
         { key: 'threads', env: { WORKERS: '0', PROCESSES: '1' }, label: 'WORKERS=0 (one HTTP thread, one engine thread per core)' },

@@ -1,5 +1,5 @@
 /**
- * Two of the issue's counts, measured over HTTP through a proxy that counts upstream requests:
+ * Two upstream counts of the bench, measured over HTTP through a proxy that counts upstream requests:
  * - a simulation at a fixed block number, run on one instance and repeated on a second instance
  *   over the same Redis: the second makes no upstream request (headers, hints and state are in
  *   the shared store);

@@ -1,5 +1,5 @@
 /**
- * The bench row of the one-million-step struct log (issue 12): the same `debug_traceCall` (struct
+ * The bench row of the one-million-step struct log: the same `debug_traceCall` (struct
  * logger, memory on, a loop contract put in place by a state override, the same pinned block) sent
  * to the service (WORKERS=2, streamed from its temporary file) and to Anvil, each answer consumed
  * as a stream (bytes and steps counted, nothing held). Runs alternate so both see the same machine

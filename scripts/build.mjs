@@ -1,7 +1,7 @@
 /**
  * `npm run build` / `npm start`: compiles to dist/ so that any number of builds and starts at once
- * in one checkout never see a half-written dist/ (several instances started together with the
- * README's recipe used to rebuild over each other and die reading a truncated JSON file).
+ * in one checkout never see a half-written dist/ (several instances started together would
+ * otherwise rebuild over each other and die reading a truncated JSON file).
  *
  * - One build at a time: a lock directory (`.build-lock`, created atomically by mkdir) holds the
  *   builder's pid; the others wait for it (a lock whose pid is gone is stale and taken over).

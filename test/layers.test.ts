@@ -1,6 +1,6 @@
 /**
  * The import directions of the code, checked from the sources themselves so they stay as
- * the README's map of the code draws them:
+ * docs/architecture.md draws them:
  *   src/ → host/ → engine/ → tracers/, and nothing back up;
  *   src/ reaches the engine through its public surface alone (engine/index.ts, engine/types.ts);
  *   host/ (threads, processes, the cache stores, spill files' owners) sits between them;

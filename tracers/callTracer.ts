@@ -1,7 +1,7 @@
 /**
  * callTracer: a port of go-ethereum v1.17 `eth/tracers/native/call.go` (+ gen_callframe_json.go
  * for field order and omitempty rules). Config `{onlyTopCall, withLog}`; rules in
- * spec/geth-reference.md §1.3.
+ * docs/geth-reference.md §1.3.
  *
  * Frame keys in geth's order: from, gas, gasUsed, to, input, output, error, revertReason, calls,
  * logs, value, type. The top frame's gas is the tx gas limit (OnTxStart) and its gasUsed the

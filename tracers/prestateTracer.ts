@@ -3,7 +3,7 @@
  *
  * Default mode: `{addr: {balance, code, codeHash, nonce, storage}}`, the state of every account the
  * transaction touched, as it was before the transaction. Diff mode: `{post, pre}` holding only what
- * changed (processDiffState). Rules are spelled out in spec/geth-reference.md §1.4.
+ * changed (processDiffState). Rules are spelled out in docs/geth-reference.md §1.4.
  *
  * Values are read through `ctx.state` at first touch: accounts named by the tx at onTxStart (called
  * before the gas purchase and the nonce bump), the rest at the opcode that touches them. Post values

@@ -4,7 +4,7 @@
  * each log in geth's structLogLegacy field order:
  * `pc, op, gas, gasCost, depth, error?, stack?, returnData?, memory?, storage?, refund?`
  * (formats of v1.17.3: minimal-hex stack bottom→top, 0x-prefixed 32-byte memory words,
- * 0x-prefixed 32-byte storage keys/values; spec/geth-reference.md §1.6).
+ * 0x-prefixed 32-byte storage keys/values; docs/geth-reference.md §1.6).
  *
  * Our API differs from geth only in its defaults (decisions.md §8): memory, stack and storage are
  * ON unless disabled (geth: memory off unless enableMemory). `cleanStructLogs` keeps every step but

@@ -31,17 +31,6 @@ const SUGGESTED_TIP = 1_000_000_000n
 const EMPTY_UNCLES: Hex = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347'
 const q = (n: bigint | number): Hex => `0x${n.toString(16)}`
 
-/** the read methods this file answers (the rest of engine/reads' list is not served on the devnet) */
-export const DEVNET_READS = [
-  'eth_blockNumber', 'eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getTransactionByHash',
-  'eth_getTransactionByBlockHashAndIndex', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getRawTransactionByHash',
-  'eth_getTransactionReceipt', 'eth_getBlockReceipts', 'eth_getBlockTransactionCountByHash',
-  'eth_getBlockTransactionCountByNumber', 'eth_getUncleCountByBlockHash', 'eth_getUncleCountByBlockNumber',
-  'eth_getUncleByBlockHashAndIndex', 'eth_getUncleByBlockNumberAndIndex', 'eth_getLogs', 'eth_gasPrice',
-  'eth_maxPriorityFeePerGas', 'eth_feeHistory', 'eth_syncing', 'eth_accounts', 'eth_mining', 'eth_hashrate',
-  'eth_coinbase', 'net_version', 'net_listening', 'net_peerCount', 'web3_clientVersion', 'web3_sha3',
-] as const
-
 export async function devnetRead(view: DevnetView, method: string, params: unknown[]): Promise<unknown> {
   const p = (i: number) => params[i]
   switch (method) {

@@ -1,6 +1,6 @@
 /**
  * simulateSteps: POST /simulate shape B (decisions.md §4): one call with an opcode trace shaped by
- * `traceConfig` (tracers/stepTrace.ts), its storage changes and memory writes. Same call
+ * `traceConfig` (stepTracer.ts), its storage changes and memory writes. Same call
  * semantics as shape A (state overrides, block overrides, gas default and cap, no validation);
  * not stored (shape B has no id).
  */

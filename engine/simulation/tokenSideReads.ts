@@ -10,7 +10,7 @@
  * block whose state is held would otherwise send these reads in a round trip of their own.
  *
  * An answer the node gives as a revert is "no such method" (a pool, a router); any other failure
- * keeps nothing, and the reader reads that token itself after the run, as before.
+ * keeps nothing, and the reader reads that token itself after the run.
  */
 import { toHex, type Address, type Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'

@@ -9,7 +9,7 @@
  *   slots and code) and, in a worker thread, its local level in front of the shared store.
  *
  * Everything else a process holds (code, the VM, requests in flight) is not cache and not in the
- * budget; README "Memory budget" says what RSS to expect on top.
+ * budget; docs/operations.md "Memory budget" says what RSS to expect on top.
  */
 export interface MemoryBudget {
   /** bound of the instance's cache store (memory:// or Redis's local level), bytes */

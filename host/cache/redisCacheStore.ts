@@ -1,6 +1,6 @@
 /**
- * `redis://` / `rediss://` — the cache store shared by every instance and worker (spec §8,
- * decisions §6 and §11): fork state, stored simulations and the global rate-limit counters.
+ * `redis://` / `rediss://` — the cache store shared by every instance and worker (decisions
+ * §6 and §11): fork state, stored simulations and the global rate-limit counters.
  *
  * Redis is an accelerator, never a dependency of a request: when it is down, unreachable or
  * stalled, gets are misses, sets are dropped, counters fall back to an in-process window, and

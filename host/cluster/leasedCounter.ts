@@ -8,7 +8,7 @@
  * let through only if its count is within the limit, so the instance never admits more than the
  * limit in a window. A block is at most 1/64 of the limit per process and never more than 1,000,
  * and only a block of at least 8 is reserved: under about 1,000 requests a window per process
- * (the default 100 a minute, say) every request asks the primary as before, and the counts follow
+ * (the default 100 a minute, say) every request asks the primary, and the counts follow
  * the order the primary saw them in. The price, near the limit: a request can be refused while
  * counts another process reserved are still unused, at most its blocks' worth (1/64 of the limit
  * for each other process). A block is dropped a second before its window could end, so no count

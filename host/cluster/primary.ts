@@ -3,7 +3,7 @@
  * node:cluster and serves nothing itself. Behind one HTTP thread (`server.workers`), engine threads
  * stop paying once that thread is busy: a warm /simulate spends about as much CPU there (Node's HTTP
  * server, JSON, the engine's own set-up) as in the EVM. One HTTP thread per process scales with the
- * cores instead; on 2 cores shared with a load generator it does not pay (docs/performance.md).
+ * cores instead (docs/performance.md, the row "throughput, all cores against in process").
  *
  * What the primary does:
  * - holds the instance's `memory://` store, so fork state and rate-limit counters are one per

@@ -3,8 +3,8 @@
  * `memory://`. Two kinds of keys, two homes:
  *
  * - Stored simulations stay in the process that ran them. Every /simulate stores one, and sending
- *   each to the primary (a message out, a reply back, a third process woken) cost the instance
- *   about a fifth of its warm throughput on 2 cores (docs/performance.md). Reading one back by id
+ *   each to the primary (a message out, a reply back, a third process woken) would cost warm
+ *   throughput (docs/performance.md, the row "throughput, all cores against in process"). Reading one back by id
  *   is rare next to that: a miss here asks the primary, which asks the other processes
  *   (siblingLookup.ts). Stored before the answer is sent, a simulation is found by any process as
  *   soon as its client has the id. The price: the simulations of a process that dies go with it

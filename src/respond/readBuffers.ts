@@ -12,7 +12,7 @@
  * buffers go back only when its HTTP response has closed (after 'finish', every byte was handed
  * to the operating system; on an abort, the socket is gone). Held that long, they must be few: an
  * answer's first PER_ANSWER chunks come from here, the rest of a long answer (a million-step log
- * is 300 of them) are fresh buffers the GC takes as they are sent, as before. Without a response
+ * is 300 of them) are fresh buffers the GC takes as they are sent. Without a response
  * to watch (an answer built outside a Node server, e.g. `app.request` in tests) every chunk is a
  * fresh buffer.
  *

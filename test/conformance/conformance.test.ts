@@ -13,8 +13,7 @@ const ratchet = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.u
 
 describe('geth tracer conformance', () => {
   it('keeps every fixture of passing.json matching geth', async () => {
-    // the corpus is a real part: CI clones the repo with shared/ beside it
-    expect(existsSync(CORPUS), `conformance corpus missing at ${CORPUS} (clone shared/ beside the repo)`).toBe(true)
+    expect(existsSync(CORPUS), `conformance corpus missing at ${CORPUS}`).toBe(true)
     const fixtures = listFixtures()
     expect(fixtures.length).toBe(49)
     const outcomes: FixtureOutcome[] = []

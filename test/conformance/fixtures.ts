@@ -1,5 +1,5 @@
 /**
- * Runs one go-ethereum tracer fixture (../shared/conformance/geth-tracetest) through the engine
+ * Runs one go-ethereum tracer fixture (test/fixtures/geth-tracetest) through the engine
  * the way geth's tracetest does (README there): Common from genesis.config at the context's
  * block/time, the alloc as state, the context as the block, the raw signed tx decoded and its
  * sender recovered, executed with the folder's tracer; then the result is compared as JSON.
@@ -19,8 +19,8 @@ import type { Tracer } from '../../tracers/types.js'
 import { kzgBackend } from '../../engine/kzg.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
-/** CI clones the repo with shared/ beside it: ../shared relative to the repo root */
-export const CORPUS = resolve(here, '../../../shared/conformance/geth-tracetest')
+/** geth's fixtures, vendored with their licence note */
+export const CORPUS = resolve(here, '../fixtures/geth-tracetest')
 export const FOLDERS = ['call_tracer', 'call_tracer_withLog', 'prestate_tracer', 'prestate_tracer_with_diff_mode'] as const
 
 export interface Fixture {

@@ -52,7 +52,7 @@ describe('memory under a steady /simulate load', () => {
         CACHE_MAX_MEMORY_MB: String(BUDGET_MB),
         RATE_LIMIT_REQUESTS: '1000000000',
         LOG_LEVEL: 'silent',
-        // V8's heap capped as README "Memory budget" advises for a hard ceiling
+        // V8's heap capped as docs/operations.md "Memory budget" advises for a hard ceiling
         NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${V8_HEAP_MB}`.trim(),
       },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,8 +1,8 @@
 /**
- * Several instances started at once from one checkout (README "Cache, workers and several
- * instances"): two `npm start` in a fresh copy of the project (no dist/ yet) race to build; both
- * must come up and answer health — before, both rebuilt dist/ in place and one died reading a
- * half-written file. The copy keeps the test away from this checkout's own dist/.
+ * Several instances started at once from one checkout (docs/operations.md "Starting and
+ * building"): two `npm start` in a fresh copy of the project (no dist/ yet) race to build; both
+ * must come up and answer health, neither reading a half-written dist/. The copy keeps the test
+ * away from this checkout's own dist/.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'

@@ -18,7 +18,7 @@ import { freePort } from '../support/anvil.js'
 
 const RSS_BOUND_MB = 600
 /**
- * Tighter than the issue's bound, to catch the answer being held: streamed, the tree peaks at
+ * Tighter than the 600 MB goal, to catch the answer being held: streamed, the tree peaks at
  * 340–440 MB here; with the read buffers of the whole 300 MB answer held until it closed (a bug
  * once), 574 MB, still under 600.
  */

@@ -2,7 +2,7 @@
  * Differential tests: our trace service (over a JSON-RPC fork of a real Anvil) against Anvil's own
  * debug_traceCall / debug_traceTransaction, for reverts (Error, Panic, custom), nested calls,
  * delegatecall, create/create2, selfdestruct, precompiles, out of gas in a subcall, value
- * transfers and contract creation. Where Anvil deviates from geth (spec/geth-reference.md §5) the
+ * transfers and contract creation. Where Anvil deviates from geth (docs/geth-reference.md §5) the
  * comparison goes through gethRules.ts, which applies geth's rule and names the deviation.
  */
 import { bytesToHex, decodeFunctionResult, encodeDeployData, encodeFunctionData, hexToBytes, keccak256, pad, toHex, type Address, type Hex } from 'viem'

@@ -1,5 +1,5 @@
 /**
- * Where Anvil 1.7.1 deviates from geth v1.17 (spec/geth-reference.md §5), these helpers turn
+ * Where Anvil 1.7.1 deviates from geth v1.17 (docs/geth-reference.md §5), these helpers turn
  * Anvil's answer into what geth answers, so the differential tests compare against geth's rule.
  * Every rewrite names the deviation it undoes.
  */

@@ -108,7 +108,7 @@ export function callParam(r: ParamReader, v: unknown, path: string): CallInput &
   }
   if (o.blobVersionedHashes !== undefined && o.blobVersionedHashes !== null) {
     const hashes = r.array(o.blobVersionedHashes, `${path}.blobVersionedHashes`).map((h, i) => r.hash(h, `${path}.blobVersionedHashes[${i}]`))
-    // an empty list is no blob transaction (as before: nothing to simulate differently)
+    // an empty list is no blob transaction: nothing to simulate differently
     if (hashes.length > 0) {
       if (call.to === undefined || call.to === null) throw r.fail(`${path}.to`, 'a blob transaction cannot create a contract: `to` is required')
       call.blobVersionedHashes = hashes

@@ -2,7 +2,7 @@
  * `patches/@ethereumjs+vm+10.1.3.patch` adds `skipLogsBloom` to runTx: the engine never reads a
  * transaction's bloom or receipt (eth_simulateV1's header makes its own bloom from the logs), and
  * hashing every log's address and topics was 2% of a traced swap. Without the option runTx is
- * stock: the bloom and the receipt's bitvector are made as before. Fails if the patch is missing.
+ * stock: the bloom and the receipt's bitvector are made. Fails if the patch is missing.
  */
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createLegacyTx } from '@ethereumjs/tx'

@@ -2,7 +2,7 @@
  * An HTTP process's store among several on memory:// (host/cluster/processCacheStore.ts): the
  * simulations it runs stay in it (no message to the primary on the warm path), a simulation it
  * does not keep is asked of the primary, it answers the primary's lookups from what it keeps, and
- * every other key (fork state, counters) is the primary's, as before. The primary's side is
+ * every other key (fork state, counters) is the primary's. The primary's side is
  * siblingLookup.test.ts; primary.test.ts reads a simulation back through the other process.
  */
 import { describe, expect, it } from 'vitest'

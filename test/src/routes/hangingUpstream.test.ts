@@ -20,7 +20,7 @@ import { startHangingUpstream, type HangingUpstream } from '../../support/hangin
 
 const RPC_TIMEOUT_MS = 1000
 const BUDGET_MS = 1500
-/** scheduling slack on a busy machine; the old behaviour took at least 3 full timeouts (3.3 s) */
+/** scheduling slack on a busy machine; without the one budget a request took at least 3 full timeouts (3.3 s) */
 const SLACK_MS = 900
 const [A, B] = DEV_ACCOUNTS as unknown as [string, string]
 const ready = requireAnvil()

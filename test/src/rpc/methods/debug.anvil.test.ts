@@ -1,6 +1,6 @@
 /**
  * Differential: the debug_* handlers over a real engine forking a real Anvil, against Anvil's own
- * answer to the SAME JSON-RPC params. Anvil's deviations from geth (spec/geth-reference.md §5) are
+ * answer to the SAME JSON-RPC params. Anvil's deviations from geth (docs/geth-reference.md §5) are
  * undone by test/tracers/gethRules.ts, each named there; the ones met only here are named inline:
  * Anvil's debug_traceCall knows no 4byteTracer or muxTracer ("unsupported tracer type"; its
  * debug_traceTransaction answers `{}` for muxTracer), its block traces put `result` before `txHash`,

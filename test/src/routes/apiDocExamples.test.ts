@@ -1,9 +1,9 @@
 /**
- * The README's curl examples, run over real HTTP (createApp on a free port) against the real
- * engine on the embedded devnet: every example answers success with real data — decoded logs,
- * transfers, an access list, a trace of a demo transaction by its (deterministic) hash, and the
- * stored simulation read back by its id. The examples are parsed from README.md itself, so the
- * document and the service cannot drift apart unnoticed.
+ * The curl examples of docs/api.md and docs/trace-viewer.md, run over real HTTP (createApp on a
+ * free port) against the real engine on the embedded devnet: every example answers success with
+ * real data — decoded logs, transfers, an access list, a trace of a demo transaction by its
+ * (deterministic) hash, and the stored simulation read back by its id. The examples are parsed
+ * from the pages themselves, so the documents and the service cannot drift apart unnoticed.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -23,11 +23,11 @@ interface Example {
   body?: string
 }
 
-/** `curl -s $B/<path> [-H "$J"] [-d '<json>']` blocks of the README */
-function readmeExamples(): Example[] {
-  const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8')
+/** `curl -s $B/<path> [-H "$J"] [-d '<json>']` blocks of the REST pages */
+function docExamples(): Example[] {
+  const docs = ['api.md', 'trace-viewer.md'].map((page) => readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', page), 'utf8')).join('\n')
   const out: Example[] = []
-  for (const m of readme.matchAll(/curl -s \$B(\/[^\s'"|]+)((?:\s+-H "\$J")?(?:\s+-d '([\s\S]*?)')?)/g)) {
+  for (const m of docs.matchAll(/curl -s \$B(\/[^\s'"|]+)((?:\s+-H "\$J")?(?:\s+-d '([\s\S]*?)')?)/g)) {
     out.push({ path: m[1]!, body: m[3] })
   }
   return out
@@ -37,7 +37,7 @@ let server: Listening
 let engine: Engine
 let token: string
 let demoHash: string
-const examples = readmeExamples()
+const examples = docExamples()
 
 beforeAll(async () => {
   const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: '' } })
@@ -70,7 +70,7 @@ async function run(path: string, body?: string) {
   return { status: res.status, json: (await res.json()) as Record<string, any> } // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-describe('README curl examples over HTTP on the devnet', () => {
+describe('the REST pages’ curl examples over HTTP on the devnet', () => {
   it('finds the examples, and the /trace/tx one names the devnet’s real block-4 transfer', () => {
     expect(examples.find((e) => e.path === '/trace/tx')?.body).toContain(demoHash)
     const paths = new Set(examples.map((e) => e.path))

@@ -1,7 +1,6 @@
 /**
- * The README's "JSON-RPC endpoint: use it from your tools" examples, run as written against the
- * service on the devnet: each ```js block (viem, ethers) as an ES module with node, each `cast`
- * line with Foundry's binary, the endpoint URL replaced by the live one. The output a `// →` or
+ * The examples of docs/json-rpc.md, run as written against the service on the devnet: each
+ * ```js block (viem, ethers) as an ES module with node, each `cast` line with Foundry's binary, the endpoint URL replaced by the live one. The output a `// →` or
  * `# →` comment shows must be what the example prints, so the document cannot drift.
  */
 import { execFile } from 'node:child_process'
@@ -12,9 +11,8 @@ import { castBinary, requireCast } from '../../support/cast.js'
 import { startRpcApp, type RpcApp } from './rpcApp.js'
 
 const root = join(import.meta.dirname, '..', '..', '..')
-const readme = readFileSync(join(root, 'README.md'), 'utf8')
-const section = readme.slice(readme.indexOf('## JSON-RPC endpoint'), readme.indexOf('\n## ', readme.indexOf('## JSON-RPC endpoint') + 5))
-const README_URL = 'http://127.0.0.1:8080/v1/rpc/YOUR_TOKEN'
+const section = readFileSync(join(root, 'docs', 'json-rpc.md'), 'utf8')
+const DOC_URL = 'http://127.0.0.1:8080/v1/rpc/YOUR_TOKEN'
 
 const jsBlocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!)
 const castLines = [...section.matchAll(/^(cast .+)\n# → (.+)$/gm)].map((m) => ({ command: m[1]!, expected: m[2]! }))
@@ -36,7 +34,7 @@ const run = (file: string, args: string[], cwd?: string) =>
 /** a command line split as a POSIX shell would for these examples (single quotes, spaces) */
 const words = (line: string) => [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!)
 
-describe('README JSON-RPC examples', () => {
+describe('the JSON-RPC page’s examples', () => {
   it('has the examples it promises', () => {
     expect(jsBlocks).toHaveLength(2)
     expect(castLines.map((c) => words(c.command)[1])).toEqual(['call', 'estimate', 'access-list', 'run', 'rpc'])
@@ -44,8 +42,8 @@ describe('README JSON-RPC examples', () => {
 
   it.each(jsBlocks.map((code, i) => [i, code] as const))('js example %i prints what its comments show', async (_i, code) => {
     const expected = [...code.matchAll(/^\/\/ → (.+)$/gm)].map((m) => m[1]!)
-    expect(code).toContain(README_URL)
-    const { code: exit, out } = await run(process.execPath, ['--input-type=module', '-e', code.split(README_URL).join(app.rpcUrl)], root)
+    expect(code).toContain(DOC_URL)
+    const { code: exit, out } = await run(process.execPath, ['--input-type=module', '-e', code.split(DOC_URL).join(app.rpcUrl)], root)
     expect(exit, out).toBe(0)
     expect(out.trim().split('\n')).toEqual(expected)
   })
