@@ -25,6 +25,7 @@ import { readChain } from './reads/chainReads.js'
 import { runCall } from './simulation/call.js'
 import { estimateGas } from './simulation/estimateGas.js'
 import { simulate } from './simulation/simulate.js'
+import { previewSignature } from './preview/signature/previewSignature.js'
 import { simulateSteps } from './simulation/simulateSteps.js'
 import { simulateV1 } from './simulateV1/simulateV1.js'
 import { loadSimulation } from './simulation/simulationStore.js'
@@ -77,6 +78,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
 
   return {
     simulate: (params) => guard((d) => simulate(d, params)),
+    previewSignature: (params) => guard((d) => previewSignature(d, params)),
     simulateSteps: (params) => guard((d) => simulateSteps(d, params)),
     getSimulation: (id) => guard(() => loadSimulation(opts.cache, id)),
     accessList: (params) => guard((d) => createAccessList(d, params)),

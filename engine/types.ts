@@ -28,7 +28,8 @@ import type { AccountOverride, AssetChange, BlockOverrides, BlockRef, BlockSelec
 
 export interface SimulateParams {
   calls: CallInput[]
-  block: BlockSelector
+  /** a hash is resolved by the engine (alchemy_simulateAssetChanges takes one) */
+  block: BlockRef
   validation: boolean
   account?: Address
   traceAssetChanges: boolean
@@ -46,6 +47,48 @@ export interface SimulatedLog {
   data: Hex
   logIndex: Hex
   decoded?: DecodedEvent
+}
+
+export type ApprovalType = 'erc20' | 'erc721' | 'erc721-all' | 'erc1155-all' | 'permit2'
+
+/** a permission that changed, read from state before and after (engine/preview/approvalChanges.ts) */
+export interface ApprovalChange {
+  owner: Address
+  type: ApprovalType
+  /** the token (for permit2: the ERC-20 the Permit2 allowance is over) */
+  token: Address
+  /** spender (erc20, permit2), approved address (erc721) or operator (erc721-all, erc1155-all) */
+  spender: Address
+  tokenId?: Hex
+  /** amount (erc20, permit2) or 0x0/0x1 (erc721, *-all) */
+  before: Hex
+  after: Hex
+  unlimited: boolean
+  /** permit2: the allowance's expiration (unix seconds) after the run */
+  expiration?: Hex
+  /** permit2: the Permit2 contract holding the allowance */
+  permit2?: Address
+  name?: string
+  symbol?: string
+  decimals?: number
+  /** `after` in token units */
+  formatted?: string
+  /** the last call of the simulation that touched this permission */
+  callIndex: number
+}
+
+export type WarningSeverity = 'info' | 'warning' | 'danger'
+
+/** something in a run that should make a user stop (docs/wallet-preview.md lists the codes) */
+export interface PreviewWarning {
+  code: string
+  severity: WarningSeverity
+  message: string
+  /** -1: not a call of the run (a signature's preview) */
+  callIndex: number
+  account?: Address
+  token?: Address
+  spender?: Address
 }
 
 export interface CallError {
@@ -79,6 +122,50 @@ export interface SimulationResult {
   gasUsed: Hex
   calls: CallResult[]
   assetChanges?: AssetChange[]
+  /** with traceAssetChanges */
+  approvalChanges?: ApprovalChange[]
+  /** with traceAssetChanges */
+  warnings?: PreviewWarning[]
+}
+
+export type SignatureKind = 'erc2612' | 'dai-permit' | 'permit2-single' | 'permit2-batch' | 'permit2-transfer' | 'permit2-batch-transfer' | 'unknown'
+
+/** EIP-712 typed data as wallets receive it for eth_signTypedData_v4 */
+export interface TypedDataInput {
+  types: Record<string, { name: string; type: string }[]>
+  primaryType: string
+  domain: Record<string, unknown>
+  message: Record<string, unknown>
+}
+
+export interface SignaturePreviewParams {
+  typedData: TypedDataInput
+  signer: Address
+  signature?: Hex
+  block: BlockSelector
+}
+
+/** what a signature gives away (engine/preview/signature/previewSignature.ts) */
+export interface SignaturePreview {
+  kind: SignatureKind
+  blockNumber: Hex
+  /** the tokens the signature lets the spender move, in the message's order */
+  tokens: Address[]
+  spender: Address | null
+  /** per token, the amount granted */
+  amounts: Hex[]
+  unlimited: boolean
+  /** the signature's own validity (unix seconds) */
+  deadline?: Hex
+  /** Permit2 allowances: when the allowance lapses (the latest of a batch) */
+  expiration?: Hex
+  nonce?: Hex
+  /** unknown typed data: the domain and message as given */
+  domain?: Record<string, unknown>
+  message?: Record<string, unknown>
+  approvalChanges: ApprovalChange[]
+  assetChanges: AssetChange[]
+  warnings: PreviewWarning[]
 }
 
 /** shape B of /simulate */
@@ -237,6 +324,8 @@ export interface EngineHealth {
 
 export interface Engine {
   simulate(params: SimulateParams): Promise<SimulationResult>
+  /** what an EIP-712 signature would let its spender do, simulated from the signer's side */
+  previewSignature(params: SignaturePreviewParams): Promise<SignaturePreview>
   simulateSteps(params: StepTraceParams): Promise<StepTraceResult>
   getSimulation(id: string): Promise<SimulationResult | undefined>
   accessList(params: AccessListParams): Promise<AccessListResult>
@@ -277,6 +366,7 @@ export interface Engine {
  */
 export const ENGINE_OPERATIONS = [
   'simulate',
+  'previewSignature',
   'simulateSteps',
   'getSimulation',
   'accessList',

@@ -44,6 +44,11 @@ export interface Transfer {
   to: Address
   amount: Hex
   tokenId?: Hex
+  /** with traceAssetChanges: the token's metadata where it answers, and the amount in its units */
+  name?: string
+  symbol?: string
+  decimals?: number
+  formatted?: string
 }
 
 export interface AssetChange {
@@ -57,4 +62,7 @@ export interface AssetChange {
   after: Hex
   /** signed decimal string */
   delta: string
+  name?: string
+  /** delta in token units, e.g. "-1.5" (a count for ERC-721/1155) */
+  formatted?: string
 }

@@ -35,6 +35,7 @@ import type { RouteContext } from './routes/context.js'
 import { explorerPaths, registerExplorer } from './routes/explorer.js'
 import { registerHealth } from './routes/health.js'
 import { registerSimulate } from './routes/simulate.js'
+import { registerSignature } from './routes/signature.js'
 import { registerSimulations } from './routes/simulations.js'
 import { registerTrace } from './routes/trace.js'
 import { isRpcPath, maskRpcPath, rpcPathToken } from './rpc/pathToken.js'
@@ -100,6 +101,7 @@ export function createApp({ config, engine, cache, logger, rateLimitCounter }: C
   const ctx: RouteContext = { engine, config, logger, toErrorBody: errors.toErrorBody }
   registerHealth(app, { ...ctx, version, startedAt: Date.now() })
   registerSimulate(app, ctx)
+  registerSignature(app, ctx)
   registerBatch(app, ctx)
   registerAccessList(app, ctx)
   registerSimulations(app, ctx)

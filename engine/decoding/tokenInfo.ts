@@ -17,6 +17,7 @@ import type { CacheStore } from '../cache/cacheStore.js'
 export interface TokenInfo {
   symbol?: string
   decimals?: number
+  name?: string
 }
 
 /** Reads a token's metadata; never throws (unknown fields are simply absent). */
@@ -40,8 +41,8 @@ export interface TokenInfoCacheOptions {
   ttlSeconds?: number
 }
 
-/** the calls metadata is read with: keccak256('symbol()')[0:4] and keccak256('decimals()')[0:4] */
-export const TOKEN_INFO_SELECTORS = { symbol: '0x95d89b41', decimals: '0x313ce567' } as const satisfies Record<string, Hex>
+/** the calls metadata is read with: keccak256('symbol()'), keccak256('decimals()') and keccak256('name()'), [0:4] */
+export const TOKEN_INFO_SELECTORS = { symbol: '0x95d89b41', decimals: '0x313ce567', name: '0x06fdde03' } as const satisfies Record<string, Hex>
 /** symbols longer than this are junk or an attack on the summary line */
 const MAX_SYMBOL_LENGTH = 64
 
@@ -99,21 +100,25 @@ function decodeInfo(bytes: Uint8Array): TokenInfo | undefined {
     const info: TokenInfo = {}
     if (typeof raw.symbol === 'string') info.symbol = raw.symbol
     if (typeof raw.decimals === 'number') info.decimals = raw.decimals
+    if (typeof raw.name === 'string') info.name = raw.name
     return info
   } catch {
     return undefined
   }
 }
 
-const tokenInfoKey = (scope: string, token: Address) => `tokenInfo:${scope}:${token.toLowerCase()}`
+// `tokenMeta`: entries kept before `name` was read lack it, and must not be taken for complete
+const tokenInfoKey = (scope: string, token: Address) => `tokenMeta:${scope}:${token.toLowerCase()}`
 
-/** what `symbol()` and `decimals()` returned (undefined: reverted, halted, no code) as metadata */
-export function tokenInfoOf(symbolData: Hex | undefined, decimalsData: Hex | undefined): TokenInfo {
+/** what `symbol()`, `decimals()` and `name()` returned (undefined: reverted, halted, no code) as metadata */
+export function tokenInfoOf(symbolData: Hex | undefined, decimalsData: Hex | undefined, nameData?: Hex): TokenInfo {
   const info: TokenInfo = {}
   const symbol = decodeSymbol(symbolData)
   const decimals = decodeDecimals(decimalsData)
+  const name = decodeSymbol(nameData)
   if (symbol !== undefined) info.symbol = symbol
   if (decimals !== undefined) info.decimals = decimals
+  if (name !== undefined) info.name = name
   return info
 }
 
@@ -149,8 +154,12 @@ export function createTokenInfoReader(readCall: ReadCall, cache?: TokenInfoCache
         failed = true
         return undefined
       })
-    const [symbolData, decimalsData] = await Promise.all([read(TOKEN_INFO_SELECTORS.symbol), read(TOKEN_INFO_SELECTORS.decimals)])
-    const info = tokenInfoOf(symbolData, decimalsData)
+    const [symbolData, decimalsData, nameData] = await Promise.all([
+      read(TOKEN_INFO_SELECTORS.symbol),
+      read(TOKEN_INFO_SELECTORS.decimals),
+      read(TOKEN_INFO_SELECTORS.name),
+    ])
+    const info = tokenInfoOf(symbolData, decimalsData, nameData)
     // A failed read (upstream down) says nothing about the token: do not remember it.
     if (cache && !failed) await rememberTokenInfo(cache, token, info)
     return info

@@ -18,12 +18,16 @@ import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/ty
 import { EngineError } from '../errors.js'
 import { createCommonFactory, DEFAULT_HARDFORK } from '../hardfork.js'
 import { bytesToHex } from '@ethereumjs/util'
-import { MemoryStateSource, OverlayStateManager, stateRootOf } from '../state/index.js'
+import { MemoryStateSource, OverlayStateManager, stateRootOf, type GenesisAccount } from '../state/index.js'
+import permit2 from './permit2.json' with { type: 'json' }
 import type { BlockSelector } from '../vocabulary.js'
 import { DEV_ACCOUNTS, DEV_BALANCE, DEVNET_CHAIN_ID } from './accounts.js'
 import { demoBlocks } from './demoTransactions.js'
 import { devnetRead, type DevnetView } from './devnetReads.js'
 import { genesisBlock, mineBlock, type DevnetBlock, type DevnetReceipt } from './mineBlock.js'
+
+/** Permit2's canonical address (the same on every chain Uniswap deployed it to) */
+export const PERMIT2_ADDRESS = permit2.address as Hex
 
 /** 2025-01-01T00:00:00Z */
 export const GENESIS_TIMESTAMP = 1_735_689_600n
@@ -47,7 +51,9 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const hardfork = opts.hardfork || DEFAULT_HARDFORK
   const commonFor = createCommonFactory(DEVNET_CHAIN_ID, hardfork)
   const common: Common = commonFor({ number: 0n, timestamp: GENESIS_TIMESTAMP })
-  const alloc = Object.fromEntries(DEV_ACCOUNTS.map((a) => [a.address, { balance: DEV_BALANCE }]))
+  const alloc: Record<string, GenesisAccount> = Object.fromEntries(DEV_ACCOUNTS.map((a) => [a.address, { balance: DEV_BALANCE }]))
+  // Permit2 at its canonical address, as on the chains wallets use (scripts/compile-permit2.ts)
+  alloc[PERMIT2_ADDRESS] = { code: permit2.deployedBytecode as Hex }
   const blocks: DevnetBlock[] = []
   try {
     blocks.push(genesisBlock(common, MemoryStateSource.fromAlloc(alloc), GENESIS_TIMESTAMP))

@@ -31,6 +31,9 @@ import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
 import { newSimulationId, storeSimulation } from './simulationStore.js'
 import { tokenMetadataSideReads, tokenScope } from './tokenSideReads.js'
+import { createRunFactsTracer, type RunFacts } from '../preview/runFacts.js'
+import { approvalsOf, approvedAccountsOf, warningsOf } from '../preview/preview.js'
+import { readableAssetChanges, readableTransfers } from '../preview/readable.js'
 
 /** what a simulation runs with (engine/run/deps.ts) */
 export type SimulationDeps = Pick<RunDeps, 'chain' | 'cache' | 'gasCap' | 'simulationTtlSeconds'>
@@ -46,11 +49,15 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   if (params.calls.length === 0) throw new EngineError('VALIDATION_ERROR', 'params.calls must hold at least one call')
   // metadata for the log summaries is asked ahead with a cold fork's state batch, when it may be shared
   const sideReads = pureState(params) ? tokenMetadataSideReads(deps.cache, deps.chain.chainId, params.calls.map((c) => c.from)) : undefined
-  const { header, state, ctx } = await openRun(deps.chain, { ...params, sideReads })
+  // a wallet preview reads the code of the accounts the calls approve (APPROVAL_TO_EOA): with the state
+  const approved = params.traceAssetChanges ? approvedAccountsOf(params.calls) : []
+  const also = approved.length > 0 ? () => approved.map((address) => ({ address, storageKeys: [] })) : undefined
+  const { header, state, ctx } = await openRun(deps.chain, { ...params, sideReads, ...(also && { also }) })
   const beforeState = params.traceAssetChanges ? await state.shallowCopy() : undefined
 
   const calls: CallResult[] = []
-  const allTransfers: Transfer[] = []
+  const allTransfers: (Transfer & { callIndex: number })[] = []
+  const facts: (RunFacts | undefined)[] = []
   const successLogs: RawLog[] = []
   let gasUsed = 0n
   let logIndex = 0
@@ -65,7 +72,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     const startState = await state.shallowCopy()
     const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
     const callFrames = params.traceCalls ? createCallTracer({ withLog: true }) : undefined
-    const tracers: Tracer[] = [transfers, callFrames].filter((t) => t !== undefined)
+    const runFacts = params.traceAssetChanges ? createRunFactsTracer() : undefined
+    const tracers: Tracer[] = [transfers, callFrames, runFacts].filter((t) => t !== undefined)
     // the frame a failure came from: observed only when the call fails (explainedCall.ts)
     const locator = createRevertLocator()
     let res: ExecutionResult
@@ -93,7 +101,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     }
     if (callFrames) frames[index] = callFrames.result()
     if (params.traceTransfers && transfers) result.transfers = transfers.result()
-    if (transfers && res.status === 'success') allTransfers.push(...transfers.result())
+    if (transfers && res.status === 'success') allTransfers.push(...transfers.result().map((t) => ({ ...t, callIndex: index })))
+    facts[index] = res.status === 'success' ? runFacts?.result() : undefined
     calls.push(result)
   }
 
@@ -111,17 +120,23 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     gasUsed: toHex(gasUsed),
     calls,
   }
+  const native = nativeSymbol(deps.chain.chainId)
   if (params.traceAssetChanges && beforeState) {
-    result.assetChanges = await computeAssetChanges({
-      account: params.account,
-      transfers: allTransfers,
-      logs: successLogs,
-      accounts: [...new Set(params.calls.map((c) => c.from))],
-      readBefore: createStateBalanceReader({ ...ctx, state: beforeState }, executeCall),
-      readAfter,
-      tokens,
-      nativeSymbol: nativeSymbol(deps.chain.chainId),
-    })
+    // the wallet preview: readable transfers too (without it, transfers stay as geth-style raw entries)
+    await Promise.all(calls.map((c) => c.transfers && readableTransfers(c.transfers, tokens, native)))
+    const readBefore = createStateBalanceReader({ ...ctx, state: beforeState }, executeCall)
+    const senders = [...new Set(params.calls.map((c) => c.from))]
+    // balances and permissions read side by side: a cold fork sends them in the same batches
+    const [assetChanges, approvalChanges] = await Promise.all([
+      computeAssetChanges({ account: params.account, transfers: allTransfers, logs: successLogs, accounts: senders, readBefore, readAfter, tokens, nativeSymbol: native }),
+      approvalsOf({ facts, account: params.account, readBefore, readAfter, tokens }),
+    ])
+    await readableAssetChanges(assetChanges, tokens)
+    result.assetChanges = assetChanges
+    result.approvalChanges = approvalChanges
+    const statuses = calls.map((c) => c.status)
+    const preview = { facts, statuses, transfers: allTransfers, assetChanges, account: params.account, senders, before: beforeState, after: state, readBefore, readAfter, tokens }
+    result.warnings = await warningsOf(preview, approvalChanges)
   }
   await storeSimulation(deps.cache, result, deps.simulationTtlSeconds)
   return result

@@ -41,8 +41,12 @@ export function tokenMetadataSideReads(store: CacheStore, chainId: number, sende
           (out) => ({ out }),
           (e: unknown) => (reverted(e) ? { out: undefined } : undefined),
         )
-        const [symbol, decimals] = await Promise.all([read(TOKEN_INFO_SELECTORS.symbol), read(TOKEN_INFO_SELECTORS.decimals)])
-        if (symbol && decimals) await rememberTokenInfo(cache, token, tokenInfoOf(symbol.out, decimals.out))
+        const [symbol, decimals, name] = await Promise.all([
+          read(TOKEN_INFO_SELECTORS.symbol),
+          read(TOKEN_INFO_SELECTORS.decimals),
+          read(TOKEN_INFO_SELECTORS.name),
+        ])
+        if (symbol && decimals && name) await rememberTokenInfo(cache, token, tokenInfoOf(symbol.out, decimals.out, name.out))
       })).then(() => undefined)
   }
 }

@@ -53,6 +53,10 @@ export const transfer = z.object({
   to: address,
   amount: hexQuantity,
   tokenId: hexQuantity.optional(),
+  name: z.string().optional(),
+  symbol: z.string().optional(),
+  decimals: z.number().int().optional(),
+  formatted: z.string().optional().openapi({ description: 'amount in token units (a count for ERC-721/1155)', example: '1.5' }),
 })
 
 export const assetChange = z.object({
@@ -65,7 +69,41 @@ export const assetChange = z.object({
   before: hexQuantity,
   after: hexQuantity,
   delta: z.string().openapi({ description: 'signed decimal', example: '-1000000000000000000' }),
+  name: z.string().optional(),
+  formatted: z.string().optional().openapi({ description: 'delta in token units', example: '-1' }),
 })
+
+export const approvalChange = z
+  .object({
+    owner: address,
+    type: z.enum(['erc20', 'erc721', 'erc721-all', 'erc1155-all', 'permit2']),
+    token: address.openapi({ description: 'for permit2: the ERC-20 the allowance is over' }),
+    spender: address.openapi({ description: 'spender, approved address or operator' }),
+    tokenId: hexQuantity.optional(),
+    before: hexQuantity.openapi({ description: 'amount, or 0x0/0x1 for erc721 and *-all' }),
+    after: hexQuantity,
+    unlimited: z.boolean(),
+    expiration: hexQuantity.optional().openapi({ description: 'permit2: unix seconds' }),
+    permit2: address.optional().openapi({ description: 'permit2: the Permit2 contract' }),
+    name: z.string().optional(),
+    symbol: z.string().optional(),
+    decimals: z.number().int().optional(),
+    formatted: z.string().optional().openapi({ description: '`after` in token units' }),
+    callIndex: z.number().int(),
+  })
+  .openapi('ApprovalChange')
+
+export const previewWarning = z
+  .object({
+    code: z.string().openapi({ example: 'UNLIMITED_APPROVAL', description: 'docs/wallet-preview.md lists every code' }),
+    severity: z.enum(['info', 'warning', 'danger']),
+    message: z.string(),
+    callIndex: z.number().int().openapi({ description: '-1 for a signature preview' }),
+    account: address.optional(),
+    token: address.optional(),
+    spender: address.optional(),
+  })
+  .openapi('PreviewWarning')
 
 export const callError = z.object({
   message: z.string(),
@@ -95,6 +133,8 @@ export const simulationResult = z
     gasUsed: hexQuantity,
     calls: z.array(callResult),
     assetChanges: z.array(assetChange).optional(),
+    approvalChanges: z.array(approvalChange).optional().openapi({ description: 'with params.traceAssetChanges' }),
+    warnings: z.array(previewWarning).optional().openapi({ description: 'with params.traceAssetChanges' }),
   })
   .openapi('SimulationResult')
 

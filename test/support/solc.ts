@@ -19,13 +19,14 @@ export interface CompiledContract {
  * @returns contract name → artifact (names must be unique across files)
  * @example const { Token } = compile({ 'Token.sol': src })
  */
-export function compile(sources: Record<string, string>, opts: { evmVersion?: string; optimize?: boolean } = {}): Record<string, CompiledContract> {
+export function compile(sources: Record<string, string>, opts: { evmVersion?: string; optimize?: boolean; viaIR?: boolean } = {}): Record<string, CompiledContract> {
   const input = {
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(sources).map(([name, content]) => [name, { content }])),
     settings: {
       optimizer: { enabled: opts.optimize ?? false, runs: 200 },
       evmVersion: opts.evmVersion ?? 'cancun',
+      ...(opts.viaIR && { viaIR: true }),
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
     },
   }

@@ -1,9 +1,11 @@
 /**
  * The method table of POST /v1/rpc, assembled in one place: the engine-served eth_ methods, the
- * forwarded reads, and each namespace's own table (debug_*, eth_simulateV1, trace_* join here).
+ * forwarded reads, and each namespace's own table (debug_*, eth_simulateV1, trace_*,
+ * alchemy_simulateAssetChanges join here).
  * A name in two tables is a bug: the assembly throws at start-up rather than pick one silently.
  */
 import type { RpcMethodTable } from '../types.js'
+import { alchemyMethods } from './alchemy.js'
 import { debugMethods } from './debug.js'
 import { ethMethods } from './eth.js'
 import { forwardedMethods } from './forwarded.js'
@@ -23,4 +25,4 @@ export function assembleMethods(...tables: RpcMethodTable[]): RpcMethodTable {
   return out
 }
 
-export const rpcMethods: RpcMethodTable = assembleMethods(forwardedMethods, ethMethods, debugMethods, simulateV1Methods, traceMethods)
+export const rpcMethods: RpcMethodTable = assembleMethods(forwardedMethods, ethMethods, debugMethods, simulateV1Methods, traceMethods, alchemyMethods)

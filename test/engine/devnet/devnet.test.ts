@@ -94,7 +94,9 @@ describe('engine over the devnet', () => {
     const call = r.calls[0]!
     expect(call.returnData).toBe(toHex(1n, { size: 32 }))
     expect(call.logs[0]!.decoded?.summary).toBe('Transfer 1 DEMO from 0x7099…79c8 to 0x3c44…93bc')
-    expect(call.transfers).toEqual([{ type: 'erc20', token: DEMO_TOKEN_ADDRESS, from: B, to: C, amount: toHex(10n ** 18n) }])
+    expect(call.transfers).toEqual([
+      { type: 'erc20', token: DEMO_TOKEN_ADDRESS, from: B, to: C, amount: toHex(10n ** 18n), name: 'Demo Token', symbol: 'DEMO', decimals: 18, formatted: '1' },
+    ])
     expect(r.assetChanges?.[0]).toMatchObject({ account: C, token: DEMO_TOKEN_ADDRESS, delta: (10n ** 18n).toString() })
     expect(await engine.getSimulation(r.simulationId)).toEqual(r)
     expect(await engine.getSimulation('sim_00000000-0000-4000-8000-000000000000')).toBeUndefined()

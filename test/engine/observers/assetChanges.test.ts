@@ -228,13 +228,13 @@ describe('createTokenInfoReader on a real chain', () => {
     const [x, y] = await Promise.all([first(addr.token!), first(addr.token!.toUpperCase().replace('0X', '0x') as Address)])
     expect(x).toEqual({ symbol: 'DEMO', decimals: 18 })
     expect(y).toBe(x)
-    expect(calls).toBe(2) // symbol() and decimals(), once
+    expect(calls).toBe(3) // symbol(), decimals() and name(), once
     const second = createTokenInfoReader(counting(c.readCallAt(head)), { store, scope: `31337:${head}` })
     expect(await second(addr.token!)).toEqual({ symbol: 'DEMO', decimals: 18 })
-    expect(calls).toBe(2) // served by the store
+    expect(calls).toBe(3) // served by the store
     const otherScope = createTokenInfoReader(counting(c.readCallAt(head)), { store, scope: `31337:${head - 1n}` })
     await otherScope(addr.token!)
-    expect(calls).toBe(4)
+    expect(calls).toBe(6)
   })
 
   it('does not remember a failed read', async () => {

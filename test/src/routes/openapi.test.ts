@@ -8,7 +8,7 @@ interface Operation {
   parameters?: { name: string; in: string }[]
 }
 
-const postEndpoints = ['/v1/simulate', '/v1/simulate/batch', '/v1/simulate/access-list', '/v1/trace/tx', '/v1/trace/call', '/v1/trace/call-many']
+const postEndpoints = ['/v1/simulate', '/v1/simulate/batch', '/v1/simulate/access-list', '/v1/trace/tx', '/v1/trace/call', '/v1/trace/call-many', '/v1/simulate/signature']
 
 describe('GET /v1/openapi.json', () => {
   let app: TestApp

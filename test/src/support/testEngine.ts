@@ -50,6 +50,9 @@ export function createTestEngine(): TestEngine {
       stored.set(result.simulationId, result)
       return result
     }) as Engine['simulate'],
+    previewSignature: record('previewSignature', async () => {
+      throw new Error('previewSignature: no answer given')
+    }) as Engine['previewSignature'],
     simulateSteps: record('simulateSteps', async (): Promise<StepTraceResult> => ({
       success: true,
       gasUsed: '0x5208',
