@@ -22,36 +22,14 @@ export { READ_METHODS } from './reads/readMethods.js'
 export { SPILL_KEY, type SpilledJson } from './spill/spillFiles.js'
 import type { TraceResult, TracerConfig } from '../tracers/config.js'
 
-export type BlockTag = 'latest' | 'earliest' | 'safe' | 'finalized' | 'pending'
-export type BlockSelector = { number: bigint } | { tag: BlockTag }
-/** a block by number, tag or hash (EIP-1898 style; the debug_* methods take all three) */
-export type BlockRef = BlockSelector | { hash: Hex }
-
-/** decisions §9, normalized to a map keyed by lowercase address */
-export interface AccountOverride {
-  balance?: bigint
-  nonce?: bigint
-  code?: Hex
-  /** replace all storage (geth `state`); slot/value 32-byte 0x-hex */
-  state?: Record<Hex, Hex>
-  /** patch the given slots (geth `stateDiff`); slot/value 32-byte 0x-hex */
-  stateDiff?: Record<Hex, Hex>
-}
-export type StateOverrides = Record<Address, AccountOverride>
-
-export interface BlockOverrides {
-  number?: bigint
-  time?: bigint
-  baseFee?: bigint
-  gasLimit?: bigint
-  coinbase?: Address
-  prevRandao?: Hex
-  blobBaseFee?: bigint
-}
+// the vocabulary the lower folders share (engine/vocabulary.ts), with the block grammar
+export * from './vocabulary.js'
+import type { AccountOverride, AssetChange, BlockOverrides, BlockRef, BlockSelector, DecodedEvent, StateOverrides, Transfer } from './vocabulary.js'
 
 export interface SimulateParams {
   calls: CallInput[]
-  block: BlockSelector
+  /** a hash is resolved by the engine (alchemy_simulateAssetChanges takes one) */
+  block: BlockRef
   validation: boolean
   account?: Address
   traceAssetChanges: boolean
@@ -63,49 +41,12 @@ export interface SimulateParams {
   callTree?: CallTreeConfig
 }
 
-export interface DecodedEvent {
-  name: string
-  signature: string
-  args: Record<string, unknown>
-  summary: string
-}
-
 export interface SimulatedLog {
   address: Address
   topics: Hex[]
   data: Hex
   logIndex: Hex
   decoded?: DecodedEvent
-}
-
-export interface Transfer {
-  type: 'native' | 'erc20' | 'erc721' | 'erc1155'
-  token: Address | null
-  from: Address
-  to: Address
-  amount: Hex
-  tokenId?: Hex
-  /** with traceAssetChanges: the token's metadata where it answers, and the amount in its units */
-  name?: string
-  symbol?: string
-  decimals?: number
-  formatted?: string
-}
-
-export interface AssetChange {
-  account: Address
-  type: 'native' | 'erc20' | 'erc721' | 'erc1155'
-  token: Address | null
-  tokenId?: Hex
-  symbol?: string
-  decimals?: number
-  before: Hex
-  after: Hex
-  /** signed decimal string */
-  delta: string
-  name?: string
-  /** delta in token units, e.g. "-1.5" (a count for ERC-721/1155) */
-  formatted?: string
 }
 
 export type ApprovalType = 'erc20' | 'erc721' | 'erc721-all' | 'erc1155-all' | 'permit2'
@@ -267,7 +208,8 @@ export interface StepTraceResult {
 
 export interface AccessListParams {
   call: CallInput
-  block: BlockSelector
+  /** a hash is resolved by the engine (geth eth_createAccessList takes BlockNumberOrHash) */
+  block: BlockRef
   stateOverrides?: StateOverrides
 }
 export interface AccessListResult {
@@ -362,7 +304,8 @@ export type SimulateV1BlockResult = Record<string, unknown> & { calls: SimulateV
 /** eth_call / eth_estimateGas: one call at a block, overrides as geth's 3rd and 4th params */
 export interface CallParams {
   call: CallInput
-  block: BlockSelector
+  /** a hash is resolved by the engine (geth eth_call takes BlockNumberOrHash) */
+  block: BlockRef
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
 }

@@ -79,6 +79,26 @@ describe('import directions', () => {
     expect(violations((from, to) => shared.some((s) => inside(from, s)) && FEATURES.some((f) => inside(to, f)))).toEqual([])
   })
 
+  it('no import loop runs through the public surface: nothing engine/types.ts reaches imports it back', () => {
+    const next = (file: string) => edges.filter((e) => e.from === file).map((e) => e.to.replace(/\.js$/, '.ts'))
+    const reached = new Set<string>()
+    const todo = next('engine/types.ts')
+    while (todo.length > 0) {
+      const file = todo.pop()!
+      if (reached.has(file)) continue
+      reached.add(file)
+      todo.push(...next(file))
+    }
+    expect(reached.has('engine/vocabulary.ts')).toBe(true)
+    expect([...reached].filter((file) => next(file).includes('engine/types.ts'))).toEqual([])
+  })
+
+  it('the lower folders speak the vocabulary (engine/vocabulary.ts), never the public surface', () => {
+    const lower = ['engine/run', 'engine/state', 'engine/chain', 'engine/rpc', 'engine/execution', 'engine/cache', 'engine/decoding', 'engine/observers', 'engine/devnet', 'engine/spill']
+    expect(violations((from, to) => lower.some((l) => inside(from, l)) && to === 'engine/types.js')).toEqual([])
+    expect(violations((from, to) => from === 'engine/vocabulary.ts' && to !== 'engine/blockRef.js')).toEqual([])
+  })
+
   it('the JSON-RPC transport sits below state and the chain sources', () => {
     expect(violations((from, to) => inside(from, 'engine/state') && inside(to, 'engine/chain'))).toEqual([])
     expect(violations((from, to) => inside(from, 'engine/rpc') && (inside(to, 'engine/state') || inside(to, 'engine/chain')))).toEqual([])

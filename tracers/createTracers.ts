@@ -33,14 +33,22 @@ export interface TracerSet {
 export interface CreateTracersOptions {
   /** struct logger refuses past this many steps (EngineOptions.maxStructLogSteps) */
   maxStructLogSteps?: number
-  /** the block/tx fields the flatCallTracer prints (geth takes them from the traced tx's receipt) */
+  /**
+   * the block/tx fields the flatCallTracer prints (geth takes them from the traced tx's receipt);
+   * read when the result is built, so a caller may fill it in after creating the tracers
+   */
   flatContext?: FlatCallContext
   /** where a long struct log's JSON goes (the engine's temporary file); absent: kept in memory */
   structLogSpill?: StructLogSpill
 }
 
-/** true when a config selects at least one tracer (an empty object selects the default). */
-function selected(config: TracerConfig): TracerName[] {
+/**
+ * Which tracers a config asks for — the one place this rule is written: a tracer is asked for by
+ * a non-null config (`4byteTracer`, `noopTracer`, `stateDiffTracer`, `vmTraceTracer` by `true`;
+ * `4byteTracer: false` is the same as leaving it out). None asked for: createTracers runs the
+ * default callTracer.
+ */
+export function tracersAskedFor(config: TracerConfig): TracerName[] {
   const names: TracerName[] = []
   if (config.callTracer !== undefined && config.callTracer !== null) names.push('callTracer')
   if (config.prestateTracer !== undefined && config.prestateTracer !== null) names.push('prestateTracer')
@@ -57,7 +65,7 @@ function selected(config: TracerConfig): TracerName[] {
 
 export function createTracers(config: TracerConfig | undefined, opts: CreateTracersOptions = {}): TracerSet {
   const cfg: TracerConfig = config ?? {}
-  let names = selected(cfg)
+  let names = tracersAskedFor(cfg)
   if (names.length === 0) names = ['callTracer']
 
   const entries: [TracerName, Tracer][] = names.map((name) => {

@@ -3,8 +3,9 @@
  * frames, flattened in Parity's format (what `trace_*` and geth's `flatCallTracer` print): one
  * entry per frame in depth-first order with `action`, `result` (dropped on an error other than a
  * revert), `subtraces`, `traceAddress`, `type` (`call`, `create`, `suicide`) and the block/tx
- * fields. Config `{convertParityErrors, includePrecompiles}`: by default CALL/STATICCALL frames
- * into precompiles are hidden (Parity never printed them); `convertParityErrors` renames geth's
+ * fields. Config `{convertParityErrors, includePrecompiles, parity}`: by default calls into
+ * precompiles are hidden (Parity never printed them; geth's and reth's rules differ slightly, see
+ * `visible`); `convertParityErrors` renames geth's
  * error strings to Parity's. A child STATICCALL prints value 0x0 (Parity's frames always have one).
  *
  * The block/tx fields come from the caller (`context`): geth fills them from the traced
@@ -138,11 +139,20 @@ export function createFlatCallTracer(config: FlatCallTracerConfig = {}, context:
     },
   }
 
-  /** geth hides a CALL/STATICCALL into a precompile when it exits, so it is no subtrace either */
+  /**
+   * The frames a parent prints; a hidden precompile call is no subtrace either and takes no
+   * place in its siblings' traceAddress. geth (call_flat.go OnExit) hides a CALL/STATICCALL into
+   * a precompile; reth (revm-inspectors TracingInspector::is_precompile_call, whose hidden nodes
+   * are never attached to their parent) hides a call of any kind into a precompile of the block's
+   * fork that moves no value — a DELEGATECALL counts its frame's value, as reth does.
+   */
   function visible(children: CallFrameJson[] | undefined): CallFrameJson[] {
     const calls = children ?? []
     if (config.includePrecompiles) return calls
-    return calls.filter((c) => !((c.type === 'CALL' || c.type === 'STATICCALL') && c.to !== undefined && isPrecompile(c.to)))
+    const hidden = config.parity
+      ? (c: CallFrameJson) => c.type !== 'CREATE' && c.type !== 'CREATE2' && c.type !== 'SELFDESTRUCT' && (c.value === undefined || BigInt(c.value) === 0n)
+      : (c: CallFrameJson) => c.type === 'CALL' || c.type === 'STATICCALL'
+    return calls.filter((c) => !(c.to !== undefined && isPrecompile(c.to) && hidden(c)))
   }
 
   function flatten(f: CallFrameJson, traceAddress: number[], top: boolean, out: FlatCallFrame[]): void {

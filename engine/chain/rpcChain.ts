@@ -23,7 +23,7 @@ import { createCommonFactory, networkName } from '../hardfork.js'
 import { ForkCache, OverlayStateManager, type AccessList } from '../state/index.js'
 import { createRpcClient, withBudget, type RpcClient } from '../rpc/rpcClient.js'
 import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
-import type { BlockSelector } from '../types.js'
+import { stateBlock, type BlockSelector } from '../blockRef.js'
 import { checkForwarded } from '../rpc/forwardedAnswers.js'
 import { readUpstream, type UpstreamAnswer } from '../rpc/upstreamAnswers.js'
 import { chainRulesFor, type ChainKind, type ChainRules } from './rules.js'
@@ -195,15 +195,15 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       await fork.hints.get(block, [call], ttlFor(block), budget)
     }
 
-    async function resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
+    async function resolveBlock(asked: BlockSelector): Promise<BlockHeaderInfo> {
+      const selector = stateBlock(asked)
       if ('number' in selector) return { ...(await headerAt(selector.number)) }
-      // no mempool of our own: pending is the latest block's state
-      const tag = selector.tag === 'pending' ? 'latest' : selector.tag
+      const tag = selector.tag
       if (tag === 'latest' && tracked && Date.now() - tracked.at < headMaxAgeMs) return { ...tracked.header }
       // concurrent requests for the same tag share one upstream call (never a stale answer)
       let p = tagsInFlight.get(tag)
       if (!p) {
-        p = fetchTag(tag, selector.tag)
+        p = fetchTag(tag, 'tag' in asked ? asked.tag : tag)
         tagsInFlight.set(tag, p)
         const done = () => tagsInFlight.delete(tag)
         p.then(done, done)
@@ -239,10 +239,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
      * costs 2 round trips instead of 3. Warm-looking calls (hints cached at the known head) skip the
      * hint request, so a warm run costs only what resolving the block costs.
      */
-    async function resolveForCalls(selector: BlockSelector, calls: PrefetchCalls, opts: { sideReads?: SideReads; also?: AlsoReads } = {}): Promise<BlockHeaderInfo> {
+    async function resolveForCalls(asked: BlockSelector, calls: PrefetchCalls, opts: { sideReads?: SideReads; also?: AlsoReads } = {}): Promise<BlockHeaderInfo> {
+      const selector = stateBlock(asked)
       // the caller's other reads, with the block's coinbase (prefetch guesses only that one)
       const alsoAt = (h: BlockHeaderInfo): AccessList | undefined => opts.also && [{ address: h.coinbase, storageKeys: [] }, ...opts.also(h)]
-      const latest = 'tag' in selector && (selector.tag === 'latest' || selector.tag === 'pending')
+      const latest = 'tag' in selector && selector.tag === 'latest'
       const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
       const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
       // the run will be at `guess` without asking (a number, or the tracked head): only then may

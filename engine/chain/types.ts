@@ -5,7 +5,7 @@
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Address, Hex } from 'viem'
-import type { BlockSelector } from '../types.js'
+import type { BlockSelector } from '../vocabulary.js'
 import type { BlockEnv } from '../execution/types.js'
 import type { AccessList, OverlayStateManager } from '../state/index.js'
 import type { UpstreamBudget } from '../rpc/upstreamBudget.js'

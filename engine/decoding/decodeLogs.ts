@@ -11,7 +11,7 @@
  * logs.forEach((log, i) => { if (decoded[i]) log.decoded = decoded[i] })
  */
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type Address, type Hex } from 'viem'
-import type { DecodedEvent } from '../types.js'
+import type { DecodedEvent } from '../vocabulary.js'
 import { findEvent, type EventEntry } from './eventTable.js'
 import { shortAddress, summarize } from './summaries.js'
 import type { TokenInfoReader } from './tokenInfo.js'

@@ -20,7 +20,7 @@ import { createCommonFactory, DEFAULT_HARDFORK } from '../hardfork.js'
 import { bytesToHex } from '@ethereumjs/util'
 import { MemoryStateSource, OverlayStateManager, stateRootOf, type GenesisAccount } from '../state/index.js'
 import permit2 from './permit2.json' with { type: 'json' }
-import type { BlockSelector } from '../types.js'
+import type { BlockSelector } from '../vocabulary.js'
 import { DEV_ACCOUNTS, DEV_BALANCE, DEVNET_CHAIN_ID } from './accounts.js'
 import { demoBlocks } from './demoTransactions.js'
 import { devnetRead, type DevnetView } from './devnetReads.js'

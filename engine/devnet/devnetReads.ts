@@ -11,6 +11,7 @@
  * await devnetRead(view, 'eth_getBlockByNumber', ['0x1', true])
  */
 import { keccak256, toHex, type Address, type Hex } from 'viem'
+import { BlockRefError, parseBlockRef, type BlockRef } from '../blockRef.js'
 import { EngineError } from '../errors.js'
 import type { DevnetBlock, DevnetReceipt } from './mineBlock.js'
 
@@ -145,11 +146,17 @@ function fullFlag(v: unknown, i: number): boolean {
   return v
 }
 
-/** a tag or a number → its block number (undefined past the head) */
-function blockNumberOf(view: DevnetView, v: unknown, i: number): bigint | undefined {
-  if (v === undefined || v === 'latest' || v === 'pending' || v === 'safe' || v === 'finalized') return view.head()
-  if (v === 'earliest') return 0n
-  return quantity(v, i)
+/** a tag or a number (the engine's block grammar) → its block number (undefined past the head) */
+function blockNumberOf(view: DevnetView, v: unknown, i: number): bigint {
+  let block: BlockRef
+  try {
+    block = parseBlockRef(v, { hash: false })
+  } catch (e) {
+    throw e instanceof BlockRefError ? bad(i, e.message) : e
+  }
+  if ('number' in block) return block.number
+  // no mempool, no finality gadget: every tag but `earliest` is the head
+  return 'tag' in block && block.tag === 'earliest' ? 0n : view.head()
 }
 
 function blockOf(view: DevnetView, v: unknown, i: number): ReadableBlock | undefined {

@@ -25,7 +25,7 @@ import {
   type Hex,
 } from 'viem'
 import { EngineError, isEngineError } from '../errors.js'
-import type { AssetChange, Transfer } from '../types.js'
+import type { AssetChange, Transfer } from '../vocabulary.js'
 import { eventById } from '../decoding/eventTable.js'
 import type { RawLog } from '../decoding/decodeLogs.js'
 import type { TokenInfoReader } from '../decoding/tokenInfo.js'

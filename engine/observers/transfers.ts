@@ -15,7 +15,7 @@
  * transfers.result() // [{ type: 'native', token: null, from, to, amount: '0xde0b6b3a7640000' }, …]
  */
 import { decodeAbiParameters, hexToBigInt, size, toHex, type Address, type Hex } from 'viem'
-import type { Transfer } from '../types.js'
+import type { Transfer } from '../vocabulary.js'
 import type { CallType, EnterEvent, ExitEvent, LogEvent, Tracer } from '../../tracers/types.js'
 import { eventById } from '../decoding/eventTable.js'
 

@@ -19,7 +19,8 @@ import type { Hex } from 'viem'
 import type { CacheStore } from '../cache/cacheStore.js'
 import type { ChainSource } from '../chain/types.js'
 import { EngineError } from '../errors.js'
-import type { BlockSelector, BlockTag } from '../types.js'
+import { BlockRefError, parseBlockRef, type BlockRef } from '../blockRef.js'
+import { resolveBlockRef } from '../run/index.js'
 import { READ_METHODS, STATE_READS } from './readMethods.js'
 
 export interface ReadDeps {
@@ -28,7 +29,6 @@ export interface ReadDeps {
 }
 
 const q = (n: bigint | number): Hex => `0x${n.toString(16)}`
-const TAGS: readonly string[] = ['latest', 'earliest', 'safe', 'finalized', 'pending']
 
 export function unsupportedMethod(method: string): EngineError {
   return new EngineError('NOT_FOUND', `the method ${method} does not exist/is not available`, { unsupportedMethod: true })
@@ -123,7 +123,7 @@ async function stateRead(deps: ReadDeps, method: keyof typeof STATE_READS, param
     if (typeof s !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(s)) throw bad(1, 'hex string of at most 32 bytes expected')
     slot = hexToBytes(`0x${s.slice(2).padStart(64, '0')}`)
   }
-  const header = await deps.chain.resolveBlock(await selectorOf(deps, params[blockIndex], blockIndex))
+  const header = await resolveBlockRef(deps.chain, blockOf(params[blockIndex], blockIndex), 'header for hash not found')
   const state = await deps.chain.stateAfter(header.number)
   switch (method) {
     case 'eth_getBalance':
@@ -137,26 +137,11 @@ async function stateRead(deps: ReadDeps, method: keyof typeof STATE_READS, param
   }
 }
 
-/** geth's BlockNumberOrHash: a tag, a number, a hash, or `{blockNumber}` / `{blockHash}` (EIP-1898) */
-async function selectorOf(deps: ReadDeps, v: unknown, index: number): Promise<BlockSelector> {
-  if (v === undefined || v === null) return { tag: 'latest' }
-  if (typeof v === 'string') {
-    if (TAGS.includes(v)) return { tag: v as BlockTag }
-    if (/^0x[0-9a-fA-F]{64}$/.test(v)) return byHash(deps, v as Hex, index)
-    if (/^0x(0|[1-9a-fA-F][0-9a-fA-F]{0,15})$/.test(v)) return { number: BigInt(v) }
-    throw bad(index, 'hex string without leading zero digits, a block tag or a block hash expected')
+/** geth's BlockNumberOrHash (the engine's block grammar); absent is `latest` */
+function blockOf(v: unknown, index: number): BlockRef {
+  try {
+    return parseBlockRef(v)
+  } catch (e) {
+    throw e instanceof BlockRefError ? bad(index, e.message) : e
   }
-  if (typeof v === 'object' && !Array.isArray(v)) {
-    const o = v as { blockHash?: unknown; blockNumber?: unknown }
-    if (o.blockHash !== undefined && o.blockNumber !== undefined) throw bad(index, 'cannot specify both BlockHash and BlockNumber, choose one or the other')
-    if (typeof o.blockHash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(o.blockHash)) return byHash(deps, o.blockHash as Hex, index)
-    if (o.blockNumber !== undefined) return selectorOf(deps, o.blockNumber, index)
-  }
-  throw bad(index, 'block number, tag or hash expected')
-}
-
-async function byHash(deps: ReadDeps, hash: Hex, _index: number): Promise<BlockSelector> {
-  const block = (await deps.chain.rawRead!('eth_getBlockByHash', [hash, false])) as { number?: Hex } | null
-  if (!block?.number) throw new EngineError('BLOCK_NOT_FOUND', `header for hash not found`, { blockHash: hash })
-  return { number: BigInt(block.number) }
 }

@@ -10,7 +10,7 @@
 import type { StateManagerInterface } from '@ethereumjs/common'
 import type { BlockHeaderInfo, ChainSource } from '../chain/types.js'
 import type { BlockEnv, ExecutionContext } from '../execution/types.js'
-import type { BlockOverrides } from '../types.js'
+import type { BlockOverrides } from '../vocabulary.js'
 
 /** geth `override.BlockOverrides.Apply`: every given field replaces the header's */
 export function applyBlockOverrides(header: BlockHeaderInfo, o: BlockOverrides | undefined): BlockHeaderInfo {

@@ -19,9 +19,8 @@ import { EngineError, isEngineError } from '../errors.js'
 import { executeSignedTx } from '../execution/executeTransaction.js'
 import type { ExecutionContext, ExecutionResult } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
-import type { BlockRef } from '../types.js'
+import { stateBlock, type BlockRef } from '../blockRef.js'
 import { executionContext } from './blockEnvironment.js'
-import { fixedSelector } from './openRun.js'
 import { applyBlockSystemCalls, systemCallReads } from './systemCalls.js'
 
 export interface OpenedBlock {
@@ -44,14 +43,18 @@ export interface BlockProgress {
 
 export const blockStart = (): BlockProgress => ({ applied: 0, blockGasUsed: 0n, logCount: 0 })
 
-/** a block named by number, tag or hash → its header; geth's errors when it does not exist */
-export async function resolveBlockRef(chain: ChainSource, ref: BlockRef): Promise<BlockHeaderInfo> {
+/**
+ * A block named by number, tag or hash → its header; geth's errors when it does not exist. The one
+ * place a block hash is resolved. geth words a missing hash two ways: `block 0x… not found` (the
+ * debug_* tracers, the default) and `header for hash not found` (eth_call and the state reads).
+ */
+export async function resolveBlockRef(chain: ChainSource, ref: BlockRef, notFound?: string): Promise<BlockHeaderInfo> {
   if ('hash' in ref) {
     const header = await chain.headerByHash(ref.hash.toLowerCase() as Hex)
-    if (!header) throw new EngineError('BLOCK_NOT_FOUND', `block ${ref.hash} not found`, { blockHash: ref.hash })
+    if (!header) throw new EngineError('BLOCK_NOT_FOUND', notFound ?? `block ${ref.hash} not found`, { blockHash: ref.hash })
     return header
   }
-  return chain.resolveBlock(fixedSelector(ref))
+  return chain.resolveBlock(stateBlock(ref))
 }
 
 /**

@@ -14,7 +14,7 @@ import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/ty
 import { EngineError } from '../errors.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
-import type { BlockOverrides, StateOverrides } from '../types.js'
+import type { BlockOverrides, StateOverrides } from '../vocabulary.js'
 import { executionContext } from './blockEnvironment.js'
 import { openBlock, replayUpTo } from './openBlock.js'
 import { applyStateOverrides } from './stateOverrides.js'

@@ -4,8 +4,9 @@
  * state overrides into it and builds the execution context with the block overrides applied
  * (geth eth_call / debug_traceCall semantics: header of block N over the state after block N).
  *
- * `pending` runs on `latest`: with no mempool of our own the pending block's state is the latest
- * block's (geth refuses to trace at pending; decisions §8 lists the tag as valid).
+ * `pending` runs on `latest` (engine/blockRef.ts `stateBlock`; geth refuses to trace at pending,
+ * decisions §8 lists the tag as valid). A block named by hash is turned into its number here, once
+ * (geth eth_call's words when there is none), so the fork resolves and prefetches by number.
  *
  * @example
  * const { header, state, ctx } = await openRun(deps.chain, { block, calls, stateOverrides, blockOverrides })
@@ -14,14 +15,16 @@
 import type { AlsoReads, BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
-import type { BlockOverrides, BlockSelector, StateOverrides } from '../types.js'
+import { stateBlock, type BlockRef, type BlockSelector } from '../blockRef.js'
+import type { BlockOverrides, StateOverrides } from '../vocabulary.js'
 import { executionContext } from './blockEnvironment.js'
+import { resolveBlockRef } from './openBlock.js'
 import { resolveAndPrefetch } from './resolveAndPrefetch.js'
 import { applyStateOverrides } from './stateOverrides.js'
 
 export interface RunRequest {
   /** default `latest` */
-  block?: BlockSelector
+  block?: BlockRef
   /** the calls the run will make: a fork warms their state while it resolves the block */
   calls: PrefetchCalls
   stateOverrides?: StateOverrides
@@ -41,13 +44,14 @@ export interface OpenedRun {
 }
 
 export async function openRun(chain: ChainSource, req: RunRequest): Promise<OpenedRun> {
-  const header = await resolveAndPrefetch(chain, fixedSelector(req.block), req.calls, { sideReads: req.sideReads, also: req.also })
+  const header = await resolveAndPrefetch(chain, await byNumber(chain, req.block), req.calls, { sideReads: req.sideReads, also: req.also })
   const state = await chain.stateAfter(header.number)
   await applyStateOverrides(state, req.stateOverrides)
   return { header, state, ctx: executionContext(chain, header, state, req.blockOverrides) }
 }
 
-/** a selector that names a block with state: `pending` is `latest`, none is `latest` */
-export function fixedSelector(block: BlockSelector | undefined): BlockSelector {
-  return !block || ('tag' in block && block.tag === 'pending') ? { tag: 'latest' } : block
+/** the block to resolve and prefetch at: a tag or a number, a hash made a number */
+async function byNumber(chain: ChainSource, block: BlockRef | undefined): Promise<BlockSelector> {
+  const at = stateBlock(block)
+  return 'hash' in at ? { number: (await resolveBlockRef(chain, at, 'header for hash not found')).number } : at
 }

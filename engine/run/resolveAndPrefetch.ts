@@ -6,7 +6,7 @@
  * @example
  * const header = await resolveAndPrefetch(chain, { tag: 'latest' }, params.calls)
  */
-import type { BlockSelector } from '../types.js'
+import type { BlockSelector } from '../vocabulary.js'
 import type { AlsoReads, BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
 
 export async function resolveAndPrefetch(

@@ -9,7 +9,7 @@
  */
 import { EngineError } from '../errors.js'
 import type { OverlayStateManager } from '../state/index.js'
-import type { StateOverrides } from '../types.js'
+import type { StateOverrides } from '../vocabulary.js'
 
 export async function applyStateOverrides(state: OverlayStateManager, overrides: StateOverrides | undefined): Promise<void> {
   if (!overrides || Object.keys(overrides).length === 0) return

@@ -3,10 +3,11 @@
  * (internal/ethapi/logtracer.go): the contracts' logs, and with `traceTransfers` every ETH
  * movement (transaction value, call value, selfdestruct; not DELEGATECALL/CALLCODE) as an
  * ERC-20 `Transfer` log from the ERC-7528 address 0xeeee…eeee, interleaved in execution order.
- * A reverted frame's logs are dropped but their indices stay used, as in the geth that recorded
- * the execution-apis vectors (ethSimulate-use-as-many-features-as-possible: a transfer after six
- * failed calls is log 6); the index runs on across the block's transactions (one tracer per
- * block, `startTx` per call).
+ * A reverted frame's logs are dropped and their indices freed: they are the latest logs, so the
+ * count goes back by as many and the next log takes the first freed index (geth's current
+ * tracer; the execution-apis vectors were recorded before it and leave gaps, see
+ * docs/decisions.md). The index runs on across the block's transactions (one tracer per block,
+ * `startTx` per call), so a block's logs are numbered 0, 1, 2, … without gaps.
  *
  * @example
  * const logs = createSimLogTracer(true)
@@ -53,12 +54,16 @@ export function createSimLogTracer(traceTransfers: boolean): SimLogTracer {
     },
     onExit(e: ExitEvent) {
       if (e.depth === 0) {
-        if (e.reverted && frames[0]) frames[0] = []
+        if (e.reverted && frames[0]) {
+          count -= frames[0].length
+          frames[0] = []
+        }
         return
       }
       if (frames.length <= 1) return
       const call = frames.pop()!
-      if (!e.reverted) frames[frames.length - 1]!.push(...call)
+      if (e.reverted) count -= call.length
+      else frames[frames.length - 1]!.push(...call)
     },
     onLog(log: LogEvent) {
       capture(log.address, log.topics, log.data)

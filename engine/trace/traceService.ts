@@ -58,9 +58,9 @@ import type {
   TracerConfig,
   TraceRunOptions,
 } from '../types.js'
-import { createTracers } from '../../tracers/createTracers.js'
-import { openSpillSession, type SpillOptions } from '../spill/spillFiles.js'
-import { createTraceSet } from './traceSet.js'
+import type { FlatCallContext } from '../../tracers/flatCallTracer.js'
+import { openSpillSession, type SpillOptions, type SpillSession } from '../spill/spillFiles.js'
+import { createTraceSet, type TraceSet } from './traceSet.js'
 
 export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'> {
   /** long struct logs go to temporary files (engine/spill); absent: kept in memory */
@@ -134,6 +134,28 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     return { header, state: block.state, ctx: block.ctx }
   }
 
+  /**
+   * The tracer sets of a run of transactions, one per transaction: the first is built at once,
+   * before any state is read, so a bad tracer option fails first — createTracers runs once per
+   * traced transaction, never once more to validate. `next` hands out a set with the block and
+   * transaction fields its flat tracer prints (read when its result is built).
+   */
+  function tracerSets(config: TracerConfig, spills: SpillSession): { next(flat: FlatCallContext): TraceSet } {
+    const build = () => {
+      const flatContext: FlatCallContext = {}
+      return { set: createTraceSet(config, { ...tracerOpts, structLogSpill: spills.structLogSpill, flatContext }), flatContext }
+    }
+    let first: ReturnType<typeof build> | undefined = build()
+    return {
+      next(flat) {
+        const built = first ?? build()
+        first = undefined
+        Object.assign(built.flatContext, flat)
+        return built.set
+      },
+    }
+  }
+
   async function traceCalls(params: {
     block: BlockRef | undefined
     txIndex?: number
@@ -143,12 +165,11 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     blockOverrides?: BlockOverrides
     timeoutMs?: number
   }): Promise<TraceResult[][]> {
-    // build the tracers' configs first: a bad tracer option fails before any state is read
-    createTracers(params.tracerConfig, tracerOpts)
-    const calls = params.bundles.flatMap((b) => b.transactions)
-    const { header, state } = await openCalls(params.block, params.txIndex, calls, params.stateOverrides)
     const spills = openSpillSession(opts.spill)
+    const sets = tracerSets(params.tracerConfig, spills)
+    const calls = params.bundles.flatMap((b) => b.transactions)
     try {
+      const { header, state } = await openCalls(params.block, params.txIndex, calls, params.stateOverrides)
       const out: TraceResult[][] = []
       let overrides = params.blockOverrides
       for (const bundle of params.bundles) {
@@ -157,9 +178,9 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
         const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
         const results: TraceResult[] = []
         for (const call of bundle.transactions) {
-          // one tracer set per transaction; the state carries over to the next one
-          // geth's debug_traceCall context for the flat tracer: the block number; no block hash, the tx is not mined
-          const set = createTraceSet(params.tracerConfig, { ...tracerOpts, structLogSpill: spills.structLogSpill, flatContext: { blockNumber: ctx.block.number } })
+          // the state carries over to the next one; geth's debug_traceCall context for the flat
+          // tracer: the block number (no block hash, the tx is not mined)
+          const set = sets.next({ blockNumber: ctx.block.number })
           await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
           results.push(await set.result(ctx, executeCall))
         }
@@ -174,15 +195,11 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
 
   return {
     async traceTransaction(hash, tracerConfig, extra = {}) {
-      createTracers(tracerConfig, tracerOpts)
-      const replay = await openReplay(chain, hash, extra)
       const spills = openSpillSession(opts.spill)
       try {
-        const set = createTraceSet(tracerConfig, {
-          ...tracerOpts,
-          structLogSpill: spills.structLogSpill,
-          flatContext: { blockHash: replay.header.hash, blockNumber: replay.header.number, transactionHash: replay.tx.hash, transactionPosition: replay.tx.index },
-        })
+        const sets = tracerSets(tracerConfig, spills)
+        const replay = await openReplay(chain, hash, extra)
+        const set = sets.next({ blockHash: replay.header.hash, blockNumber: replay.header.number, transactionHash: replay.tx.hash, transactionPosition: replay.tx.index })
         await executeSignedTx(replay.ctx, replay.tx.tx, {
           tracers: set.tracers,
           validation: !extra.stateOverrides && !extra.blockOverrides,
@@ -207,21 +224,17 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     },
 
     async traceBlock(params) {
-      createTracers(params.tracerConfig, tracerOpts)
-      const header = await resolveBlockRef(chain, params.block)
-      let block = await openBlock(chain, header)
-      const txs = block.transactions
-      const entries: BlockTraceEntry[] = []
-      let progress = blockStart()
       const spills = openSpillSession(opts.spill)
+      const sets = tracerSets(params.tracerConfig, spills)
       try {
+        const header = await resolveBlockRef(chain, params.block)
+        let block = await openBlock(chain, header)
+        const txs = block.transactions
+        const entries: BlockTraceEntry[] = []
+        let progress = blockStart()
         for (let i = 0; i < txs.length; i++) {
           const mined = txs[i]!
-          const set = createTraceSet(params.tracerConfig, {
-            ...tracerOpts,
-            structLogSpill: spills.structLogSpill,
-            flatContext: { blockHash: header.hash, blockNumber: header.number, transactionHash: mined.hash, transactionPosition: i },
-          })
+          const set = sets.next({ blockHash: header.hash, blockNumber: header.number, transactionHash: mined.hash, transactionPosition: i })
           const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
           const filesBefore = spills.count()
           try {

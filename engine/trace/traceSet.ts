@@ -17,7 +17,7 @@ import type { ExecuteCall, ExecutionContext } from '../execution/types.js'
 import { createStateBalanceReader } from '../observers/stateBalanceReader.js'
 import type { TraceResult, TracerConfig } from '../types.js'
 import { createCallTracer } from '../../tracers/callTracer.js'
-import { createTracers, type CreateTracersOptions } from '../../tracers/createTracers.js'
+import { createTracers, tracersAskedFor, type CreateTracersOptions } from '../../tracers/createTracers.js'
 import type { Tracer } from '../../tracers/types.js'
 
 export interface TraceSet {
@@ -26,29 +26,13 @@ export interface TraceSet {
   result(ctx: ExecutionContext, execute: ExecuteCall): Promise<TraceResult>
 }
 
-/** geth's selection rule (createTracers): does the config name any geth tracer? */
-function namesGethTracer(config: TracerConfig): boolean {
-  const fourByte = config['4byteTracer']
-  return (
-    config.callTracer != null ||
-    config.prestateTracer != null ||
-    config.structLogger != null ||
-    fourByte === true ||
-    (typeof fourByte === 'object' && fourByte !== null) ||
-    config.noopTracer === true ||
-    config.flatCallTracer != null ||
-    config.stateDiffTracer === true ||
-    config.vmTraceTracer === true
-  )
-}
-
 export function createTraceSet(config: TracerConfig, opts: CreateTracersOptions): TraceSet {
   const { callTree, ...geth } = config
   if (!callTree) {
     const set = createTracers(config, opts)
     return { tracers: set.tracers, result: async () => set.result() }
   }
-  const base = namesGethTracer(geth) ? createTracers(geth, opts) : undefined
+  const base = tracersAskedFor(geth).length > 0 ? createTracers(geth, opts) : undefined
   const frames = createCallTracer({ withLog: true })
   return {
     tracers: [...(base?.tracers ?? []), frames],

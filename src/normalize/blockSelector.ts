@@ -1,7 +1,7 @@
 /** Block selectors (decisions §8): `blockNumber` or `blockTag`, not both; default `latest`. */
-import type { BlockSelector, BlockTag } from '../../engine/types.js'
+import { BlockRefError, parseBlockRef, type BlockSelector, type BlockTag } from '../../engine/types.js'
 import { joinPath, validationError } from '../errors/apiError.js'
-import { blockTags } from '../schemas/primitives.js'
+import { REST_BLOCK } from '../schemas/primitives.js'
 import { toQuantity, UINT64_MAX } from './quantities.js'
 
 export function toBlockSelector(sel: { blockNumber?: string; blockTag?: string }, path: string): BlockSelector {
@@ -15,9 +15,12 @@ export function toBlockSelector(sel: { blockNumber?: string; blockTag?: string }
   return { tag: (sel.blockTag ?? 'latest') as BlockTag }
 }
 
-/** one string holding a tag or a hex number (`block` of access lists, `blockNumber` of shape B) */
+/** one string holding a tag or a hex number (`block` of access lists, `blockNumber` of shape B): the engine's block grammar */
 export function fromTagOrNumber(value: string | undefined, path: string): BlockSelector {
-  if (value === undefined) return { tag: 'latest' }
-  if ((blockTags as readonly string[]).includes(value)) return { tag: value as BlockTag }
-  return { number: toQuantity(value, path, UINT64_MAX) }
+  try {
+    return parseBlockRef(value, REST_BLOCK) as BlockSelector
+  } catch (e) {
+    if (e instanceof BlockRefError) throw validationError([{ path, message: e.message }])
+    throw e
+  }
 }

@@ -5,6 +5,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { getAddress } from 'viem'
+import { BLOCK_TAGS, parseBlockRef } from '../../engine/types.js'
 
 const addressShape = /^0x[0-9a-fA-F]{40}$/
 
@@ -50,13 +51,25 @@ export const hash = z
   .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a hash: 0x followed by 64 hex characters')
   .openapi({ pattern: '^0x[0-9a-fA-F]{64}$', example: '0x' + 'ab'.repeat(32) })
 
-export const blockTags = ['latest', 'earliest', 'safe', 'finalized', 'pending'] as const
+/** the engine's block tags (engine/blockRef.ts, the one list) */
+export const blockTags = BLOCK_TAGS
 export const blockTag = z.enum(blockTags).openapi({ example: 'latest' })
 
 /** a block by tag or hex number, in one string (access lists' `block`, batch's `blockNumber`) */
 export const blockTagOrNumber = z
   .string()
-  .refine((v) => (blockTags as readonly string[]).includes(v) || /^0x[0-9a-fA-F]+$/.test(v), {
-    message: 'expected a block tag (latest, earliest, safe, finalized, pending) or a hex block number',
+  .refine((v) => isTagOrNumber(v), {
+    message: `expected a block tag (${BLOCK_TAGS.join(', ')}) or a hex block number`,
   })
   .openapi({ example: 'latest' })
+
+/** the engine's block grammar, as the REST API reads it: no hash, leading zeros accepted */
+function isTagOrNumber(v: string): boolean {
+  try {
+    parseBlockRef(v, REST_BLOCK)
+    return true
+  } catch {
+    return false
+  }
+}
+export const REST_BLOCK = { hash: false, leadingZeros: true } as const

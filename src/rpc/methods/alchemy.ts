@@ -86,7 +86,7 @@ export const alchemyMethods: RpcMethodTable = {
     atMost(params, 2)
     const chainId = (await ctx.engine.readChain('eth_chainId', [])) as string
     const call = callArgs(required(params, 0), 0, Number(BigInt(chainId)))
-    const block = await blockArg(ctx, params[1], 1)
+    const block = blockArg(params[1], 1)
     const result = await ctx.engine.simulate({ calls: [call], block, validation: false, traceAssetChanges: true, traceTransfers: true })
     return alchemyResult(result)
   },

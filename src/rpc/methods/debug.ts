@@ -23,7 +23,8 @@ import type { BlockRef, TraceResult } from '../../../engine/types.js'
 import type { BlockTraceEntry } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 import type { RpcContext, RpcMethodTable } from '../types.js'
-import { isObject, onlyKeys, parseBlockNumber, parseBlockOverrides, parseBlockRef, parseCallObject, parseHash } from '../params/debugParams.js'
+import { parseBlockOverrides } from '../params/blockOverrides.js'
+import { isObject, onlyKeys, parseBlockNumber, parseBlockRef, parseCallObject, parseHash } from '../params/debugParams.js'
 import { parseTraceCallConfig, parseTraceConfig, type ParsedTraceConfig } from '../params/debugTraceConfig.js'
 
 /** geth's argument count rules: required ones present, no extra ones */

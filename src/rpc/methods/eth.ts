@@ -8,7 +8,8 @@
 import type { Hex } from 'viem'
 import { RpcError } from '../rpcError.js'
 import type { RpcContext, RpcMethodTable } from '../types.js'
-import { atMost, blockArg, blockOverridesArg, callArgs, required, stateOverridesArg } from '../params/ethParams.js'
+import { parseBlockOverrides } from '../params/blockOverrides.js'
+import { atMost, blockArg, callArgs, required, stateOverridesArg } from '../params/ethParams.js'
 
 /** geth newRevertError: code 3 with the bytes, the reason when abi.UnpackRevert reads one */
 export function revertError(data: Hex, reason: string | undefined): RpcError {
@@ -19,9 +20,9 @@ async function callParams(params: unknown[], ctx: RpcContext, max: 3 | 4) {
   atMost(params, max)
   const chainId = (await ctx.engine.readChain('eth_chainId', [])) as string
   const call = callArgs(required(params, 0), 0, Number(BigInt(chainId)))
-  const block = await blockArg(ctx, params[1], 1)
+  const block = blockArg(params[1], 1)
   const stateOverrides = stateOverridesArg(params[2], 2)
-  const blockOverrides = max === 4 ? blockOverridesArg(params[3], 3) : undefined
+  const blockOverrides = max === 4 ? parseBlockOverrides(params[3], 3, '') : undefined
   return { call, block, ...(stateOverrides && { stateOverrides }), ...(blockOverrides && { blockOverrides }) }
 }
 

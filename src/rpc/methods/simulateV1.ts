@@ -9,7 +9,8 @@ import { isEngineError } from '../../../engine/types.js'
 import type { SimulateV1Block, SimulateV1Params } from '../../../engine/types.js'
 import { RpcError } from '../rpcError.js'
 import type { RpcMethodTable } from '../types.js'
-import { accountOverridesParam, blockOverridesParam, blockParam, callParam, paramReader } from '../params/simulateV1Params.js'
+import { parseBlockOverrides } from '../params/blockOverrides.js'
+import { accountOverridesParam, blockParam, callParam, paramReader } from '../params/simulateV1Params.js'
 
 /** execution-apis eth_simulateV1 errors (geth internal/ethapi/errors.go) */
 export const SIMULATE_ERROR_CODES: Record<string, number> = {
@@ -42,7 +43,7 @@ export function readSimulateV1Params(params: unknown[]): SimulateV1Params {
     const block: SimulateV1Block = {
       calls: r.array(o.calls ?? [], `${p}.calls`).map((c, j) => callParam(r, c, `${p}.calls[${j}]`)),
     }
-    if (o.blockOverrides !== undefined && o.blockOverrides !== null) block.blockOverrides = blockOverridesParam(r, o.blockOverrides, `${p}.blockOverrides`)
+    if (o.blockOverrides !== undefined && o.blockOverrides !== null) block.blockOverrides = parseBlockOverrides(o.blockOverrides, 0, `${p}.blockOverrides`, { simulate: true })
     if (o.stateOverrides !== undefined && o.stateOverrides !== null) block.stateOverrides = accountOverridesParam(r, o.stateOverrides, `${p}.stateOverrides`)
     return block
   })

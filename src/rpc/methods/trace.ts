@@ -1,7 +1,9 @@
 /**
  * The Parity `trace_*` family, in the shape reth and Erigon print: flat call frames from the
  * engine's flatCallTracer in its `parity` form — Parity's error names, calls into precompiles
- * included, the top frame's gas what execution got and used, `"result": null` where none. `trace_transaction` / `trace_get` print localized frames (with block
+ * left out as reth leaves them out (a call moving no value into a precompile of the block's fork:
+ * no frame, no subtrace, no place in traceAddress), the top frame's gas what execution got and
+ * used, `"result": null` where none. `trace_transaction` / `trace_get` print localized frames (with block
  * and transaction fields); `trace_call` / `trace_callMany` / `trace_replayTransaction` print
  * reth's TraceResults `{ output, stateDiff, trace, vmTrace }` with bare frames, and
  * `trace_replayBlockTransactions` one of those per transaction with its `transactionHash`.
@@ -22,8 +24,8 @@ import { invalidArgument, RpcError } from '../rpcError.js'
 import type { RpcMethodTable } from '../types.js'
 import { blockParam, callParam, paramReader } from '../params/simulateV1Params.js'
 
-/** reth's parity traces: Parity's error names, precompile calls included, Parity's top-frame gas */
-const PARITY: TracerConfig = { flatCallTracer: { convertParityErrors: true, includePrecompiles: true, parity: true } }
+/** reth's parity traces: Parity's error names, precompile calls left out, Parity's top-frame gas */
+const PARITY: TracerConfig = { flatCallTracer: { convertParityErrors: true, parity: true } }
 
 type TraceType = 'trace' | 'stateDiff' | 'vmTrace'
 

@@ -12,13 +12,11 @@
  * const block = parseBlockRef(params[1] ?? 'latest', 1)
  */
 import type { Address, Hex } from 'viem'
-import type { CallInput } from '../../../engine/types.js'
-import type { AccountOverride, BlockOverrides, BlockRef, BlockTag, StateOverrides } from '../../../engine/types.js'
+import { BlockRefError, parseBlockRef as parseEngineBlockRef, type AccountOverride, type BlockRef, type BlockRefOptions, type BlockSelector, type CallInput, type StateOverrides } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 
 const UINT64_MAX = (1n << 64n) - 1n
 const UINT256_MAX = (1n << 256n) - 1n
-const TAGS: readonly BlockTag[] = ['latest', 'earliest', 'pending', 'safe', 'finalized']
 
 /** a field path for messages: `call.gas`, `stateOverrides.0xab….balance` */
 const at = (path: string, key: string) => (path ? `${path}.${key}` : key)
@@ -68,26 +66,26 @@ export const parseHash = (v: unknown, index: number, path: string): Hex => parse
 /** a 32-byte storage slot or value (geth common.Hash: exactly 32 bytes) */
 const parseWord = (v: unknown, index: number, path: string): Hex => parseHash(v, index, path)
 
+/** the engine's block grammar for every JSON-RPC param: absent is `latest`, a failure `invalid argument N: <path>: <why>` */
+export function blockArgument(v: unknown, index: number, path: string, opts: BlockRefOptions = {}): BlockRef {
+  try {
+    return parseEngineBlockRef(v, opts)
+  } catch (e) {
+    if (e instanceof BlockRefError) throw invalidArgument(index, path ? `${path}: ${e.message}` : e.message)
+    throw e
+  }
+}
+
 /** geth rpc.BlockNumber: a tag or a hex number */
-export function parseBlockNumber(v: unknown, index: number, path = 'block'): BlockRef {
-  if (typeof v !== 'string') throw invalidArgument(index, `${path}: expected a block number or tag string, got ${typeName(v)}`)
-  if ((TAGS as readonly string[]).includes(v)) return { tag: v as BlockTag }
-  return { number: parseQuantity(v, index, path, UINT64_MAX) }
+export function parseBlockNumber(v: unknown, index: number, path = 'block'): BlockSelector {
+  if (v === undefined || v === null) throw invalidArgument(index, `${path}: expected a block number or tag string, got ${typeName(v)}`)
+  return blockArgument(v, index, path, { hash: false }) as BlockSelector
 }
 
 /** geth rpc.BlockNumberOrHash: a tag, a hex number, a block hash, or `{blockNumber}` / `{blockHash, requireCanonical}` */
 export function parseBlockRef(v: unknown, index: number, path = 'block'): BlockRef {
-  if (typeof v === 'string' && v.length === 66) return { hash: parseHash(v, index, path) }
-  if (isObject(v)) {
-    onlyKeys(v, ['blockNumber', 'blockHash', 'requireCanonical'], index, path)
-    if (v.blockNumber !== undefined && v.blockHash !== undefined) throw invalidArgument(index, `${path}: cannot specify both BlockHash and BlockNumber, choose one or the other`)
-    if (v.requireCanonical !== undefined && typeof v.requireCanonical !== 'boolean') throw invalidArgument(index, `${at(path, 'requireCanonical')}: expected a boolean`)
-    // every block this service knows is canonical (a fork reads one upstream chain)
-    if (v.blockHash !== undefined) return { hash: parseHash(v.blockHash, index, at(path, 'blockHash')) }
-    if (v.blockNumber !== undefined) return parseBlockNumber(v.blockNumber, index, at(path, 'blockNumber'))
-    throw invalidArgument(index, `${path}: neither block number nor hash specified`)
-  }
-  return parseBlockNumber(v, index, path)
+  if (v === undefined || v === null) throw invalidArgument(index, `${path}: expected a block number or tag string, got ${typeName(v)}`)
+  return blockArgument(v, index, path)
 }
 
 const CALL_KEYS = ['from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'nonce', 'data', 'input', 'accessList', 'chainId', 'type'] as const
@@ -177,53 +175,6 @@ function parseSlots(v: unknown, index: number, path: string): Record<Hex, Hex> {
   if (!isObject(v)) throw invalidArgument(index, `${path}: expected an object of 32-byte slot → 32-byte value`)
   const out: Record<Hex, Hex> = {}
   for (const [slot, value] of Object.entries(v)) out[parseWord(slot, index, `${path}.${slot}`)] = parseWord(value, index, `${path}.${slot}`)
-  return out
-}
-
-/**
- * Block overrides under the names geth (`override.BlockOverrides`) and Erigon/reth (`blockOverride`
- * of debug_traceCallMany bundles) use: number|blockNumber, time|timestamp, gasLimit,
- * feeRecipient|coinbase, prevRandao|random, baseFeePerGas|baseFee, blobBaseFee. The fields the
- * engine cannot apply (difficulty, beaconRoot, withdrawals, blockHash) are refused.
- */
-const BLOCK_FIELDS: Record<string, keyof BlockOverrides> = {
-  number: 'number',
-  blockNumber: 'number',
-  time: 'time',
-  timestamp: 'time',
-  gasLimit: 'gasLimit',
-  feeRecipient: 'coinbase',
-  coinbase: 'coinbase',
-  prevRandao: 'prevRandao',
-  random: 'prevRandao',
-  baseFeePerGas: 'baseFee',
-  baseFee: 'baseFee',
-  blobBaseFee: 'blobBaseFee',
-}
-const BLOCK_UNSUPPORTED: Record<string, string> = {
-  // geth's words for the two it refuses on a single call (override.BlockOverrides.Apply)
-  beaconRoot: 'block override "beaconRoot" is not supported for this RPC method',
-  withdrawals: 'block override "withdrawals" is not supported for this RPC method',
-  difficulty: 'block override "difficulty" is not supported here (post-merge blocks have none)',
-  blockHash: 'block override "blockHash" is not supported here',
-}
-
-export function parseBlockOverrides(v: unknown, index: number, path = 'blockOverrides'): BlockOverrides | undefined {
-  if (v === undefined || v === null) return undefined
-  if (!isObject(v)) throw invalidArgument(index, `${path}: expected a block overrides object`)
-  const out: BlockOverrides = {}
-  for (const [key, value] of Object.entries(v)) {
-    if (value === undefined || value === null) continue
-    const unsupported = BLOCK_UNSUPPORTED[key]
-    if (unsupported) throw invalidArgument(index, `${at(path, key)}: ${unsupported}`)
-    const field = BLOCK_FIELDS[key]
-    if (!field) throw invalidArgument(index, `${at(path, key)}: unknown field (accepted: ${Object.keys(BLOCK_FIELDS).join(', ')})`)
-    if (out[field] !== undefined) throw invalidArgument(index, `${at(path, key)}: ${field} is given twice`)
-    const p = at(path, key)
-    if (field === 'coinbase') out.coinbase = parseAddress(value, index, p)
-    else if (field === 'prevRandao') out.prevRandao = parseHash(value, index, p)
-    else out[field] = parseQuantity(value, index, p, field === 'number' || field === 'time' || field === 'gasLimit' ? UINT64_MAX : UINT256_MAX)
-  }
   return out
 }
 

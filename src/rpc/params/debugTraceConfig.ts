@@ -22,7 +22,8 @@
  */
 import type { TraceResult, TracerConfig } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
-import { isObject, onlyKeys, parseBlockOverrides, parseIndex, parseStateOverrides, typeName } from './debugParams.js'
+import { parseBlockOverrides } from './blockOverrides.js'
+import { isObject, onlyKeys, parseIndex, parseStateOverrides, typeName } from './debugParams.js'
 import type { BlockOverrides, StateOverrides } from '../../../engine/types.js'
 
 /** geth defaultTraceTimeout */

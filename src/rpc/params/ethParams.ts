@@ -8,14 +8,13 @@
  *
  * @example
  * const call = callArgs(params[0], 0)            // CallInput
- * const block = await blockArg(ctx, params[1], 1) // { tag: 'latest' } when absent
+ * const block = blockArg(params[1], 1) // { tag: 'latest' } when absent
  */
 import type { Address, Hex } from 'viem'
-import type { AccountOverride, BlockOverrides, BlockSelector, BlockTag, CallInput, StateOverrides } from '../../../engine/types.js'
+import type { AccountOverride, BlockRef, CallInput, StateOverrides } from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
-import type { RpcContext } from '../types.js'
+import { blockArgument } from './debugParams.js'
 
-const TAGS: readonly string[] = ['latest', 'earliest', 'safe', 'finalized', 'pending']
 const UINT64_MAX = 2n ** 64n - 1n
 const UINT256_MAX = 2n ** 256n - 1n
 const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000'
@@ -64,34 +63,9 @@ export function word(v: unknown, index: number, field?: string): Hex {
   return `0x${v.slice(2).toLowerCase().padStart(64, '0')}` as Hex
 }
 
-/**
- * geth's BlockNumberOrHash: absent = latest; a hash (or `{blockHash}`) is turned into its number
- * with a read of the chain, since the engine selects blocks by number or tag.
- */
-export async function blockArg(ctx: RpcContext, v: unknown, index: number): Promise<BlockSelector> {
-  if (v === undefined || v === null) return { tag: 'latest' }
-  if (typeof v === 'string') {
-    if (TAGS.includes(v)) return { tag: v as BlockTag }
-    if (/^0x[0-9a-fA-F]{64}$/.test(v)) return byHash(ctx, v as Hex)
-    return { number: quantity(v, index, undefined, UINT64_MAX) }
-  }
-  if (isObject(v)) {
-    const unknown = Object.keys(v).find((k) => k !== 'blockHash' && k !== 'blockNumber' && k !== 'requireCanonical')
-    if (unknown) throw invalidArgument(index, `unknown field ${JSON.stringify(unknown)}`)
-    if (v.blockHash !== undefined && v.blockNumber !== undefined) throw invalidArgument(index, 'cannot specify both BlockHash and BlockNumber, choose one or the other')
-    if (v.blockHash !== undefined) {
-      if (typeof v.blockHash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(v.blockHash)) throw invalidArgument(index, 'blockHash: hex string of 32 bytes expected')
-      return byHash(ctx, v.blockHash as Hex)
-    }
-    if (v.blockNumber !== undefined) return blockArg(ctx, v.blockNumber, index)
-  }
-  throw invalidArgument(index, 'a block number, tag or hash expected')
-}
-
-async function byHash(ctx: RpcContext, hash: Hex): Promise<BlockSelector> {
-  const block = (await ctx.engine.readChain('eth_getBlockByHash', [hash, false])) as { number?: string } | null
-  if (!block?.number) throw new RpcError(-32000, `header for hash not found`)
-  return { number: BigInt(block.number) }
+/** geth BlockNumberOrHash (the engine's block grammar; a hash is resolved by the engine); `latest` when absent */
+export function blockArg(v: unknown, index: number): BlockRef {
+  return blockArgument(v, index, '')
 }
 
 /** geth TransactionArgs fields this endpoint reads; the blob and 7702 fields are refused by name */
@@ -197,28 +171,3 @@ function slots(v: unknown, index: number, field: string): Record<Hex, Hex> {
   return out
 }
 
-/** geth BlockOverrides; difficulty, beaconRoot and withdrawals are refused (the engine cannot apply them) */
-export function blockOverridesArg(v: unknown, index: number): BlockOverrides | undefined {
-  if (v === undefined || v === null) return undefined
-  if (!isObject(v)) throw invalidArgument(index, 'block override object expected')
-  const out: BlockOverrides = {}
-  for (const [k, val] of Object.entries(v)) {
-    if (val === null || val === undefined) continue
-    switch (k) {
-      case 'number': out.number = quantity(val, index, k, UINT64_MAX); break
-      case 'time': out.time = quantity(val, index, k, UINT64_MAX); break
-      case 'gasLimit': out.gasLimit = quantity(val, index, k, UINT64_MAX); break
-      case 'feeRecipient': out.coinbase = address(val, index, k); break
-      case 'prevRandao': out.prevRandao = word(val, index, k); break
-      case 'baseFeePerGas': out.baseFee = quantity(val, index, k); break
-      case 'blobBaseFee': out.blobBaseFee = quantity(val, index, k); break
-      case 'difficulty':
-      case 'beaconRoot':
-      case 'withdrawals':
-        throw invalidArgument(index, `${k}: this block override is not supported by this endpoint`)
-      default:
-        throw invalidArgument(index, `unknown field ${JSON.stringify(k)}`)
-    }
-  }
-  return out
-}

@@ -8,12 +8,12 @@
  * r.quantity('0x1a', 'blockStateCalls[0].calls[0].gas') // 26n
  */
 import type { Address, Hex } from 'viem'
-import type { AccountOverride, BlockOverrides, BlockSelector, BlockTag, CallInput } from '../../../engine/types.js'
+import type { AccountOverride, BlockSelector, CallInput } from '../../../engine/types.js'
 import { invalidArgument } from '../rpcError.js'
+import { blockArgument } from './debugParams.js'
 
 const UINT64_MAX = (1n << 64n) - 1n
 const UINT256_MAX = (1n << 256n) - 1n
-const TAGS: readonly BlockTag[] = ['latest', 'earliest', 'safe', 'finalized', 'pending']
 
 export type ParamReader = ReturnType<typeof paramReader>
 
@@ -66,11 +66,7 @@ export function paramReader(index: number) {
 
 /** a block tag or number (`latest` when absent); a block hash is refused by name */
 export function blockParam(v: unknown, index: number): BlockSelector {
-  const r = paramReader(index)
-  if (v === undefined || v === null) return { tag: 'latest' }
-  if (typeof v === 'string' && (TAGS as readonly string[]).includes(v)) return { tag: v as BlockTag }
-  if (typeof v === 'string') return { number: r.quantity(v, '', UINT64_MAX) }
-  throw r.fail('', 'expected a block number or tag (latest, earliest, safe, finalized, pending); a block hash is not supported here')
+  return blockArgument(v, index, '', { hash: false }) as BlockSelector
 }
 
 const CALL_FIELDS = [
@@ -160,21 +156,3 @@ export function accountOverridesParam(r: ParamReader, v: unknown, path: string):
   return out
 }
 
-/** geth's BlockOverrides as eth_simulateV1 takes them (feeRecipient, baseFeePerGas, …) */
-export function blockOverridesParam(r: ParamReader, v: unknown, path: string): BlockOverrides {
-  const o = r.object(v, path, ['number', 'time', 'gasLimit', 'feeRecipient', 'prevRandao', 'baseFeePerGas', 'blobBaseFee', 'difficulty', 'beaconRoot', 'withdrawals'])
-  for (const unsupported of ['beaconRoot', 'withdrawals'] as const) {
-    if (o[unsupported] !== undefined && o[unsupported] !== null) throw r.fail(`${path}.${unsupported}`, `block override ${unsupported} is not supported for this RPC method`)
-  }
-  const out: BlockOverrides = {}
-  if (o.number !== undefined && o.number !== null) out.number = r.quantity(o.number, `${path}.number`)
-  if (o.time !== undefined && o.time !== null) out.time = r.quantity(o.time, `${path}.time`, r.UINT64_MAX)
-  if (o.gasLimit !== undefined && o.gasLimit !== null) out.gasLimit = r.quantity(o.gasLimit, `${path}.gasLimit`, r.UINT64_MAX)
-  if (o.feeRecipient !== undefined && o.feeRecipient !== null) out.coinbase = r.address(o.feeRecipient, `${path}.feeRecipient`)
-  if (o.prevRandao !== undefined && o.prevRandao !== null) out.prevRandao = r.hash(o.prevRandao, `${path}.prevRandao`)
-  if (o.baseFeePerGas !== undefined && o.baseFeePerGas !== null) out.baseFee = r.quantity(o.baseFeePerGas, `${path}.baseFeePerGas`)
-  if (o.blobBaseFee !== undefined && o.blobBaseFee !== null) out.blobBaseFee = r.quantity(o.blobBaseFee, `${path}.blobBaseFee`)
-  // geth: difficulty is a no-op after the merge; it is read (so it is valid) and has no effect
-  if (o.difficulty !== undefined && o.difficulty !== null) r.quantity(o.difficulty, `${path}.difficulty`)
-  return out
-}

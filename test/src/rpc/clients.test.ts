@@ -193,6 +193,16 @@ describe.runIf(hasAnvil)('real clients on a fork of a real Anvil', () => {
     expect(run).toContain('Gas used: 28206')
     await expect(cast(['call', chain.probe, 'failWith(string)', 'hi', '--rpc-url', fork.rpcUrl])).rejects.toThrow(/execution reverted: hi/)
   })
+
+  it.runIf(hasCast)("cast: a call with block overrides (alloy's BlockOverrides as eth_call's 4th param) answers as Anvil", async () => {
+    const args = [chain.probe, 'blockInfo()(uint256,uint256,address,uint256)', '--block.number', '153', '--block.time', '305419896', '--rpc-url']
+    const ours = await cast(['call', ...args, fork.rpcUrl])
+    const theirs = await cast(['call', ...args, chain.anvil.url])
+    expect(ours.split('\n').slice(0, 2)).toEqual(['153', '305419896 [3.054e8]'])
+    expect(ours.split('\n').slice(0, 3)).toEqual(theirs.split('\n').slice(0, 3))
+    // BASEFEE: geth runs a call without fee fields at base fee 0 (NoBaseFee); Anvil keeps the block's
+    expect(ours.split('\n')[3]).toBe('0')
+  })
 })
 
 /**

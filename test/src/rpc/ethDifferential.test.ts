@@ -90,6 +90,26 @@ describe.runIf(hasAnvil)('eth_call vs Anvil', () => {
     expect(r.result).toContain('12345678')
   })
 
+  it("applies block overrides under alloy's names (blockNumber, timestamp, coinbase, baseFee), as reth, cast and Anvil read them", async () => {
+    const call = { to: to(), data: chain.data('blockInfo'), gasPrice: '0x7' }
+    const alloy = await same('eth_call', [call, 'latest', null, { blockNumber: '0x99', timestamp: '0x12345678', coinbase: OTHER, baseFee: '0x7' }])
+    const geth = await same('eth_call', [call, 'latest', null, { number: '0x99', time: '0x12345678', feeRecipient: OTHER, baseFeePerGas: '0x7' }])
+    expect(alloy).toEqual(geth)
+    expect(BigInt(`0x${(alloy.result as string).slice(-64)}`)).toBe(7n)
+    // eth_estimateGas reads the same overrides (its figure is checked against geth's search elsewhere)
+    expect(await ourAnswer('eth_estimateGas', [call, 'latest', null, { baseFee: '0x7' }])).toEqual(await ourAnswer('eth_estimateGas', [call, 'latest', null, { baseFeePerGas: '0x7' }]))
+  })
+
+  it('refuses a field given under both names, -32602 as reth and Anvil do', async () => {
+    const call = { to: to(), data: chain.data('blockInfo') }
+    for (const overrides of [{ baseFee: '0x7', baseFeePerGas: '0x8' }, { coinbase: OTHER, feeRecipient: OTHER }]) {
+      const [ours, anvil] = await Promise.all([ourAnswer('eth_call', [call, 'latest', null, overrides]), anvilAnswer('eth_call', [call, 'latest', null, overrides])])
+      // Anvil's words are serde's: duplicate field `baseFee`
+      expect(anvil.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^duplicate field/) })
+      expect(ours.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^invalid argument 3: \w+: \w+ is given twice$/) })
+    }
+  })
+
   it('reverts as geth: code 3, the reason, the bytes as data', async () => {
     const r = await same('eth_call', [{ to: to(), data: chain.data('failWith', ['nope']) }])
     expect(r.error).toMatchObject({ code: 3, message: 'execution reverted: nope' })

@@ -125,6 +125,12 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
       expect(mine).toEqual(gethCallFrame(await anvil.rpc<Frame>('debug_traceCall', [call, 'latest', cfg]), GAS))
       expect(mine.output).toBeDefined()
     }
+    // alloy's names (reth, cast): the same block
+    const alloyCfg = { ...cfg, blockOverrides: { blockNumber: toHex(head + 1n), timestamp: '0x77359400', coinbase: BENEFICIARY, baseFee: '0x7' } }
+    const call = { ...onTarget('env'), gasPrice: '0x7' }
+    const mine = await ours('debug_traceCall', [call, 'latest', alloyCfg])
+    expect(mine).toEqual(gethCallFrame(await anvil.rpc<Frame>('debug_traceCall', [call, 'latest', alloyCfg]), GAS))
+    expect(mine).toEqual(await ours('debug_traceCall', [call, 'latest', cfg]))
   })
 
   it('muxTracer: each part equals Anvil\'s answer for that tracer alone (Anvil has no mux of its own)', async () => {

@@ -29,6 +29,14 @@ const REVERT_CODE = '0x63deadbeef60e01b60005260046000fd'
 /** LOG1(topic 0x01…01) then forwards its value to C2 and returns */
 const EMIT_AND_FORWARD = `0x7f${'01'.repeat(32)}60006000a1600060006000600034${C2.slice(2).replace(/^/, '73')}5af100`
 
+const C3 = '0xc300000000000000000000000000000000000000'
+/** LOG1 with topic 2, LOG1 with topic 3, then REVERT */
+const LOG_TWICE_AND_REVERT = '0x600260006000a1600360006000a160006000fd'
+/** LOG1 with topic 1, CALL C2, LOG1 with topic 4 */
+const LOG_CALL_C2_LOG = `0x600160006000a16000600060006000600073${C2.slice(2)}5af150600460006000a100`
+const LOG_ONCE = '0x600560006000a100'
+const LOGGERS = { [C1]: { code: LOG_CALL_C2_LOG }, [C2]: { code: LOG_TWICE_AND_REVERT }, [C3]: { code: LOG_ONCE } }
+
 let anvil: AnvilInstance | undefined
 let engine: Engine | undefined
 let ctx: RpcContext
@@ -73,9 +81,14 @@ const requests: [string, unknown][] = [
     { stateOverrides: { [C2]: { stateDiff: { [`0x${'0'.repeat(64)}`]: `0x${'10'.padStart(64, '0')}` } } }, calls: [{ from: C0, to: C2 }] },
   ] }],
   ['a revert keeps the block going', { blockStateCalls: [{ stateOverrides: { [C2]: { code: REVERT_CODE } }, calls: [{ from: C0, to: C2 }, { from: C0, to: C1 }] }] }],
+  // geth's current log tracer and Anvil: a reverted frame's log indices are freed for the next log
+  ['log indices after a reverted inner frame', { blockStateCalls: [{ stateOverrides: LOGGERS, calls: [{ from: C0, to: C1 }, { from: C0, to: C3 }] }] }],
+  ['log indices after a reverted call', { blockStateCalls: [{ stateOverrides: LOGGERS, calls: [{ from: C0, to: C3 }, { from: C0, to: C2 }, { from: C0, to: C3 }] }] }],
   ['logs and a forwarded value with traceTransfers', { blockStateCalls: [{ stateOverrides: { [C0]: { balance: '0x100' }, [C1]: { code: EMIT_AND_FORWARD } }, calls: [{ from: C0, to: C1, value: '0x10' }, { from: C0, to: C1, value: '0x20' }] }], traceTransfers: true }],
   ['out of gas', { blockStateCalls: [{ stateOverrides: { [C2]: { code: COUNTER_CODE } }, calls: [{ from: C0, to: C2, gas: '0x5300' }] }] }],
   ['validation with a base fee override', { blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0xf' }, stateOverrides: { [C0]: { balance: '0xe8d4a51000' } }, calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x2540be400' }, { from: C1, to: C2, maxFeePerGas: '0x10', value: '0x3e8' }] }], validation: true }],
+  // alloy's name for it (reth, cast)
+  ['a base fee override under alloy\'s name', { blockStateCalls: [{ blockOverrides: { baseFee: '0xf' }, stateOverrides: { [C0]: { balance: '0xe8d4a51000' } }, calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x2540be400' }] }], validation: true }],
 ]
 
 describe.runIf(run)('eth_simulateV1 against Anvil', () => {

@@ -26,6 +26,12 @@ const BLOCK_INFO_CODE = '0x4360005242602052416040524860605260806000f3'
 const COUNTER_CODE = '0x6000546001018060005560005260206000f3'
 /** reverts with the 4 bytes 0xdeadbeef */
 const REVERT_CODE = '0x63deadbeef60e01b60005260046000fd'
+/** LOG1 with topic 2, LOG1 with topic 3, then REVERT */
+const LOG_TWICE_AND_REVERT = '0x600260006000a1600360006000a160006000fd'
+/** LOG1 with topic 1, CALL C2 (which may log and revert), LOG1 with topic 4 */
+const LOG_CALL_C2_LOG = `0x600160006000a16000600060006000600073${C2.slice(2)}5af150600460006000a100`
+/** LOG1 with topic 5 */
+const LOG_ONCE = '0x600560006000a100'
 /** ecrecover input (hash, v, r, s) whose signer is 0xb11cad98ad3f8114e0b3a1f6e7228bc8424df48a (execution-apis vector) */
 const ECRECOVER_INPUT =
   '0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8000000000000000000000000000000000000000000000000000000000000001cb7cf302145348387b9e69fde82d8e634a0f8761e78da3bfa059efced97cbed0d2a66b69167cafe0ccfc726aec6ee393fea3cf0e4f3f9c394705e0f56d9bfe1c9'
@@ -155,6 +161,40 @@ describe('eth_simulateV1 on the devnet', () => {
     expect(failed[0]!.calls[0]!.error).toBeUndefined()
     const oog = await simulate({ blockStateCalls: [{ stateOverrides: { [C2]: { code: COUNTER_CODE } }, calls: [{ from: C0, to: C2, gas: '0x5300' }] }] })
     expect(oog[0]!.calls[0]).toMatchObject({ status: '0x0', gasUsed: '0x5300', error: { code: -32015, message: 'out of gas' } })
+  })
+
+  it('a reverted frame frees its logs\' indices, as geth\'s log tracer does: the next log takes the first freed one', async () => {
+    const C3: Address = '0xc300000000000000000000000000000000000000'
+    const topicsAndIndices = (b: Block) => b.calls.map((c) => c.logs.map((l) => [BigInt((l.topics as Hex[])[0]!), l.logIndex]))
+    const [inner] = await simulate({
+      blockStateCalls: [{
+        stateOverrides: { [C1]: { code: LOG_CALL_C2_LOG }, [C2]: { code: LOG_TWICE_AND_REVERT }, [C3]: { code: LOG_ONCE } },
+        // an inner frame logs twice and reverts between two logs of its caller; then another call logs
+        calls: [{ from: C0, to: C1 }, { from: C0, to: C3 }],
+      }],
+    })
+    expect(topicsAndIndices(inner!)).toEqual([[[1n, '0x0'], [4n, '0x1']], [[5n, '0x2']]])
+    const [top] = await simulate({
+      blockStateCalls: [{
+        stateOverrides: { [C2]: { code: LOG_TWICE_AND_REVERT }, [C3]: { code: LOG_ONCE } },
+        // a whole call logs twice and reverts; the next call's log is the block's first
+        calls: [{ from: C0, to: C3 }, { from: C0, to: C2 }, { from: C0, to: C3 }],
+      }],
+    })
+    expect(top!.calls.map((c) => c.status)).toEqual(['0x1', '0x0', '0x1'])
+    expect(topicsAndIndices(top!)).toEqual([[[5n, '0x0']], [], [[5n, '0x1']]])
+  })
+
+  it("takes alloy's block override names (baseFee, coinbase, timestamp), as reth does; both names of one field are refused", async () => {
+    const calls = [{ from: C0, to: C2 }]
+    const state = { [C2]: { code: BLOCK_INFO_CODE } }
+    const alloy = await simulate({ blockStateCalls: [{ blockOverrides: { baseFee: '0x7', coinbase: C1, timestamp: '0x7fffffff' }, stateOverrides: state, calls }] })
+    const geth = await simulate({ blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0x7', feeRecipient: C1, time: '0x7fffffff' }, stateOverrides: state, calls }] })
+    expect(alloy).toEqual(geth)
+    expect(alloy[0]!.baseFeePerGas).toBe('0x7')
+    expect(alloy[0]!.miner).toBe(C1)
+    const e = await rpcError({ blockStateCalls: [{ blockOverrides: { baseFee: '0x7', baseFeePerGas: '0x7' } }] })
+    expect([e.code, e.message]).toEqual([-32602, 'invalid argument 0: blockStateCalls[0].blockOverrides.baseFeePerGas: baseFee is given twice'])
   })
 
   it('returnFullTransactions prints geth\'s RPC transactions', async () => {

@@ -3,7 +3,9 @@
  * own trace_transaction on the same mined transactions (nested calls with value, a caught inner
  * revert, delegatecall, CREATE/CREATE2, selfdestruct, precompiles, an out-of-gas subcall, an outer
  * revert, a plain transfer and a deployment); then trace_get, trace_call, trace_callMany and
- * trace_replayTransaction against the same frames, and bad params.
+ * trace_replayTransaction against the same frames, and bad params. Anvil prints calls into
+ * precompiles where reth leaves them out: its answers go through rethParityFrames first
+ * (test/tracers/rethRules.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeDeployData, encodeFunctionData, toHex, type Address, type Hex } from 'viem'
@@ -16,10 +18,26 @@ import { RpcError } from '../../../../src/rpc/rpcError.js'
 import type { RpcContext } from '../../../../src/rpc/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../../support/anvil.js'
 import { contracts } from '../../../tracers/contracts.js'
+import { rethParityFrames, type ParityFrame } from '../../../tracers/rethRules.js'
 
 const run = requireAnvil()
 const SENDER = DEV_ACCOUNTS[1] as Address
 const BENEFICIARY = '0x00000000000000000000000000000000000be4ef' as Address
+
+/**
+ * Runtime code making, in order: STATICCALL sha256 (0x02), CALL BENEFICIARY, CALL identity (0x04)
+ * with 1 wei, DELEGATECALL ecrecover (0x01), CALL BENEFICIARY — then STOP. reth hides the two
+ * precompile calls that move no value; the one with value stays (traceAddress [1]).
+ */
+function mixedPrecompileCalls(): Hex {
+  const addr = (a: Address) => `73${a.slice(2).padStart(40, '0')}`
+  const args = '6000600060006000' // retSize retOffset argsSize argsOffset
+  const noValue = (op: string, a: Address) => `${args}${addr(a)}5a${op}50`
+  const withValue = (a: Address, v: number) => `${args}60${v.toString(16).padStart(2, '0')}${addr(a)}5af150`
+  const runtime = [noValue('fa', '0x02'), withValue(BENEFICIARY, 0), withValue('0x04', 1), noValue('f4', '0x01'), withValue(BENEFICIARY, 0)].join('') + '00'
+  const length = (runtime.length / 2).toString(16).padStart(2, '0')
+  return `0x60${length}600c60003960${length}6000f3${runtime}`
+}
 
 describe.runIf(run)('trace_* against Anvil', () => {
   let anvil: AnvilInstance
@@ -54,6 +72,8 @@ describe.runIf(run)('trace_* against Anvil', () => {
     txs.children = (await send(toCaller('makeChildren', [9n], 4n))).hash
     txs.kill = (await send(toCaller('makeAndKill', [BENEFICIARY], 2n))).hash
     txs.precompiles = (await send(toCaller('precompiles', ['0x1234']))).hash
+    const mixed = await send({ from: DEV_ACCOUNTS[0], data: mixedPrecompileCalls(), value: '0x10' })
+    txs.mixedPrecompiles = (await send({ from: SENDER, to: mixed.contractAddress!, gas: toHex(1_000_000n) })).hash
     txs.oogInner = (await send(toCaller('oogInner', [target]))).hash
     txs.failOuter = (await send(toCaller('failOuter', [target]))).hash
     txs.transfer = (await send({ from: SENDER, to: BENEFICIARY, value: '0x5' })).hash
@@ -65,9 +85,11 @@ describe.runIf(run)('trace_* against Anvil', () => {
     await anvil?.stop()
   })
 
-  for (const name of ['deploy', 'nested', 'delegate', 'children', 'kill', 'precompiles', 'oogInner', 'failOuter', 'transfer']) {
+  const reth = (frames: unknown) => rethParityFrames(frames as ParityFrame[])
+
+  for (const name of ['deploy', 'nested', 'delegate', 'children', 'kill', 'precompiles', 'mixedPrecompiles', 'oogInner', 'failOuter', 'transfer']) {
     it(`trace_transaction equals Anvil's: ${name}`, async () => {
-      const theirs = await anvil.rpc('trace_transaction', [txs[name]])
+      const theirs = reth(await anvil.rpc('trace_transaction', [txs[name]]))
       const ours = await traceMethods.trace_transaction!([txs[name]], ctx)
       expect(ours).toEqual(theirs)
     })
@@ -76,7 +98,24 @@ describe.runIf(run)('trace_* against Anvil', () => {
   it("trace_block equals Anvil's for every block the transactions were mined in", async () => {
     const blocks = new Set<Hex>()
     for (const hash of Object.values(txs)) blocks.add((await anvil.rpc<{ blockNumber: Hex }>('eth_getTransactionReceipt', [hash])).blockNumber)
-    for (const n of blocks) expect(await traceMethods.trace_block!([n], ctx)).toEqual(await anvil.rpc('trace_block', [n]))
+    for (const n of blocks) expect(await traceMethods.trace_block!([n], ctx)).toEqual(reth(await anvil.rpc('trace_block', [n])))
+  })
+
+  it('leaves calls into precompiles out as reth does: no frame, no subtrace, no place in traceAddress', async () => {
+    // ecrecover, sha256 and identity called from a view function: the top frame alone
+    const plain = (await traceMethods.trace_transaction!([txs.precompiles], ctx)) as ParityFrame[]
+    expect(plain.map((f) => [f.traceAddress, f.subtraces])).toEqual([[[], 0]])
+    expect(((await anvil.rpc('trace_transaction', [txs.precompiles])) as ParityFrame[]).length).toBe(4)
+    // interleaved with other calls: the call with value into identity stays, the siblings close up
+    const mixed = (await traceMethods.trace_transaction!([txs.mixedPrecompiles], ctx)) as ParityFrame[]
+    expect(mixed.map((f) => [f.action.callType, f.action.to, f.traceAddress, f.subtraces])).toEqual([
+      ['call', expect.any(String), [], 3],
+      ['call', BENEFICIARY, [0], 0],
+      ['call', '0x0000000000000000000000000000000000000004', [1], 0],
+      ['call', BENEFICIARY, [2], 0],
+    ])
+    const replay = (await traceMethods.trace_replayTransaction!([txs.mixedPrecompiles, ['trace']], ctx)) as { trace: ParityFrame[] }
+    expect(replay.trace.map((f) => f.traceAddress)).toEqual([[], [0], [1], [2]])
   })
 
   it('trace_get picks one frame of the list; a missing one is null', async () => {
