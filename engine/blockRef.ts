@@ -20,6 +20,10 @@ export type BlockSelector = { number: bigint } | { tag: BlockTag }
 /** a block by number, tag or hash (EIP-1898 style) */
 export type BlockRef = BlockSelector | { hash: Hex }
 
+/** the tags a writable fork may start at: a block the upstream has (not `earliest`'s genesis, not `pending`) */
+export const FORK_POINT_TAGS = BLOCK_TAGS.filter((t): t is Exclude<BlockTag, 'earliest' | 'pending'> => t !== 'earliest' && t !== 'pending')
+export type ForkPointTag = (typeof FORK_POINT_TAGS)[number]
+
 export const isBlockTag = (v: unknown): v is BlockTag => typeof v === 'string' && (BLOCK_TAGS as readonly string[]).includes(v)
 
 const UINT64_MAX = (1n << 64n) - 1n

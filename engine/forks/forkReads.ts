@@ -6,6 +6,7 @@
  * crosses the fork point merges both.
  */
 import type { Hex } from 'viem'
+import { parseBlockRef, type BlockRef } from '../blockRef.js'
 import type { ChainSource } from '../chain/types.js'
 import { DEV_ACCOUNTS, DEVNET_CHAIN_ID } from '../devnet/accounts.js'
 import { devnetRead, type DevnetView, type ReadableBlock } from '../devnet/devnetReads.js'
@@ -49,12 +50,17 @@ export function forkView(ctx: ForkReadContext): DevnetView {
   }
 }
 
-/** a block parameter → its number (tags: the fork's head; earliest: 0) */
+/** a block parameter → its number (tags: the fork's head; earliest: 0); not a block parameter: undefined */
 function numberOf(ctx: ForkReadContext, v: unknown): bigint | undefined {
-  if (v === undefined || v === null || v === 'latest' || v === 'pending' || v === 'safe' || v === 'finalized') return ctx.head()
-  if (v === 'earliest') return 0n
-  if (typeof v === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(v)) return BigInt(v)
-  return undefined
+  if (v === undefined || v === null) return ctx.head()
+  let ref: BlockRef
+  try {
+    ref = parseBlockRef(v, { hash: false })
+  } catch {
+    return undefined
+  }
+  if ('number' in ref) return ref.number
+  return 'tag' in ref && ref.tag === 'earliest' ? 0n : ctx.head()
 }
 
 export async function forkRead(ctx: ForkReadContext, method: string, params: unknown[]): Promise<unknown> {

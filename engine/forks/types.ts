@@ -9,6 +9,7 @@
  */
 import type { Address, Hex } from 'viem'
 import type { WritesJson } from './forkState.js'
+import type { ForkPointTag } from '../blockRef.js'
 
 /** what a fork returned by the REST resource looks like */
 export interface ForkInfo {
@@ -26,7 +27,7 @@ export interface ForkInfo {
 
 export interface CreateForkParams {
   blockNumber?: bigint
-  blockTag?: 'latest' | 'safe' | 'finalized'
+  blockTag?: ForkPointTag
   ttlSeconds?: number
   label?: string
 }

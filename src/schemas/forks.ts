@@ -1,6 +1,7 @@
 /** Writable forks: the resource's request and response bodies (docs/forks.md). */
 import { z } from '@hono/zod-openapi'
 import { envelope } from './responses.js'
+import { FORK_POINT_TAGS } from '../../engine/types.js'
 
 const hexNumber = z
   .string()
@@ -10,7 +11,7 @@ const hexNumber = z
 export const createForkRequest = z
   .strictObject({
     blockNumber: hexNumber.optional().openapi({ description: 'the block to fork at (default: the blockTag)' }),
-    blockTag: z.enum(['latest', 'safe', 'finalized']).optional().openapi({ description: 'default latest' }),
+    blockTag: z.enum(FORK_POINT_TAGS).optional().openapi({ description: 'default latest' }),
     ttlSeconds: z.number().int().positive().max(365 * 86_400).optional().openapi({ description: 'default forks.default_ttl_seconds; each use moves the expiry forward by it' }),
     label: z.string().max(200).optional(),
   })
