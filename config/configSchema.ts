@@ -7,6 +7,11 @@ import { z } from 'zod'
 const positiveInt = z.number().int().positive()
 const nonNegativeInt = z.number().int().nonnegative()
 
+/** kinds of chain (engine/chain/rules.ts): the rules their transactions run by */
+export const chainKinds = ['ethereum', 'op-stack', 'arbitrum'] as const
+/** a chain's name: its route segment (/v1/chains/{name}/) and, `-` as `_` upper-cased, its variables */
+export const CHAIN_NAME = /^[a-z0-9-]+$/
+
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 export const configSchema = z.strictObject({
@@ -44,7 +49,26 @@ export const configSchema = z.strictObject({
     /** how long the newest head seen stands for `latest`; 0 = resolve on every request */
     head_max_age_ms: nonNegativeInt,
     gas_cap: positiveInt,
+    /** optional: the upstream's chain id, checked at start */
+    chain_id: positiveInt.optional(),
+    /** optional: ethereum | op-stack | arbitrum; absent = by the chain id (docs/chains.md) */
+    kind: z.enum(chainKinds).optional(),
   }),
+  /**
+   * More chains served by the same deployment, each under /v1/chains/{name}/ (docs/chains.md);
+   * `chain` above stays the default one, served by the unprefixed routes.
+   */
+  chains: z
+    .record(
+      z.string().regex(CHAIN_NAME, 'a chain name is lower-case letters, digits and -'),
+      z.strictObject({
+        rpc_url: z.string().min(1, 'a chain needs its rpc_url'),
+        chain_id: positiveInt.optional(),
+        hardfork: z.string().optional(),
+        kind: z.enum(chainKinds).optional(),
+      }),
+    )
+    .default({}),
   cache: z.strictObject({
     url: z.string().min(1),
     simulation_ttl_seconds: positiveInt,

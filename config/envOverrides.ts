@@ -34,6 +34,8 @@ export const envOverrides: readonly EnvOverride[] = [
   { name: 'CORS_ALLOW_CREDENTIALS', key: 'api.cors.allow_credentials', kind: 'bool' },
   { name: 'CORS_MAX_AGE', key: 'api.cors.max_age', kind: 'int' },
   { name: 'HARDFORK', key: 'chain.hardfork', kind: 'string' },
+  { name: 'CHAIN_ID', key: 'chain.chain_id', kind: 'int' },
+  { name: 'CHAIN_KIND', key: 'chain.kind', kind: 'string' },
   { name: 'RPC_TIMEOUT_MS', key: 'chain.rpc_timeout_ms', kind: 'int' },
   { name: 'HEAD_MAX_AGE_MS', key: 'chain.head_max_age_ms', kind: 'int' },
   { name: 'GAS_CAP', key: 'chain.gas_cap', kind: 'int' },
@@ -61,4 +63,29 @@ export function parseEnvValue(raw: string, kind: EnvKind): { value: unknown } | 
     case 'list':
       return { value: text === '' ? [] : text.split(',').map((s) => s.trim()).filter((s) => s !== '') }
   }
+}
+
+/** the fields of a `[chains.<name>]` table settable as CHAIN_<NAME>_<FIELD> */
+const CHAIN_FIELDS: Record<string, { key: string; kind: EnvKind }> = {
+  RPC_URL: { key: 'rpc_url', kind: 'string' },
+  CHAIN_ID: { key: 'chain_id', kind: 'int' },
+  HARDFORK: { key: 'hardfork', kind: 'string' },
+  KIND: { key: 'kind', kind: 'string' },
+}
+const CHAIN_VARIABLE = new RegExp(`^CHAIN_([A-Z0-9_]+?)_(${Object.keys(CHAIN_FIELDS).join('|')})$`)
+
+/**
+ * The CHAIN_<NAME>_<FIELD> variables of `env` as config overrides: `<NAME>` upper-cased with `-`
+ * written `_` (CHAIN_BASE_SEPOLIA_RPC_URL sets chains.base-sepolia.rpc_url).
+ */
+export function chainEnvOverrides(env: Record<string, string | undefined>): (EnvOverride & { value: string })[] {
+  const out: (EnvOverride & { value: string })[] = []
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || name === 'CHAIN_ID' || name === 'CHAIN_KIND') continue
+    const m = CHAIN_VARIABLE.exec(name)
+    if (!m) continue
+    const field = CHAIN_FIELDS[m[2]!]!
+    out.push({ name, key: `chains.${m[1]!.toLowerCase().replace(/_/g, '-')}.${field.key}`, kind: field.kind, value })
+  }
+  return out
 }

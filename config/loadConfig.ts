@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import type { z } from 'zod'
 import { appEnvs, configSchema, type AppEnv, type ServiceConfig } from './configSchema.js'
-import { envOverrides, parseEnvValue } from './envOverrides.js'
+import { chainEnvOverrides, envOverrides, parseEnvValue } from './envOverrides.js'
 import { projectRoot } from './projectRoot.js'
 
 export type { AppEnv, ServiceConfig } from './configSchema.js'
@@ -50,6 +50,12 @@ export function loadConfig(opts: LoadConfigOptions = {}): ServiceConfig {
     setPath(raw, o.key, parsed.value)
     sources.set(o.key, o.name)
   }
+  for (const o of chainEnvOverrides(env)) {
+    const parsed = parseEnvValue(o.value, o.kind)
+    if ('error' in parsed) throw new ConfigError(`config ${o.key} (from ${o.name}): ${parsed.error}`)
+    setChainField(raw, o.key, parsed.value)
+    sources.set(o.key, o.name)
+  }
 
   const result = configSchema.safeParse(raw)
   if (!result.success) {
@@ -81,10 +87,19 @@ function describeIssue(issue: z.core.$ZodIssue, appEnv: AppEnv, sources: Map<str
     path = [...path, issue.keys[0]!]
     message = 'unknown key'
   }
+  // a record key refused (a chain's name): its own message says why
+  if (issue.code === 'invalid_key' && issue.issues[0]) message = issue.issues[0].message
   if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = `missing key (${message.replace(/^Invalid input: /, '')})`
   const key = path.join('.')
   const origin = sources.get(key) ? `from ${sources.get(key)}` : `in ${appEnv}.toml`
   return `config ${key} (${origin}): ${message}`
+}
+
+/** chains.<name>.<field>: the name may hold dots in no case (CHAIN_NAME), but is one key */
+function setChainField(target: Record<string, unknown>, dotted: string, value: unknown): void {
+  const [, name, field] = dotted.split('.') as [string, string, string]
+  const chains = (typeof target.chains === 'object' && target.chains !== null ? target.chains : (target.chains = {})) as Record<string, Record<string, unknown>>
+  chains[name] = { ...(chains[name] ?? {}), [field]: value }
 }
 
 function setPath(target: Record<string, unknown>, dotted: string, value: unknown): void {

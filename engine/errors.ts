@@ -18,6 +18,7 @@ export type EngineErrorCode =
   | 'STATE_ACCESS_ERROR'
   | 'EXECUTION_TIMEOUT'
   | 'INTERNAL_ERROR'
+  | 'NOT_EMULATED'
 
 export class EngineError extends Error {
   override readonly name = 'EngineError'

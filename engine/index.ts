@@ -49,12 +49,20 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         timeoutMs: opts.rpcTimeoutMs,
         cache: opts.cache,
         hardfork,
+        kind: opts.chainKind,
         headMaxAgeMs: opts.headMaxAgeMs,
         forkCacheBytes: opts.forkCacheBytes,
       })
     : opts.devnetImport
       ? await createImportedDevnet(opts.devnetImport)
       : await createDevnet({ hardfork })
+  if (opts.expectChainId !== undefined && chain.chainId !== opts.expectChainId) {
+    await chain.close()
+    throw new EngineError('VALIDATION_ERROR', `the upstream answers chain id ${chain.chainId}, not the configured ${opts.expectChainId}`, {
+      chainId: chain.chainId,
+      expected: opts.expectChainId,
+    }, 'point rpc_url at the chain configured, or correct its chain_id')
+  }
   if (!opts.rpcUrl && !opts.devnetImport) registerErrorAbi(demoTokenAbi)
   const deps: RunDeps = {
     chain,
@@ -95,7 +103,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         chainFor(newUpstreamBudget(probeMs)).ping().catch(() => false),
         opts.cache.ping().catch(() => false),
       ])
-      return { network: chain.network, chainId: chain.chainId, upstreamOk, cacheOk }
+      return { network: chain.network, chainId: chain.chainId, kind: chain.rules?.kind ?? 'ethereum', upstreamOk, cacheOk }
     },
     async close() {
       // files of this engine that nobody claimed; a claimed one is already unlinked

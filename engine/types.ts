@@ -172,6 +172,13 @@ export interface CallResult {
   contractAddress?: Address
   /** with SimulateParams.traceCalls: the decoded call tree */
   callTree?: DecodedCallFrame
+  /**
+   * OP-stack chains, a call with a gas price: the L1 data fee charged (wei), its L1 gas, and the
+   * operator fee (Isthmus on); absent on other chains and for calls without a gas price
+   */
+  l1Fee?: Hex
+  l1GasUsed?: Hex
+  operatorFee?: Hex
 }
 
 export interface SimulationResult {
@@ -185,6 +192,10 @@ export interface SimulationResult {
   approvalChanges?: ApprovalChange[]
   /** with traceAssetChanges */
   warnings?: PreviewWarning[]
+  /** OP-stack chains: the calls' L1 data fees, L1 gas and operator fees summed (when any call paid one) */
+  l1Fee?: Hex
+  l1GasUsed?: Hex
+  operatorFee?: Hex
 }
 
 export type SignatureKind = 'erc2612' | 'dai-permit' | 'permit2-single' | 'permit2-batch' | 'permit2-transfer' | 'permit2-batch-transfer' | 'unknown'
@@ -373,6 +384,8 @@ export type GasEstimate =
 export interface EngineHealth {
   network: string
   chainId: number
+  /** the rules the chain's transactions run by (docs/chains.md) */
+  kind?: 'ethereum' | 'op-stack' | 'arbitrum'
   /** the chain source (upstream RPC or devnet) answers */
   upstreamOk: boolean
   /** the cache store answers */
@@ -452,8 +465,12 @@ export interface EngineOptions {
    * config's fork schedule does
    */
   devnetImport?: import('./devnet/importedDevnet.js').ImportedDevnetOptions
-  /** ethereumjs hardfork name; undefined: devnet newest fully supported, fork follows upstream */
+  /** ethereumjs hardfork name (an OP fork name on an OP-stack chain); undefined: devnet newest fully supported, fork follows upstream */
   hardfork?: string
+  /** the chain's kind (engine/chain/rules.ts); undefined: by its chain id, else ethereum */
+  chainKind?: 'ethereum' | 'op-stack' | 'arbitrum'
+  /** the chain id the upstream must answer: a mismatch fails the start (VALIDATION_ERROR) */
+  expectChainId?: number
   cache: CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint

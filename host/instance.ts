@@ -24,13 +24,17 @@ import { createProcessCacheStore } from './cluster/processCacheStore.js'
 import { stopRequested } from './cluster/stopRequest.js'
 import { listen, type ServedApp } from './server.js'
 import { createWorkerPoolEngine, defaultWorkerCount } from './workers/index.js'
+import { createChainSet, startNamedChains, type ChainSet } from './chains.js'
 import type { HostLogger } from './logger.js'
 
 export type { HostLogger } from './logger.js'
 
 /** what the host builds for the HTTP app of one process */
 export interface HostedParts {
+  /** the default chain's engine */
   engine: Engine
+  /** the named chains (`[chains.<name>]`), each served under /v1/chains/{name}/; absent when none */
+  chains?: ChainSet
   cache: CacheStore
   /** where the rate limit counts, when not `cache` (one HTTP process of several on memory://) */
   rateLimitCounter?: Pick<CacheStore, 'increment'>
@@ -53,7 +57,9 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   // workers = 0: one engine per core for the instance, so each of several processes takes its share
   const workers = config.server.workers === 0 ? Math.max(1, Math.floor(defaultWorkerCount() / processes)) : config.server.workers
   // cache.max_memory_mb bounds every in-process cache together, however many processes and engines run
-  const memory = splitMemoryBudget(config.cache.max_memory_mb, processes * workers)
+  // every chain runs engines of its own: the budget is shared by all of them
+  const chainCount = 1 + Object.keys(config.chains).length
+  const memory = splitMemoryBudget(config.cache.max_memory_mb, processes * workers * chainCount)
   // several processes on memory://: the store's half of the budget, half for the primary's store,
   // half for the simulations each process keeps (host/cluster/processCacheStore.ts)
   if (processes > 1 && cluster.isPrimary) return runPrimary({ config, processes, storeBytes: Math.floor(memory.storeBytes / 2), logger })
@@ -64,12 +70,9 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     forked && !isSharedCacheUrl(config.cache.url)
       ? createProcessCacheStore({ localBytes: memory.workerCacheBytes, simulationBytes: Math.floor(memory.storeBytes / 2 / processes) })
       : createCacheStore(config.cache.url, { logger, memoryMaxBytes: Math.floor(memory.storeBytes / (forked ? processes : 1)) })
-  const engine = await createWorkerPoolEngine({
+  const engineOptions = {
     workers,
-    cache,
     cacheUrl: config.cache.url,
-    ...(config.chain.rpc_url !== '' && { rpcUrl: config.chain.rpc_url }),
-    ...(config.chain.hardfork !== '' && { hardfork: config.chain.hardfork }),
     gasCap: BigInt(config.chain.gas_cap),
     rpcTimeoutMs: config.chain.rpc_timeout_ms,
     headMaxAgeMs: config.chain.head_max_age_ms,
@@ -81,15 +84,46 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     workerCacheBytes: memory.workerCacheBytes,
     callTimeoutMs: config.server.request_timeout_ms,
     logger,
+  }
+  const engine = await createWorkerPoolEngine({
+    ...engineOptions,
+    cache,
+    ...(config.chain.rpc_url !== '' && { rpcUrl: config.chain.rpc_url }),
+    ...(config.chain.hardfork !== '' && { hardfork: config.chain.hardfork }),
+    ...(config.chain.kind && { chainKind: config.chain.kind }),
+    ...(config.chain.chain_id !== undefined && { expectChainId: config.chain.chain_id }),
+  }).catch((e: unknown) => {
+    // beside named chains, say which one failed
+    throw chainCount > 1 ? new Error(`chain 'default': ${e instanceof Error ? e.message : String(e)}`) : e
   })
+  // the named chains: an engine (a pool) each, its own key space in the store (host/chains.ts)
+  let chains: ChainSet | undefined
+  if (chainCount > 1) {
+    const named = await startNamedChains(config.chains, cache, (c) =>
+      createWorkerPoolEngine({
+        ...engineOptions,
+        cache: c.cache,
+        // a worker on Redis reaches the store itself: the same key space by prefix
+        cachePrefix: `evmsim:${c.cachePrefix}`,
+        rpcUrl: c.rpcUrl,
+        ...(c.hardfork && { hardfork: c.hardfork }),
+        ...(c.chainKind && { chainKind: c.chainKind }),
+        ...(c.expectChainId !== undefined && { expectChainId: c.expectChainId }),
+      }),
+    ).catch(async (e: unknown) => {
+      await engine.close().catch(() => undefined)
+      throw e
+    })
+    chains = createChainSet(engine, named)
+  }
 
   // several processes on memory://: each reserves blocks of counts far from the limit (host/cluster/leasedCounter.ts)
   const rateLimitCounter =
     forked && !isSharedCacheUrl(config.cache.url) ? createLeasedCounter(cache, { limit: config.api.rate_limit_requests, processes }) : undefined
-  const app = opts.app({ engine, cache, logger, rateLimitCounter })
+  const app = opts.app({ engine, cache, logger, rateLimitCounter, ...(chains && { chains }) })
   const server = await listen(app, { host: config.server.host, port: config.server.port })
   logger.info(
-    { env: config.env, url: server.url, workers, chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC', auth: config.api.auth_token !== '' },
+    { env: config.env, url: server.url, workers, chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC', chains: chains?.names() ?? [], auth: config.api.auth_token !== '' },
     'listening',
   )
 
@@ -99,7 +133,7 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     stopping = true
     logger.info({ signal }, 'stopping: finishing in-flight requests')
     await server.close(config.server.request_timeout_ms + 1_000)
-    await engine.close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'engine close failed'))
+    await (chains ?? engine).close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'engine close failed'))
     await cache.close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'cache close failed'))
     logger.info({}, 'stopped')
     // the log destination is asynchronous: let the last lines out before leaving

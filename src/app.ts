@@ -18,6 +18,8 @@ import { packageVersion } from '../config/projectRoot.js'
 import type { ServiceConfig } from '../config/loadConfig.js'
 import type { CacheStore } from '../engine/types.js'
 import type { Engine } from '../engine/types.js'
+import type { ChainSet } from '../host/chains.js'
+import { routePath, splitChainPath } from './chainPath.js'
 import { ApiError } from './errors/apiError.js'
 import { createErrorHandler } from './errors/errorHandler.js'
 import type { HttpEnv, HttpLogger } from './httpEnv.js'
@@ -33,6 +35,7 @@ import { registerAccessList } from './routes/accessList.js'
 import { registerBatch } from './routes/batch.js'
 import type { RouteContext } from './routes/context.js'
 import { explorerPaths, registerExplorer } from './routes/explorer.js'
+import { registerChains } from './routes/chains.js'
 import { registerHealth } from './routes/health.js'
 import { registerSimulate } from './routes/simulate.js'
 import { registerSignature } from './routes/signature.js'
@@ -44,7 +47,10 @@ import { registerUi, uiPaths } from './routes/ui.js'
 
 export interface CreateAppOptions {
   config: ServiceConfig
+  /** the default chain's engine; with `chains`, ignored for `chains.engine` */
   engine: Engine
+  /** the named chains (host/chains.ts), each served under /v1/chains/{name}/ */
+  chains?: ChainSet
   cache: CacheStore
   logger: HttpLogger
   /** where the rate limit counts (default: `cache`; an HTTP process of several: host/cluster/leasedCounter.ts) */
@@ -53,19 +59,23 @@ export interface CreateAppOptions {
 
 const healthPath = '/v1/health'
 
-/** no token needed: health, the schema, the explorer and the trace viewer page (decisions §11) */
-export const isPublicPath = (path: string) =>
-  path === healthPath ||
+/** no token needed: health, the schema, the explorer and the trace viewer page (decisions §11), of any chain */
+export const isPublicPath = (fullPath: string) => {
+  const path = routePath(fullPath)
+  return path === healthPath ||
   path === explorerPaths.schema ||
   path === explorerPaths.docs ||
   path.startsWith(explorerPaths.assets) ||
   path === '/' ||
   path === uiPaths.page ||
   path.startsWith(uiPaths.assets)
+}
 
-export function createApp({ config, engine, cache, logger, rateLimitCounter }: CreateAppOptions): OpenAPIHono<HttpEnv> {
-  const app = new OpenAPIHono<HttpEnv>()
-  const secrets = [config.chain.rpc_url, config.api.auth_token]
+export function createApp({ config, engine: defaultEngine, chains, cache, logger, rateLimitCounter }: CreateAppOptions): OpenAPIHono<HttpEnv> {
+  // a named chain's routes are the same routes: matched on the path without /v1/chains/{name}
+  const app = new OpenAPIHono<HttpEnv>({ getPath: (req) => routePath(new URL(req.url).pathname) })
+  const engine = chains?.engine ?? defaultEngine
+  const secrets = [config.chain.rpc_url, ...Object.values(config.chains).map((c) => c.rpc_url), config.api.auth_token]
   const errors = createErrorHandler({ logger, secrets })
   const scrub = scrubber(secrets)
   // on the JSON-RPC paths every failure is a JSON-RPC error object (src/rpc/route.ts)
@@ -88,18 +98,29 @@ export function createApp({ config, engine, cache, logger, rateLimitCounter }: C
       limit: config.api.rate_limit_requests,
       windowSeconds: config.api.rate_limit_duration,
       trustProxy: config.server.trust_proxy,
-      isExempt: (path) => path === healthPath,
+      isExempt: (path) => routePath(path) === healthPath,
       logger,
     }),
   )
   app.use(tokenAuth({ token: config.api.auth_token, isExempt: isPublicPath, tokenFromPath: rpcPathToken }))
+  // the chain a path names: its engine serves the request; an unknown one is 404 CHAIN_NOT_FOUND
+  app.use(async (c, next) => {
+    // c.req.path is the routed path (prefix stripped): the chain is in the URL's own path
+    const { chain } = splitChainPath(new URL(c.req.url).pathname)
+    if (chain === undefined) return next()
+    if (!chains?.has(chain)) {
+      throw new ApiError('CHAIN_NOT_FOUND', `no chain named '${chain}'`, { chain, chains: chains?.names() ?? [] }, 'GET /v1/chains lists the chains this deployment serves')
+    }
+    return chains.run(chain, next)
+  })
   app.use(requestTimeout({ ms: config.server.request_timeout_ms }))
   app.use(limitBody({ maxBytes: config.server.max_body_bytes }))
   app.use(jsonContentType())
 
   const version = packageVersion()
   const ctx: RouteContext = { engine, config, logger, toErrorBody: errors.toErrorBody }
-  registerHealth(app, { ...ctx, version, startedAt: Date.now() })
+  registerHealth(app, { ...ctx, version, startedAt: Date.now(), chains })
+  if (chains) registerChains(app, { ...ctx, chains })
   registerSimulate(app, ctx)
   registerSignature(app, ctx)
   registerBatch(app, ctx)

@@ -229,6 +229,7 @@ export function createPrestateTracer(config: PrestateTracerConfig = {}): Tracer<
       await lookupAccount(c.from)
       if (to) await lookupAccount(to)
       await lookupAccount(c.coinbase)
+      for (const a of c.feeRecipients ?? []) await lookupAccount(a)
       // authorities before their authorizations are applied
       for (const a of c.authorities) await lookupAccount(a)
       if (to) await lookupDelegationTarget(to)

@@ -55,6 +55,11 @@ export interface TxContext {
   isPrecompile(address: Address): boolean
   /** EIP-7702 authorities of this tx (empty when none) */
   authorities: Address[]
+  /**
+   * accounts the chain's fee rules credit after the run besides the coinbase (an OP-stack chain's
+   * fee vaults; empty on Ethereum): the prestate tracer looks them up at the start, as the coinbase
+   */
+  feeRecipients?: Address[]
   state: StateReader
 }
 

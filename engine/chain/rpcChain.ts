@@ -24,7 +24,9 @@ import { ForkCache, OverlayStateManager, type AccessList } from '../state/index.
 import { createRpcClient, withBudget, type RpcClient } from '../rpc/rpcClient.js'
 import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 import type { BlockSelector } from '../types.js'
+import { checkForwarded } from '../rpc/forwardedAnswers.js'
 import { readUpstream, type UpstreamAnswer } from '../rpc/upstreamAnswers.js'
+import { chainRulesFor, type ChainKind, type ChainRules } from './rules.js'
 import type { AlsoReads, BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from './types.js'
 
 /** blocks this close to the head may still be replaced: their cached state expires */
@@ -46,8 +48,10 @@ export interface RpcChainOptions {
   cache: CacheStore
   /** bound of the fork-state hot layer, bytes (ForkCache default when undefined) */
   forkCacheBytes?: number
-  /** fixed ethereumjs hardfork; undefined: follow the chain (known schedule or the default) */
+  /** fixed hardfork (an OP fork name on an OP-stack chain); undefined: follow the chain (known schedule or the default) */
   hardfork?: string
+  /** the chain's kind; undefined: by its id (known OP-stack and Arbitrum chains), else ethereum */
+  kind?: ChainKind
   /** for tests: a ready client (its request counter is what they assert on) */
   rpc?: RpcClient
   /**
@@ -77,7 +81,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const chainIdHex = readUpstream('eth_chainId', await baseRpc.request('eth_chainId'))
   const chainId = Number(BigInt(chainIdHex))
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered an invalid chain id')
-  const commonFor = createCommonFactory(chainId, opts.hardfork)
+  const rules = chainRulesFor({ chainId, kind: opts.kind, hardfork: opts.hardfork })
+  const commonFor = rules?.commonFactory ?? createCommonFactory(chainId, opts.hardfork)
   const fork = new ForkCache({ rpc: baseRpc, chainId, cache: opts.cache, hotMaxBytes: opts.forkCacheBytes })
   const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
   /** blocks read whole for a replay, briefly: the transaction's lookup and the replay share one read */
@@ -311,7 +316,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     }
 
     function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {
-      return toMined(t, commonFor(blockHeader))
+      return toMined(t, commonFor(blockHeader), rules)
     }
 
     function ttlFor(n: bigint): number | undefined {
@@ -321,6 +326,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     return {
       chainId,
       network: networkName(chainId),
+      ...(rules && { rules }),
       rpc,
       withBudget: (b) => bind(withBudget(baseRpc, b), b),
       fork,
@@ -357,7 +363,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       getBlockTransactions: blockTransactions,
       prefetch: (n, calls, opts) => prefetch(n, calls, undefined, opts?.also),
       resolveForCalls,
-      rawRead: (method, params) => rpc.request(method, params),
+      // every forwarded answer is checked: a malformed one never reaches a caller or the cache
+      rawRead: async (method, params) => checkForwarded(method, params, await rpc.request(method, params)),
       reorgDepth: REORG_DEPTH,
       forgetHead() {
         const had = tracked !== undefined
@@ -366,7 +373,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       },
       async ping() {
         try {
-          readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
+          // a probe: asks even a node that stalled, so health sees it answer again
+          readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber', [], { probe: true }))
           return true
         } catch {
           return false
@@ -382,8 +390,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
 }
 
 /** an ethereumjs typed tx from the node's JSON, its sender fixed to the node's `from` */
-async function toMined(t: RpcTx, common: Common): Promise<MinedTransaction> {
+async function toMined(t: RpcTx, common: Common, rules: ChainRules | undefined): Promise<MinedTransaction> {
   let tx: TypedTransaction
+  // the chain's own transaction types first (an OP deposit; Arbitrum's answer NOT_EMULATED)
+  const own = await rules?.decodeTx?.(t as Record<string, unknown>, common)
+  if (own) return { tx: own.tx, from: own.from, hash: t.hash.toLowerCase() as Hex, blockNumber: BigInt(t.blockNumber!), index: Number(BigInt(t.transactionIndex ?? '0x0')) }
   try {
     tx = (await createTxFromRPC(t as never, { common, freeze: false })) as TypedTransaction
   } catch {

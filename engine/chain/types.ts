@@ -9,6 +9,7 @@ import type { BlockSelector } from '../types.js'
 import type { BlockEnv } from '../execution/types.js'
 import type { AccessList, OverlayStateManager } from '../state/index.js'
 import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
+import type { ChainRules } from './rules.js'
 
 export interface BlockHeaderInfo extends BlockEnv {
   hash: Hex
@@ -46,6 +47,8 @@ export type AlsoReads = (header: BlockHeaderInfo) => AccessList
 
 export interface ChainSource {
   readonly chainId: number
+  /** the rules of the chain's kind (engine/chain/rules.ts); absent: a plain Ethereum chain */
+  readonly rules?: ChainRules
   /** human name for health, e.g. 'devnet', 'mainnet', 'chain-8453' */
   readonly network: string
   /** resolves to a fixed block; throws EngineError BLOCK_NOT_FOUND beyond the head */

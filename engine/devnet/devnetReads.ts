@@ -131,6 +131,11 @@ function quantity(v: unknown, i: number): bigint {
   return BigInt(v)
 }
 
+/** nothing the caller sent is dropped: a field this read does not know is named */
+function onlyKeys(o: object, known: string[], i: number): void {
+  for (const k of Object.keys(o)) if (!known.includes(k)) throw bad(i, `unknown field ${JSON.stringify(k)}`)
+}
+
 function fullFlag(v: unknown, i: number): boolean {
   if (v === undefined) return false
   if (typeof v !== 'boolean') throw bad(i, 'boolean expected')
@@ -153,7 +158,11 @@ function blockOf(view: DevnetView, v: unknown, i: number): DevnetBlock | undefin
 function blockOfAny(view: DevnetView, v: unknown, i: number): DevnetBlock | undefined {
   if (typeof v === 'string' && v.length === 66) return view.blockByHash(hash(v, i))
   if (v !== null && typeof v === 'object') {
+    // EIP-1898: exactly one of blockHash and blockNumber (requireCanonical is geth's too)
+    if (Array.isArray(v)) throw bad(i, 'block number, tag, hash or {blockHash|blockNumber} expected')
     const o = v as { blockHash?: unknown; blockNumber?: unknown }
+    onlyKeys(o, ['blockHash', 'blockNumber', 'requireCanonical'], i)
+    if ((o.blockHash === undefined) === (o.blockNumber === undefined)) throw bad(i, 'give exactly one of blockHash and blockNumber')
     if (o.blockHash !== undefined) return view.blockByHash(hash(o.blockHash, i))
     return blockOf(view, o.blockNumber, i)
   }
@@ -289,6 +298,7 @@ function bloomOf(logs: { address: Address; topics: Hex[] }[]): Hex {
 function getLogs(view: DevnetView, filter: unknown) {
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw bad(0, 'filter object expected')
   const f = filter as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown; address?: unknown; topics?: unknown }
+  onlyKeys(f, ['fromBlock', 'toBlock', 'blockHash', 'address', 'topics'], 0)
   let blocks: DevnetBlock[]
   if (f.blockHash !== undefined) {
     if (f.fromBlock !== undefined || f.toBlock !== undefined) throw bad(0, 'cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other')
@@ -330,6 +340,8 @@ function nextBaseFee(view: DevnetView): bigint {
 
 /** geth's eth_feeHistory over the devnet's blocks (rewards: effective tips at the percentiles, by gas) */
 function feeHistory(view: DevnetView, countArg: unknown, newestArg: unknown, percentilesArg: unknown) {
+  // geth's math.HexOrDecimal64: a hex string or a plain JSON integer (never 1.5, -1 or 1e309)
+  if (typeof countArg === 'number' && !(Number.isSafeInteger(countArg) && countArg >= 0)) throw bad(0, 'block count must be an unsigned 64-bit integer')
   const count = typeof countArg === 'number' ? BigInt(countArg) : quantity(countArg, 0)
   const newest = blockNumberOf(view, newestArg, 1)!
   if (newest > view.head()) throw new EngineError('BLOCK_NOT_FOUND', `request beyond head block: requested ${newest}, head ${view.head()}`)

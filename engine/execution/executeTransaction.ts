@@ -78,13 +78,16 @@ async function run(
   const validation = opts.validation ?? false
   const { feeCap, tip } = feeFields(tx)
   const london = common.isActivatedEIP(1559)
+  // a transaction the chain runs by its own rules (an OP deposit): no signature, fee or nonce check
+  const special = ctx.rules?.specialRun?.(tx, ctx)
   // geth eth_call: a zero-fee message runs with base fee 0 (NoBaseFee)
   const noBaseFee = !validation && feeCap === 0n && tip === 0n
   const baseFee = london ? (noBaseFee ? 0n : (ctx.block.baseFeePerGas ?? 0n)) : undefined
-  const block = buildEvmBlock(ctx.block, common, { baseFeePerGas: baseFee })
+  // a special run pays no fee, so runTx must see base fee 0; BASEFEE reads the block's once it runs
+  const block = buildEvmBlock(ctx.block, common, { baseFeePerGas: special && london ? 0n : baseFee })
 
   const account = await ctx.state.getAccount(sender)
-  validateTx({
+  if (!special) validateTx({
     tx,
     sender,
     senderBalance: account?.balance ?? 0n,
@@ -110,14 +113,22 @@ async function run(
     }
   }
 
+  const chainPrecompiles = ctx.rules?.precompiles?.(common, ctx.block) ?? []
+  const changed = opts.precompiles ? customPrecompiles(common, opts.precompiles) : []
   const vm = await createVM({
     common,
     stateManager: state,
     blockchain: blockHashSource(ctx.getBlockHash),
-    ...(opts.precompiles && { evmOpts: { customPrecompiles: customPrecompiles(common, opts.precompiles) } }),
+    ...(chainPrecompiles.length + changed.length > 0 && { evmOpts: { customPrecompiles: [...chainPrecompiles, ...changed] } }),
   })
   if (opts.precompiles) coldMovedPrecompiles(vm.evm.journal, opts.precompiles, tx, sender, ctx.block.coinbase)
   const events = vm.evm.events as unknown as { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown }
+  if (special && london) {
+    events.on('beforeMessage', (m: Message, resolve) => {
+      if (m.depth === 0) (block.header as { baseFeePerGas?: bigint }).baseFeePerGas = ctx.block.baseFeePerGas ?? 0n
+      resolve()
+    })
+  }
   if (release) {
     const done = release
     events.on('beforeMessage', (m: Message, resolve) => {
@@ -130,7 +141,7 @@ async function run(
   let adapter: TracingAdapter | undefined
   if (tracers.length > 0) {
     const price = tx.supports(Capability.EIP1559FeeMarket) ? min(feeCap, (baseFee ?? 0n) + tip) : feeCap
-    adapter = new TracingAdapter(tracers, common, buildTxContext(ctx, common, tx, sender, price), {
+    adapter = new TracingAdapter(tracers, common, buildTxContext(ctx, common, tx, sender, price, special || noBaseFee ? undefined : ctx.rules?.feeRecipients), {
       logIndexBase: opts.logIndexBase,
       deadline: opts.deadline,
     })
@@ -139,12 +150,18 @@ async function run(
     attachAdapter(vm.evm, adapter)
   }
 
+  // what the chain charges besides gas (an OP-stack L1 fee), after the tracers' start; a deposit's mint
+  const settle = special
+    ? undefined
+    : await ctx.rules?.chargeFees?.({ ctx, tx, sender, impersonated, baseFee: baseFee ?? 0n, paysFees: !noBaseFee })
+  if (special) await special.before(ctx.state)
+
   let result: RunTxResult
   try {
     result = await runTx(vm, {
       tx,
       block,
-      skipNonce: !validation,
+      skipNonce: !validation || special !== undefined,
       skipBlockGasLimitValidation: !validation,
       skipHardForkValidation: true,
       // no caller reads the tx's bloom or receipt (eth_simulateV1's header makes its own bloom):
@@ -153,14 +170,22 @@ async function run(
       blockGasUsed: opts.blockGasUsed,
     })
   } catch (e) {
-    throw asEngineError(e)
+    if (!special || isEngineError(e)) throw asEngineError(e)
+    // the VM refused a deposit (value beyond its balance, gas below the intrinsic cost): it still
+    // lands, the mint kept, the nonce bumped, its gas used
+    const refused = await special.onRejected(ctx.state, asEngineError(e).message)
+    if (adapter) await adapter.txEnd(refused.gasUsed, new Uint8Array(), 'revert')
+    return { status: 'failed', gasUsed: refused.gasUsed, returnData: '0x', logs: [], error: refused.error, peakGasUsed: refused.gasUsed }
   }
   await wrapNonce(ctx.state, sender)
 
   const exec = result.execResult
   const ejsError = exec.exceptionError?.error
+  if (special) result.totalGasSpent = special.receiptGas(result.totalGasSpent, ejsError !== undefined)
+  const rollupFees = settle ? await settle(result.totalGasSpent) : undefined
   if (adapter) await adapter.txEnd(result.totalGasSpent, exec.returnValue, ejsError)
   const out = toExecutionResult(result, ejsError, adapter?.topError)
+  if (rollupFees) out.rollupFees = rollupFees
   const beforeRefund = exec.executionGasUsed + tx.getIntrinsicGas()
   const floor = common.isActivatedEIP(7623) ? getCalldataFloorGas(tx, sender) : 0n
   out.peakGasUsed = max(max(beforeRefund, floor), out.gasUsed)

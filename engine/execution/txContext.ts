@@ -35,6 +35,7 @@ export function buildTxContext(
   tx: TypedTransaction,
   sender: EjsAddress,
   effectiveGasPrice: bigint,
+  feeRecipients?: Address[],
 ): TxContext {
   const precompiles = precompilesOf(common)
   const authorities: Address[] = []
@@ -63,6 +64,7 @@ export function buildTxContext(
     isActive: (fork) => common.gteHardfork(fork),
     isPrecompile: (address) => precompiles.has(address.toLowerCase()),
     authorities,
+    ...(feeRecipients && { feeRecipients }),
     state: createStateReader(ctx.state),
   }
 }

@@ -8,6 +8,7 @@ import type { StateManagerInterface } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Address, Hex } from 'viem'
 import type { Tracer } from '../../tracers/types.js'
+import type { ChainRules, RollupFees } from '../chain/rules.js'
 
 /** The block a call runs in (geth eth_call semantics: header of block N, state after block N). */
 export interface BlockEnv {
@@ -35,6 +36,8 @@ export interface ExecutionContext {
   block: BlockEnv
   /** BLOCKHASH(n) for the 256 blocks before `block.number` */
   getBlockHash?(n: bigint): Promise<Hex | undefined>
+  /** the chain's rules (engine/chain/rules.ts): absent on a plain Ethereum chain */
+  rules?: ChainRules
 }
 
 /** A call to run with an impersonated sender (no signature). */
@@ -123,6 +126,8 @@ export interface ExecutionResult {
   peakGasUsed: bigint
   /** gas refunded at the end (geth's RefundedGas; eth_estimateGas's optimistic probe reads it) */
   gasRefund?: bigint
+  /** what a rollup charged besides gas (an OP-stack chain's L1 data and operator fees) */
+  rollupFees?: RollupFees
 }
 
 /**

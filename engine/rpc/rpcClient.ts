@@ -4,11 +4,18 @@
  * - Batching: every `request()` made in the same tick (before the next setImmediate) goes out in
  *   ONE HTTP request as a JSON-RPC batch (split only above `maxBatchSize`).
  * - Timeout per HTTP attempt (`timeoutMs`), retries with backoff for idempotent calls on transport
- *   failures (refused, reset, timeout, HTTP 429/5xx, unreadable body). A JSON-RPC error answer is
+ *   failures (refused, reset, a short timeout, HTTP 429/5xx, unreadable body). A JSON-RPC error answer is
  *   the node's verdict and is not retried.
  * - A call made with an engine call's upstream time budget (upstreamBudget.ts) ends by its
  *   deadline whatever the attempts and retries: an attempt never waits past the latest deadline
  *   of its batch, a retry is only sent for calls still within theirs.
+ * - A node that accepts and never answers is remembered: once an attempt has waited out (at least
+ *   half of) `timeoutMs` for nothing, the node counts as stalled: no retry of a request's calls
+ *   asks it again, and every new batch fails at once — except a
+ *   health probe (`probe`), which still asks — while an `eth_blockNumber` (sent when a batch is
+ *   refused, at most one per quarter timeout) asks whether it answers again. Cold reads then fail
+ *   fast instead of each waiting out its own budget in turn behind engine slots held by waits
+ *   whose outcome is known; any answer of the node (even an HTTP error) ends the stall.
  * - Every failure becomes `EngineError('STATE_ACCESS_ERROR')`. The upstream URL may carry an API
  *   key, so no message ever contains it (nor the host, nor a low-level cause that would name it).
  * - `stats` counts HTTP requests and calls so tests can assert round trips.
@@ -45,6 +52,8 @@ export interface RpcRequestOptions {
   deferred?: boolean
   /** the engine call's upstream time budget: the call ends by its deadline (none at start-up) */
   budget?: UpstreamBudget
+  /** a health probe: asks the node even while it is stalled (and so finds out it answers again) */
+  probe?: boolean
 }
 
 export interface RpcStats {
@@ -69,6 +78,7 @@ interface PendingCall {
   idempotent: boolean
   /** the engine call's budget this call belongs to (none at start-up) */
   budget?: UpstreamBudget
+  probe?: boolean
   /** answered, failed or out of time: later outcomes are ignored */
   done: boolean
   resolve(v: unknown): void
@@ -99,6 +109,10 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
   let scheduled = false
   let nextId = 1
   let closed = false
+  /** the node accepted and did not answer: since when (undefined: it answers) */
+  let stalledSince: number | undefined
+  /** when the last probe of a stalled node was sent (epoch ms) */
+  let lastProbeAt = 0
 
   const fail = (what: string, details?: Record<string, unknown>) =>
     new EngineError('STATE_ACCESS_ERROR', redact(`upstream RPC ${what}`), details, 'check that the upstream node is reachable and healthy')
@@ -121,9 +135,15 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
           signal: ctrl.signal,
         })
       } catch (e) {
-        if (ctrl.signal.aborted) throw new TransportFailure(`did not answer within ${waitMs} ms`, true)
+        if (ctrl.signal.aborted) {
+          // a wait cut short by a caller's nearly spent budget says little about the node
+          if (waitMs * 2 >= opts.timeoutMs) stalledSince ??= Date.now()
+          throw new TransportFailure(`did not answer within ${waitMs} ms`, true)
+        }
         throw new TransportFailure(networkReason(e), true)
       }
+      // the node answers (whatever it says): not stalled
+      stalledSince = undefined
       let text: string
       try {
         text = await res.text()
@@ -146,6 +166,31 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
   }
 
   async function send(batch: PendingCall[]): Promise<void> {
+    if (stalledSince === undefined) return sendNow(batch)
+    // stalled: a health probe still asks the node; every other call fails at once
+    const probes = batch.filter((c) => c.probe)
+    const refused = batch.filter((c) => !c.probe)
+    if (refused.length > 0) {
+      probe()
+      const err = fail(`did not answer (stalled since ${new Date(stalledSince).toISOString()}: no answer within ${opts.timeoutMs} ms); failing fast until it answers again (${describe(refused)})`, { stalled: true })
+      for (const c of refused) c.reject(err)
+    }
+    if (probes.length > 0) return sendNow(probes)
+  }
+
+  /**
+   * while stalled: an eth_blockNumber asks whether the node answers again (any answer ends the
+   * stall); a new one at most every quarter of `timeoutMs`, so a node that recovers is found soon
+   * while one that stays silent costs a handful of requests per timeout
+   */
+  function probe(): void {
+    if (closed || Date.now() - lastProbeAt < opts.timeoutMs / 4) return
+    lastProbeAt = Date.now()
+    const call: PendingCall = { id: nextId++, method: 'eth_blockNumber', params: [], idempotent: true, done: false, resolve() {}, reject() {} }
+    void attempt([call]).catch(() => undefined)
+  }
+
+  async function sendNow(batch: PendingCall[]): Promise<void> {
     const canRetry = batch.every((c) => c.idempotent)
     let calls = batch
     let answer: RpcAnswer[] | RpcAnswer | undefined
@@ -156,7 +201,9 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
       } catch (e) {
         const t = e instanceof TransportFailure ? e : new TransportFailure('request failed', false)
         calls = calls.filter((c) => !c.done)
-        if (!canRetry || !t.retry || i >= retries || closed) {
+        // a request's call is not retried on a node that let an attempt wait out the timeout: it
+        // would wait out the same silence (start-up reads, without a budget, still try again)
+        if (!canRetry || !t.retry || i >= retries || closed || (stalledSince !== undefined && calls.every((c) => c.budget))) {
           const err = fail(`${t.message} (${describe(calls)})`)
           for (const c of calls) c.reject(err)
           return
@@ -224,6 +271,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
           params,
           idempotent: o.idempotent ?? true,
           budget,
+          probe: o.probe,
           done: false,
           resolve(v) {
             if (call.done) return

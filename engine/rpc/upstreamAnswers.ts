@@ -13,18 +13,18 @@ import { z } from 'zod'
 import { EngineError } from '../errors.js'
 
 /** a QUANTITY: 0x and up to 64 hex digits (leading zeros tolerated: some nodes pad) */
-const quantity = z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, 'expected a hex quantity')
+export const quantity = z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, 'expected a hex quantity')
 /** a 32-byte word: hashes, mixHash, storage keys */
-const word = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex word')
+export const word = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex word')
 /** a storage value: up to 32 bytes (nodes answer it padded, a few minimal) */
-const storageValue = z.string().regex(/^0x[0-9a-fA-F]{0,64}$/, 'expected a storage value of at most 32 bytes')
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte address')
+export const storageValue = z.string().regex(/^0x[0-9a-fA-F]{0,64}$/, 'expected a storage value of at most 32 bytes')
+export const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte address')
 /** DATA: whole bytes */
-const bytes = z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'expected hex bytes')
+export const bytes = z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'expected hex bytes')
 
 /** a storage key in an access list: up to 32 bytes (a few nodes give it minimal; it is padded after) */
-const storageKey = z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, 'expected a storage key of at most 32 bytes')
-const accessList = z.array(z.looseObject({ address, storageKeys: z.array(storageKey).default([]) }))
+export const storageKey = z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, 'expected a storage key of at most 32 bytes')
+export const accessList = z.array(z.looseObject({ address, storageKeys: z.array(storageKey).default([]) }))
 
 /** a mined transaction as eth_getTransactionByHash and full blocks give it */
 export const upstreamTransaction = z.looseObject({
@@ -53,7 +53,7 @@ export const upstreamTransaction = z.looseObject({
   authorizationList: z.array(z.looseObject({})).optional(),
 })
 
-const blockFields = {
+export const blockFields = {
   number: quantity,
   hash: word,
   parentHash: word,
@@ -101,7 +101,7 @@ export function readUpstream<M extends UpstreamMethod>(method: M, value: unknown
   return malformedAnswer(name, `${issue?.message ?? 'unexpected form'}${where}`)
 }
 
-function malformedAnswer(method: string, why: string): never {
+export function malformedAnswer(method: string, why: string): never {
   throw new EngineError(
     'STATE_ACCESS_ERROR',
     `the upstream node answered ${method} with a malformed result (${why})`,

@@ -44,5 +44,6 @@ export function executionContext(
     state,
     block: toBlockEnv(env),
     getBlockHash: (n) => chain.getBlockHash(n),
+    ...(chain.rules && { rules: chain.rules }),
   }
 }

@@ -62,6 +62,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   const successLogs: RawLog[] = []
   let gasUsed = 0n
   let logIndex = 0
+  /** what an OP-stack chain charged the calls besides gas */
+  const fees = { l1Fee: 0n, l1GasUsed: 0n, operatorFee: 0n, charged: false }
   // traceCalls: each call's callTracer frames (withLog), decoded once every call has run
   const frames: CallFrameJson[] = []
   for (const [index, input] of params.calls.entries()) {
@@ -95,6 +97,15 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
       logs,
     }
     if (res.createdAddress && res.status === 'success') result.contractAddress = res.createdAddress
+    if (res.rollupFees) {
+      result.l1Fee = toHex(res.rollupFees.l1Fee)
+      result.l1GasUsed = toHex(res.rollupFees.l1GasUsed)
+      result.operatorFee = toHex(res.rollupFees.operatorFee)
+      fees.l1Fee += res.rollupFees.l1Fee
+      fees.l1GasUsed += res.rollupFees.l1GasUsed
+      fees.operatorFee += res.rollupFees.operatorFee
+      fees.charged = true
+    }
     if (res.status !== 'success') {
       result.error = await callError(deps, ctx, res, call, startState, locator.result())
     } else {
@@ -123,14 +134,17 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     calls,
   }
   const native = nativeSymbol(deps.chain.chainId)
+  if (fees.charged) Object.assign(result, { l1Fee: toHex(fees.l1Fee), l1GasUsed: toHex(fees.l1GasUsed), operatorFee: toHex(fees.operatorFee) })
   if (params.traceAssetChanges && beforeState) {
     // the wallet preview: readable transfers too (without it, transfers stay as geth-style raw entries)
     await Promise.all(calls.map((c) => c.transfers && readableTransfers(c.transfers, tokens, native)))
     const readBefore = createStateBalanceReader({ ...ctx, state: beforeState }, executeCall)
     const senders = [...new Set(params.calls.map((c) => c.from))]
+    // the fee vaults too: an OP-stack chain's fees move their balances (asset changes show them)
+    const accounts = [...new Set([...senders, ...(fees.charged ? (ctx.rules?.feeRecipients ?? []) : [])])]
     // balances and permissions read side by side: a cold fork sends them in the same batches
     const [assetChanges, approvalChanges] = await Promise.all([
-      computeAssetChanges({ account: params.account, transfers: allTransfers, logs: successLogs, accounts: senders, readBefore, readAfter, tokens, nativeSymbol: native }),
+      computeAssetChanges({ account: params.account, transfers: allTransfers, logs: successLogs, accounts, readBefore, readAfter, tokens, nativeSymbol: native }),
       approvalsOf({ facts, account: params.account, readBefore, readAfter, tokens }),
     ])
     await readableAssetChanges(assetChanges, tokens)

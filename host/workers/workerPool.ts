@@ -7,7 +7,9 @@
  *
  * Errors come back as the EngineError the worker threw (code, message, details, suggestion);
  * bigints and bytes cross as they are. A worker that dies is replaced; with `callTimeoutMs`, a
- * call running past it is answered EXECUTION_TIMEOUT and its worker is replaced (the only way to
+ * call whose time is up — counted from when it was asked, so a wait in the queue counts (its HTTP
+ * request has been answered 504 by then) — is answered EXECUTION_TIMEOUT: still queued, it never
+ * runs; running, its worker is replaced (the only way to
  * stop a runaway loop), the other calls it held being retried on another worker.
  *
  * With `spill`, every worker (each start of it) writes its temporary files under a directory of
@@ -80,6 +82,8 @@ interface Job {
   resolve(value: unknown): void
   reject(err: Error): void
   timer?: NodeJS.Timeout
+  /** with callTimeoutMs: when the call's time is up (epoch ms), counted from when it was asked, its wait in the queue included */
+  deadline?: number
 }
 
 interface Slot {
@@ -95,6 +99,8 @@ interface Slot {
   writes: { pending: number; last: Promise<void> }
 }
 
+/** a call that loses its worker with less time than this left is not run again (ms) */
+const RERUN_MIN_MS = 100
 /** how long a worker's health answer may stand in for one that is late (workers all busy), ms */
 const HEALTH_STALE_MS = 10_000
 /** how long the first health probe (no earlier answer to fall back on) waits for a worker, ms */
@@ -261,10 +267,26 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
 
   function pump() {
     while (queue.length > 0) {
+      // a call whose time ran out while it waited (its request answered 504 already) never runs
+      const head = queue[0]!
+      if (head.deadline !== undefined && head.deadline <= Date.now()) {
+        queue.shift()
+        head.reject(timeoutError(head, 'waited'))
+        continue
+      }
       const slot = pick()
       if (!slot) return
       dispatch(slot, queue.shift()!)
     }
+  }
+
+  function timeoutError(job: Job, how: 'ran' | 'waited' = 'ran'): EngineError {
+    return new EngineError(
+      'EXECUTION_TIMEOUT',
+      how === 'ran' ? `${job.method} ran longer than ${callTimeoutMs} ms and was stopped` : `${job.method} waited longer than ${callTimeoutMs} ms for a worker and was not run`,
+      { timeoutMs: callTimeoutMs },
+      'reduce the work of the request (fewer calls, a lighter tracer, cleanStructLogs/disableMemory)',
+    )
   }
 
   function dispatch(slot: Slot, job: Job) {
@@ -281,7 +303,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     }
     slot.inflight.set(id, job)
     if (callTimeoutMs && callTimeoutMs > 0) {
-      job.timer = setTimeout(() => timeOut(slot, id), callTimeoutMs)
+      job.deadline ??= Date.now() + callTimeoutMs
+      job.timer = setTimeout(() => timeOut(slot, id), Math.max(1, job.deadline - Date.now()))
       job.timer.unref()
     }
   }
@@ -290,21 +313,17 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     const job = slot.inflight.get(id)
     if (!job) return
     slot.inflight.delete(id)
-    job.reject(
-      new EngineError(
-        'EXECUTION_TIMEOUT',
-        `${job.method} ran longer than ${callTimeoutMs} ms and was stopped`,
-        { timeoutMs: callTimeoutMs },
-        'reduce the work of the request (fewer calls, a lighter tracer, cleanStructLogs/disableMemory)',
-      ),
-    )
-    // a busy loop cannot be interrupted: replace the worker; its other calls go to another one
+    job.reject(timeoutError(job))
+    // a busy loop cannot be interrupted: replace the worker; its other calls go to another one,
+    // except those whose own time is (all but) up: rerun, each would cost another worker
     slot.retired = true
     slot.ready = false
     const others = [...slot.inflight.values()]
     slot.inflight.clear()
+    const now = Date.now()
     for (const j of others) clearTimeout(j.timer)
-    queue.unshift(...others)
+    for (const j of others) if (j.deadline !== undefined && j.deadline - now <= RERUN_MIN_MS) j.reject(timeoutError(j))
+    queue.unshift(...others.filter((j) => !(j.deadline !== undefined && j.deadline - now <= RERUN_MIN_MS)))
     void slot.worker.terminate()
     if (slots[slot.index] === slot) slots[slot.index] = undefined
     respawn(slot.index, 0)
@@ -314,7 +333,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   function call<T>(method: EngineOperation, args: unknown[]): Promise<T> {
     if (closing) return Promise.reject(closedError())
     return new Promise<T>((resolve, reject) => {
-      queue.push({ method, args, resolve: resolve as (v: unknown) => void, reject })
+      const deadline = callTimeoutMs && callTimeoutMs > 0 ? Date.now() + callTimeoutMs : undefined
+      queue.push({ method, args, resolve: resolve as (v: unknown) => void, reject, deadline })
       pump()
     })
   }

@@ -4,13 +4,14 @@
  */
 import type { EngineErrorCode } from '../../engine/types.js'
 
-export type ApiErrorCode = EngineErrorCode | 'AUTHENTICATION_REQUIRED' | 'AUTHENTICATION_INVALID' | 'RATE_LIMIT_EXCEEDED'
+export type ApiErrorCode = EngineErrorCode | 'AUTHENTICATION_REQUIRED' | 'AUTHENTICATION_INVALID' | 'RATE_LIMIT_EXCEEDED' | 'CHAIN_NOT_FOUND'
 
 export const statusByCode = {
   VALIDATION_ERROR: 400,
   AUTHENTICATION_REQUIRED: 401,
   AUTHENTICATION_INVALID: 401,
   NOT_FOUND: 404,
+  CHAIN_NOT_FOUND: 404,
   TRANSACTION_NOT_FOUND: 404,
   BLOCK_NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
@@ -18,6 +19,7 @@ export const statusByCode = {
   INSUFFICIENT_GAS: 422,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  NOT_EMULATED: 501,
   STATE_ACCESS_ERROR: 502,
   EXECUTION_TIMEOUT: 504,
 } as const satisfies Record<ApiErrorCode, number>

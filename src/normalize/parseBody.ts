@@ -7,6 +7,7 @@
  */
 import type { Context } from 'hono'
 import type { z } from '@hono/zod-openapi'
+import { MAX_JSON_DEPTH, scanJson } from './jsonShape.js'
 import { ApiError, formatPath, joinPath, validationError, type ValidationIssue } from '../errors/apiError.js'
 
 export async function readJson(c: Context): Promise<unknown> {
@@ -27,6 +28,8 @@ export async function readJson(c: Context): Promise<unknown> {
       'send a JSON body with "Content-Type: application/json"',
     )
   }
+  // a reader that recurses (schema validation) would overflow the stack on a body nested 10,000 deep
+  if (scanJson(text).depth > MAX_JSON_DEPTH) throw validationError([{ path: '', message: `the body is nested more than ${MAX_JSON_DEPTH} levels deep` }])
   const proto = protoKeyPath(body)
   if (proto !== undefined) throw validationError([{ path: proto, message: 'key "__proto__" is not accepted' }])
   return body

@@ -37,7 +37,11 @@ type Part = Buffer | SpilledPart
 const HANDLE = new RegExp(`\\{"${SPILL_KEY.replace(/\$/g, '\\$')}":("(?:[^"\\\\]|\\\\.)*")\\}`, 'g')
 
 export function jsonAnswer(c: Context<HttpEnv>, value: unknown, status: ContentfulStatusCode = 200): Response {
-  const text = JSON.stringify(value)
+  return jsonTextAnswer(c, JSON.stringify(value), status)
+}
+
+/** the same for an answer already printed (a JSON-RPC answer, whose ids are written as sent) */
+export function jsonTextAnswer(c: Context<HttpEnv>, text: string, status: ContentfulStatusCode = 200): Response {
   const parts = splitAtHandles(text)
   if (!parts) return c.body(text, status, { 'Content-Type': 'application/json' })
   if (c.finalized || c.req.raw.signal.aborted) {

@@ -5,9 +5,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { HttpEnv } from '../httpEnv.js'
 import { healthResult } from '../schemas/responses.js'
+import type { ChainSet } from '../../host/chains.js'
+import { summarize } from './chains.js'
 import type { RouteContext } from './context.js'
 
-export function registerHealth(app: OpenAPIHono<HttpEnv>, ctx: RouteContext & { version: string; startedAt: number }): void {
+export function registerHealth(app: OpenAPIHono<HttpEnv>, ctx: RouteContext & { version: string; startedAt: number; chains?: ChainSet }): void {
   app.openAPIRegistry.registerPath({
     method: 'get',
     path: '/v1/health',
@@ -25,7 +27,11 @@ export function registerHealth(app: OpenAPIHono<HttpEnv>, ctx: RouteContext & { 
     try {
       const h = await ctx.engine.health()
       const ok = h.upstreamOk && h.cacheOk
-      return c.json({ status: ok ? 'ok' : 'degraded', version: ctx.version, network: h.network, chainId: h.chainId, uptime }, ok ? 200 : 503)
+      // the unprefixed health of a deployment serving several chains lists each, degraded or not;
+      // its own status is the default chain's (a chain whose upstream is down degrades alone)
+      const named = ctx.chains && !new URL(c.req.url).pathname.startsWith('/v1/chains/') ? ctx.chains.names() : []
+      const chains = named.length > 0 ? await Promise.all(named.map((n) => summarize(n, false, ctx.chains!.get(n)!))) : undefined
+      return c.json({ status: ok ? 'ok' : 'degraded', version: ctx.version, network: h.network, chainId: h.chainId, uptime, ...(chains && { chains }) }, ok ? 200 : 503)
     } catch (err) {
       // the error text may name the upstream; log its kind only
       ctx.logger.warn({ requestId: c.get('requestId'), err: (err as Error).name }, 'health check failed')

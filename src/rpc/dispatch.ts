@@ -8,25 +8,29 @@
  *   (an object) → -32602 `non-array args`;
  * - a request without `id` is a notification: run, never answered; a body of notifications only
  *   gets no JSON at all;
- * - `id` echoed as sent (number, string or null);
+ * - `id` echoed as sent: a number byte for byte as its JSON text (`1e400`, `-0`,
+ *   `9007199254740993`: geth's id is a json.RawMessage), a string or null as parsed;
+ * - a request nested deeper than MAX_JSON_DEPTH (src/normalize/jsonShape.ts) is refused before
+ *   anything reads it: -32602 when its params are that deep, else -32600; params holding a number
+ *   beyond the float range (`1e309`, which JSON.parse makes Infinity) → -32602;
  * - unknown method → -32601 `the method X does not exist/is not available`; a sending or admin
  *   method → -32601 saying this endpoint never sends.
  * Batch items run concurrently; each gets its own answer, errors included.
  *
  * @example
- * const answer = await dispatch(JSON.parse(body), { methods, ctx, maxBatch: 100, onInternal })
+ * const answer = await dispatch(JSON.parse(body), { methods, ctx, maxBatch: 100, onInternal }, scanJson(body).items)
+ * const text = answerText(answer) // the ids as sent
  */
+import { MAX_JSON_DEPTH, type ScannedItem } from '../normalize/jsonShape.js'
 import { releaseSpilled } from '../respond/jsonAnswer.js'
 import { toRpcErrorObject, type RpcErrorObject } from './engineErrors.js'
 import { isRefused, refusal } from './methods/index.js'
 import { RpcError } from './rpcError.js'
 import type { RpcContext, RpcMethodTable } from './types.js'
 
-export type RpcId = number | string | null
-
 export interface RpcResponse {
-  jsonrpc: '2.0'
-  id: RpcId
+  /** the id as JSON text, written back as it is */
+  id: string
   result?: unknown
   error?: RpcErrorObject
 }
@@ -42,27 +46,41 @@ export interface DispatchOptions {
 }
 
 /** undefined: nothing to answer (notifications only) */
-export async function dispatch(body: unknown, opts: DispatchOptions): Promise<RpcResponse | RpcResponse[] | undefined> {
-  if (!Array.isArray(body)) return runOne(body, opts)
-  if (body.length === 0) return failure(null, { code: -32600, message: 'empty batch' })
+export async function dispatch(body: unknown, opts: DispatchOptions, shape: ScannedItem[] = []): Promise<RpcResponse | RpcResponse[] | undefined> {
+  if (!Array.isArray(body)) return runOne(body, opts, shape[0])
+  if (body.length === 0) return failure(NULL_ID, { code: -32600, message: 'empty batch' })
   if (body.length > opts.maxBatch) {
-    const first = body.find((m) => isObject(m) && 'id' in m && validId(m.id)) as { id: RpcId } | undefined
-    return [failure(first?.id ?? null, { code: -32600, message: 'batch too large' })]
+    const first = body.findIndex((m) => isObject(m) && 'id' in m && validId(m.id))
+    return [failure(first < 0 ? NULL_ID : idText(body[first].id, shape[first]), { code: -32600, message: 'batch too large' })]
   }
-  const answers = await Promise.all(body.map((m) => runOne(m, opts)))
+  const answers = await Promise.all(body.map((m, i) => runOne(m, opts, shape[i])))
   const sent = answers.filter((a): a is RpcResponse => a !== undefined)
   return sent.length > 0 ? sent : undefined
 }
 
-export const parseFailure = (): RpcResponse => failure(null, { code: -32700, message: 'parse error' })
+export const parseFailure = (): RpcResponse => failure(NULL_ID, { code: -32700, message: 'parse error' })
 
-async function runOne(msg: unknown, opts: DispatchOptions): Promise<RpcResponse | undefined> {
+/** the answer as JSON text, each id written back as it was sent */
+export function answerText(answer: RpcResponse | RpcResponse[]): string {
+  return Array.isArray(answer) ? `[${answer.map(responseText).join(',')}]` : responseText(answer)
+}
+
+function responseText(r: RpcResponse): string {
+  const tail = r.error ? `"error":${JSON.stringify(r.error)}` : `"result":${JSON.stringify(r.result ?? null)}`
+  return `{"jsonrpc":"2.0","id":${r.id},${tail}}`
+}
+
+const NULL_ID = 'null'
+
+async function runOne(msg: unknown, opts: DispatchOptions, shape: ScannedItem | undefined): Promise<RpcResponse | undefined> {
   if (!isObject(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string' || msg.method === '' || ('id' in msg && !validId(msg.id))) {
-    return failure(isObject(msg) && validId(msg.id) ? (msg.id as RpcId) : null, { code: -32600, message: 'invalid request' })
+    return failure(isObject(msg) && validId(msg.id) ? idText(msg.id, shape) : NULL_ID, { code: -32600, message: 'invalid request' })
   }
   const notification = !('id' in msg)
-  const id = notification ? null : (msg.id as RpcId)
+  const id = notification ? NULL_ID : idText(msg.id, shape)
   const method = msg.method
+  const refused = shape && shapeRefusal(shape)
+  if (refused) return notification ? undefined : failure(id, refused)
   let result: unknown
   try {
     result = await invoke(method, msg.params, opts)
@@ -78,7 +96,7 @@ async function runOne(msg: unknown, opts: DispatchOptions): Promise<RpcResponse 
     return undefined
   }
   // JSON has no undefined: a handler that returns nothing answers null
-  return { jsonrpc: '2.0', id, result: result === undefined ? null : result }
+  return { id, result: result === undefined ? null : result }
 }
 
 async function invoke(method: string, params: unknown, opts: DispatchOptions): Promise<unknown> {
@@ -91,14 +109,32 @@ async function invoke(method: string, params: unknown, opts: DispatchOptions): P
   return handler((params as unknown[] | undefined | null) ?? [], opts.ctx)
 }
 
-function failure(id: RpcId, error: RpcErrorObject): RpcResponse {
-  return { jsonrpc: '2.0', id, error }
+function failure(id: string, error: RpcErrorObject): RpcResponse {
+  return { id, error }
+}
+
+/** what JSON.parse cannot show: a body too deep to read safely, a number no float holds */
+function shapeRefusal(shape: ScannedItem): RpcErrorObject | undefined {
+  if (shape.depth > MAX_JSON_DEPTH) {
+    // the params are the deepest part: the method's arguments are at fault, not the framing
+    if (shape.paramsDepth + 1 >= shape.depth) return { code: -32602, message: `invalid params: nested more than ${MAX_JSON_DEPTH - 1} levels deep` }
+    return { code: -32600, message: `invalid request: nested more than ${MAX_JSON_DEPTH} levels deep` }
+  }
+  if (shape.paramsNonFinite) return { code: -32602, message: 'invalid params: a number beyond the range of a 64-bit float' }
+  return undefined
+}
+
+/** a number as its source text (JSON.parse rounds it); a string or null as JSON prints it */
+function idText(id: unknown, shape: ScannedItem | undefined): string {
+  if (typeof id === 'number' && shape?.id !== undefined) return shape.id
+  return JSON.stringify(id ?? null)
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
+/** a number of any size (its text is echoed), a string or null; never an object or array */
 function validId(id: unknown): boolean {
-  return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
+  return id === null || typeof id === 'string' || typeof id === 'number'
 }

@@ -14,8 +14,9 @@ import type { Engine } from '../../engine/types.js'
 import { ApiError } from '../errors/apiError.js'
 import { statusForCode } from '../errors/statusTable.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
-import { jsonAnswer } from '../respond/jsonAnswer.js'
-import { dispatch, parseFailure } from './dispatch.js'
+import { scanJson } from '../normalize/jsonShape.js'
+import { jsonTextAnswer } from '../respond/jsonAnswer.js'
+import { answerText, dispatch, parseFailure } from './dispatch.js'
 import { toRpcErrorObject } from './engineErrors.js'
 import { rpcMethods } from './methods/index.js'
 import { RPC_PATH } from './pathToken.js'
@@ -35,11 +36,15 @@ export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): v
   const handle = async (c: Context<HttpEnv>) => {
     const requestId = c.get('requestId')
     let body: unknown
+    let text: string
     try {
-      body = JSON.parse(await c.req.text())
+      text = await c.req.text()
+      body = JSON.parse(text)
     } catch {
-      return c.json(parseFailure(), 200)
+      return c.body(answerText(parseFailure()), 200, { 'Content-Type': 'application/json' })
     }
+    // the raw ids and the nesting depth: what JSON.parse does not keep (src/normalize/jsonShape.ts)
+    const shape = scanJson(text)
     const answer = await dispatch(body, {
       methods,
       ctx: { engine: opts.engine, config: opts.config, signal: c.req.raw.signal },
@@ -49,10 +54,10 @@ export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): v
         const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) }
         opts.logger.error(scrub({ requestId, method, err: e }), 'JSON-RPC method failed with an internal error')
       },
-    })
+    }, shape.items)
     if (answer === undefined) return c.body(null, 200)
     // a long struct log arrives as a spilled file and is streamed (src/respond/jsonAnswer.ts)
-    return jsonAnswer(c, answer)
+    return jsonTextAnswer(c, answerText(answer))
   }
   app.post(RPC_PATH, handle)
   app.post(`${RPC_PATH}/:token`, handle)

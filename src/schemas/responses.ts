@@ -123,6 +123,9 @@ export const callResult = z.object({
   transfers: z.array(transfer).optional(),
   contractAddress: address.optional(),
   callTree: decodedCallFrame.optional().openapi({ description: 'with params.traceCalls' }),
+  l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains, a call with a gas price: the L1 data fee charged, wei' }),
+  l1GasUsed: hexQuantity.optional().openapi({ description: 'OP-stack chains: the L1 gas the call\'s data counts as' }),
+  operatorFee: hexQuantity.optional().openapi({ description: 'OP-stack chains from Isthmus: the operator fee charged, wei' }),
 })
 
 export const simulationResult = z
@@ -135,6 +138,9 @@ export const simulationResult = z
     assetChanges: z.array(assetChange).optional(),
     approvalChanges: z.array(approvalChange).optional().openapi({ description: 'with params.traceAssetChanges' }),
     warnings: z.array(previewWarning).optional().openapi({ description: 'with params.traceAssetChanges' }),
+    l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains: the calls\' L1 data fees summed, wei' }),
+    l1GasUsed: hexQuantity.optional(),
+    operatorFee: hexQuantity.optional(),
   })
   .openapi('SimulationResult')
 
@@ -183,6 +189,18 @@ export const traceResult = z
   })
   .openapi('TraceResult', { description: 'keyed by the tracer names requested; geth v1.17 output per tracer' })
 
+export const chainSummary = z
+  .object({
+    name: z.string().openapi({ description: "the route segment: /v1/chains/{name}/…; 'default' for the unprefixed routes" }),
+    default: z.boolean(),
+    chainId: z.number().int(),
+    network: z.string(),
+    kind: z.enum(['ethereum', 'op-stack', 'arbitrum']),
+    head: z.string().nullable().openapi({ description: 'the newest block number (hex); null when the upstream does not answer' }),
+    status: z.enum(['ok', 'degraded']),
+  })
+  .openapi('Chain')
+
 export const healthResult = z
   .object({
     status: z.enum(['ok', 'degraded']),
@@ -190,5 +208,6 @@ export const healthResult = z
     network: z.string(),
     chainId: z.number().int(),
     uptime: z.number().openapi({ description: 'seconds since start' }),
+    chains: z.array(chainSummary).optional().openapi({ description: 'a deployment serving named chains: each of them' }),
   })
   .openapi('Health', { example: { status: 'ok', version: '0.1.0', network: 'devnet', chainId: 31337, uptime: 42 } })

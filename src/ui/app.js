@@ -25,8 +25,30 @@ $('token-form').addEventListener('submit', (e) => {
   else sessionStorage.removeItem(TOKEN_KEY)
   $('token').value = ''
   showTokenState()
+  void loadChains()
 })
 showTokenState()
+
+// --- chain -------------------------------------------------------------------------------
+// a deployment serving several chains (GET /v1/chains): the picked one's routes are under
+// /v1/chains/{name}/; the page opened at /v1/chains/{name}/ui starts on that chain
+const pathChain = /^\/v1\/chains\/([^/]+)\//.exec(location.pathname)?.[1]
+async function loadChains() {
+  const headers = {}
+  const token = sessionStorage.getItem(TOKEN_KEY)
+  if (token) headers.authorization = `Bearer ${token}`
+  const res = await fetch('/v1/chains', { headers }).catch(() => undefined)
+  const list = res?.ok ? (await res.json()).data : undefined
+  if (!list || list.length < 2) {
+    $('chain-field').hidden = true
+    return
+  }
+  $('chain').replaceChildren(...list.map((c) => h('option', { value: c.default ? '' : c.name }, `${c.name} · ${c.kind} · id ${c.chainId}${c.status === 'ok' ? '' : ' (down)'}`)))
+  if (pathChain) $('chain').value = decodeURIComponent(pathChain)
+  $('chain-field').hidden = false
+}
+const chainPrefix = () => ($('chain').value ? `/v1/chains/${encodeURIComponent($('chain').value)}` : '')
+void loadChains()
 
 // --- form --------------------------------------------------------------------------------
 function mode() {
@@ -104,7 +126,7 @@ async function post(path, body) {
   const headers = { 'content-type': 'application/json' }
   const token = sessionStorage.getItem(TOKEN_KEY)
   if (token) headers.authorization = `Bearer ${token}`
-  const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) })
+  const res = await fetch(chainPrefix() + path, { method: 'POST', headers, body: JSON.stringify(body) })
   const answer = await res.json().catch(() => ({ success: false, error: { message: `HTTP ${res.status}` } }))
   if (!answer.success) {
     const err = answer.error ?? {}

@@ -2,7 +2,7 @@
  * A fork whose upstream accepts connections and never answers (a TCP front over a real Anvil,
  * switched to hang): every endpoint that reads the chain answers 502 STATE_ACCESS_ERROR saying the
  * upstream did not answer, within the one upstream time budget of the request (1.5 × rpc_timeout_ms;
- * before, retries and sequential phases each waited the full timeout: up to 6.4 ×), and health says
+ * once an attempt has waited out the timeout, later requests fail at once), and health says
  * `degraded` within about a second, in-process and with worker threads. Once the upstream answers
  * again, so does the service.
  */
@@ -106,8 +106,9 @@ describe.runIf(ready)('a hanging upstream', () => {
       expect(error.message).toMatch(/did not answer/)
       expect(error.message).not.toContain('sk_test_hanging')
       if (path !== '/simulate/batch') expect(status).toBe(502)
-      // it waited for the upstream (at least one attempt) and no longer than the one budget
-      expect(ms).toBeGreaterThanOrEqual(RPC_TIMEOUT_MS - 50)
+      // it waited for the upstream (at least one attempt) — or found it stalled by an earlier
+      // request and failed at once (engine/rpc/rpcClient.ts) — and no longer than the one budget
+      if (!/stalled since/.test(error.message)) expect(ms).toBeGreaterThanOrEqual(RPC_TIMEOUT_MS - 50)
       expect(ms).toBeLessThan(BUDGET_MS + SLACK_MS)
     } finally {
       upstream.hang(false)

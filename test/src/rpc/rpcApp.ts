@@ -5,7 +5,7 @@
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import type { CacheStore } from '../../../engine/cache/cacheStore.js'
 import { createEngine } from '../../../engine/index.js'
-import type { Engine } from '../../../engine/types.js'
+import type { Engine, EngineOptions } from '../../../engine/types.js'
 import { post, startTestApp, type TestApp } from '../support/startTestApp.js'
 
 export interface RpcApp extends TestApp {
@@ -18,7 +18,7 @@ export interface RpcApp extends TestApp {
   call<T = unknown>(method: string, params?: unknown[]): Promise<T>
 }
 
-export async function startRpcApp(opts: { rpcUrl?: string; env?: Record<string, string>; cache?: CacheStore } = {}): Promise<RpcApp> {
+export async function startRpcApp(opts: { rpcUrl?: string; env?: Record<string, string>; cache?: CacheStore; engine?: Partial<EngineOptions> } = {}): Promise<RpcApp> {
   const cache = opts.cache ?? createMemoryCacheStore()
   const engine = await createEngine({
     rpcUrl: opts.rpcUrl,
@@ -27,6 +27,7 @@ export async function startRpcApp(opts: { rpcUrl?: string; env?: Record<string, 
     rpcTimeoutMs: 10_000,
     maxStructLogSteps: 1_000_000,
     simulationTtlSeconds: 3600,
+    ...opts.engine,
   })
   const app = await startTestApp({ engine, cache, env: { RPC_URL: opts.rpcUrl ?? '', RATE_LIMIT_REQUESTS: '100000', ...opts.env } })
   let id = 0

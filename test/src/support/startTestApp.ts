@@ -3,6 +3,7 @@
  * environment-style overrides, an in-memory cache store and a logger whose lines are kept for
  * assertions (e.g. that no secret is ever logged).
  */
+import type { ChainSet } from '../../../host/chains.js'
 import { Writable } from 'node:stream'
 import { loadConfig, type ServiceConfig } from '../../../config/loadConfig.js'
 import type { CacheStore } from '../../../engine/cache/cacheStore.js'
@@ -36,6 +37,8 @@ export interface StartTestAppOptions {
   /** default: a fresh test engine; a real Engine works too (then only its Engine methods are used) */
   engine?: TestEngine | Engine
   cache?: CacheStore
+  /** named chains served under /v1/chains/{name}/ (host/chains.ts) */
+  chains?: ChainSet
 }
 
 export async function startTestApp(opts: StartTestAppOptions = {}): Promise<TestApp> {
@@ -52,7 +55,7 @@ export async function startTestApp(opts: StartTestAppOptions = {}): Promise<Test
     },
   })
   const logger = createLogger({ level: 'info', secrets: [config.chain.rpc_url, config.api.auth_token], destination: sink })
-  const app = createApp({ config, engine, cache, logger })
+  const app = createApp({ config, engine, cache, logger, ...(opts.chains && { chains: opts.chains }) })
   const server: Listening = await listen(app, { host: '127.0.0.1', port: 0 })
   return {
     url: server.url,

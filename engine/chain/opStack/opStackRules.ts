@@ -1,0 +1,210 @@
+/**
+ * The OP-stack rules (specs: protocol/deposits, protocol/exec-engine; op-revm handler.rs is the
+ * executable reference): selected once per chain by its kind (engine/chain/rules.ts), applied by
+ * executeTransaction to every transaction any operation runs.
+ *
+ * - deposits (type 0x7e): `mint` credited before the call and kept when it fails, no signature,
+ *   no fee, no nonce check; a deposit the VM refuses (value beyond the balance, gas below the
+ *   intrinsic cost) still bumps the nonce and uses its whole gas limit; Regolith on, gas is
+ *   accounted as for any transaction; before it a deposit reports its gas limit (a system
+ *   deposit 0);
+ * - every other transaction pays the L1 data fee (and from Isthmus the operator fee on its gas
+ *   limit) up front, out of the sender's balance, after the tracers' start as op-geth's buyGas;
+ *   after the run the operator fee of the unused gas is refunded, the L1 fee goes to the L1 fee
+ *   vault, the base fee to the base fee vault (not burnt), the operator fee to its vault; the tip
+ *   goes to the block's coinbase as on Ethereum (the sequencer fee vault on a real chain);
+ * - a call without a gas price pays nothing (eth_call semantics); a call with one pays the L1 fee
+ *   of its unsigned bytes plus a signature's 68 bytes, as the GasPriceOracle's getL1Fee prices an
+ *   unsigned transaction (decisions.md "OP-stack fees of a call");
+ * - the EVM of the fork (forks.ts), with P256VERIFY at 0x100 for 3450 gas from Fjord (RIP-7212)
+ *   and the bn254 pairing input limit from Granite (op-revm precompiles.rs).
+ */
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
+import { EVMError, getActivePrecompiles, type EVMOpts, type ExecResult, type PrecompileFunc, type PrecompileInput } from '@ethereumjs/evm'
+import { RLP } from '@ethereumjs/rlp'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { Account, Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
+import type { Address } from 'viem'
+import { EngineError } from '../../errors.js'
+import { createCommonFactory } from '../../hardfork.js'
+import type { ExecutionContext } from '../../execution/types.js'
+import type { ChainRules, FeeRun, FeeSettlement, SpecialRun } from '../rules.js'
+import { decodeDeposit, depositOf } from './deposit.js'
+import { ethereumForkOf, isOpFork, opActive, opForkAt, opScheduleOf, OP_FORKS, type OpFork } from './forks.js'
+import {
+  BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT, fjordEstimatedSize, l1Cost, operatorFee, readL1BlockInfo,
+  type L1BlockInfo, type L1Cost,
+} from './l1Fee.js'
+
+/** the fork an OP-stack chain of unknown schedule runs when none is configured */
+export const DEFAULT_OP_FORK: OpFork = 'isthmus'
+
+export interface OpStackRulesOptions {
+  chainId: number
+  /** an OP fork name: every block runs it; undefined: the known chain's schedule, else DEFAULT_OP_FORK */
+  hardfork?: string
+}
+
+export interface OpStackRules extends ChainRules {
+  /** the OP fork of a block */
+  forkAt(block: { timestamp: bigint }): OpFork
+}
+
+const SIGNATURE_BYTES = 68
+
+export function createOpStackRules(opts: OpStackRulesOptions): OpStackRules {
+  if (opts.hardfork !== undefined && !isOpFork(opts.hardfork)) {
+    throw new EngineError('VALIDATION_ERROR', `unsupported OP-stack hardfork '${opts.hardfork}'; supported: ${OP_FORKS.join(', ')}`)
+  }
+  const fixed = opts.hardfork as OpFork | undefined
+  const schedule = fixed ? undefined : opScheduleOf(opts.chainId)
+  const forkAt = (block: { timestamp: bigint }): OpFork => fixed ?? (schedule ? opForkAt(schedule, block.timestamp) : DEFAULT_OP_FORK)
+
+  // one Common factory per Ethereum fork the OP forks map to
+  const factories = new Map<string, ReturnType<typeof createCommonFactory>>()
+  const commonFactory = (at: { number: bigint; timestamp: bigint }) => {
+    const eth = ethereumForkOf(forkAt(at))
+    let f = factories.get(eth)
+    if (!f) factories.set(eth, (f = createCommonFactory(opts.chainId, eth)))
+    return f(at)
+  }
+
+  async function credit(state: ExecutionContext['state'], to: Address, amount: bigint): Promise<void> {
+    // a zero credit leaves an absent vault absent (op-revm's balance_incr of 0 touches nothing real)
+    if (amount === 0n) return
+    const address = new EjsAddress(hexToBytes(to))
+    const account = (await state.getAccount(address)) ?? new Account()
+    account.balance += amount
+    await state.putAccount(address, account)
+  }
+
+  async function chargeFees(run: FeeRun): Promise<FeeSettlement | undefined> {
+    if (!run.paysFees || depositOf(run.tx)) return undefined
+    const { ctx, tx, sender } = run
+    const fork = forkAt(ctx.block)
+    const info = await readL1BlockInfo(ctx.state, fork)
+    const cost = run.impersonated ? unsignedL1Cost(info, fork, tx) : l1Cost(info, fork, tx.serialize())
+    const operatorOnLimit = operatorFee(info, fork, tx.gasLimit)
+    const upfront = cost.l1Fee + operatorOnLimit
+    const account = (await ctx.state.getAccount(sender)) ?? new Account()
+    if (account.balance < upfront) {
+      throw new EngineError(
+        'VALIDATION_ERROR',
+        `insufficient funds for l1 fee + operator fee: address ${sender.toString()} have ${account.balance} want ${upfront}`,
+        { l1Fee: `0x${cost.l1Fee.toString(16)}`, operatorFee: `0x${operatorOnLimit.toString(16)}` },
+      )
+    }
+    if (upfront > 0n) {
+      account.balance -= upfront
+      await ctx.state.putAccount(sender, account)
+    }
+    return async (receiptGas) => {
+      const operatorOnUsed = operatorFee(info, fork, receiptGas)
+      await credit(ctx.state, sender.toString() as Address, operatorOnLimit - operatorOnUsed)
+      await credit(ctx.state, L1_FEE_VAULT, cost.l1Fee)
+      await credit(ctx.state, BASE_FEE_VAULT, run.baseFee * receiptGas)
+      await credit(ctx.state, OPERATOR_FEE_VAULT, operatorOnUsed)
+      return { l1Fee: cost.l1Fee, l1GasUsed: cost.l1GasUsed, operatorFee: operatorOnUsed }
+    }
+  }
+
+  function specialRun(tx: TypedTransaction, ctx: ExecutionContext): SpecialRun | undefined {
+    const deposit = depositOf(tx)
+    if (!deposit) return undefined
+    const fork = forkAt(ctx.block)
+    if (deposit.isSystemTx && opActive(fork, 'regolith')) {
+      throw new EngineError('VALIDATION_ERROR', 'a system deposit transaction is invalid from Regolith on')
+    }
+    const from = tx.getSenderAddress()
+    return {
+      async before(state) {
+        await credit(state, from.toString() as Address, deposit.mint)
+      },
+      receiptGas(evmGas) {
+        if (opActive(fork, 'regolith')) return evmGas
+        return deposit.isSystemTx ? 0n : tx.gasLimit
+      },
+      async onRejected(state, reason) {
+        const account = (await state.getAccount(from)) ?? new Account()
+        account.nonce += 1n
+        await state.putAccount(from, account)
+        return { gasUsed: opActive(fork, 'regolith') || !deposit.isSystemTx ? tx.gasLimit : 0n, error: `failed deposit: ${reason}` }
+      },
+    }
+  }
+
+  return {
+    kind: 'op-stack',
+    forkAt,
+    commonFactory,
+    decodeTx: decodeDeposit,
+    chargeFees,
+    specialRun,
+    precompiles: (common, block) => opPrecompiles(common, forkAt(block)),
+    feeRecipients: [L1_FEE_VAULT, BASE_FEE_VAULT, OPERATOR_FEE_VAULT],
+  }
+}
+
+/**
+ * The L1 fee of an unsigned transaction as the GasPriceOracle's getL1Fee prices it: its bytes
+ * plus a signature's 68 (counted as non-zero bytes before Fjord, as compressed bytes from Fjord).
+ */
+function unsignedL1Cost(info: L1BlockInfo, fork: OpFork, tx: TypedTransaction): L1Cost {
+  const message = tx.getMessageToSign()
+  const unsigned = Array.isArray(message) ? RLP.encode(message) : message
+  if (!opActive(fork, 'fjord')) {
+    // the same formula over the bytes with 68 non-zero bytes appended
+    return l1Cost(info, fork, concat(unsigned, new Uint8Array(SIGNATURE_BYTES).fill(0xff)))
+  }
+  const estimate = fjordEstimatedSize(unsigned, SIGNATURE_BYTES)
+  const scaled = info.l1BaseFee * 16n * info.baseFeeScalar + info.blobBaseFee * info.blobBaseFeeScalar
+  return { l1Fee: (estimate * scaled) / 1_000_000_000_000n, l1GasUsed: (estimate * 16n) / 1_000_000n }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
+}
+
+const P256_ADDRESS = '0000000000000000000000000000000000000100'
+const BN254_PAIRING_ADDRESS = '0000000000000000000000000000000000000008'
+/** RIP-7212's price (EIP-7951, Ethereum's Osaka, charges 6900) */
+const RIP7212_GAS = 3450n
+const GRANITE_PAIRING_MAX_INPUT = 112_687
+const JOVIAN_PAIRING_MAX_INPUT = 81_984
+
+/** ethereumjs' own P256 verification (EIP-7951), taken from an Osaka table once */
+let p256Verify: PrecompileFunc | undefined
+function osakaP256(): PrecompileFunc {
+  if (!p256Verify) p256Verify = getActivePrecompiles(new Common({ chain: Mainnet, hardfork: Hardfork.Osaka })).get(P256_ADDRESS)!
+  return p256Verify
+}
+
+const outOfGas = (gasLimit: bigint): ExecResult => ({ returnValue: new Uint8Array(0), executionGasUsed: gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) })
+
+function opPrecompiles(common: Common, fork: OpFork): NonNullable<EVMOpts['customPrecompiles']> | undefined {
+  if (!opActive(fork, 'fjord')) return undefined
+  const out: NonNullable<EVMOpts['customPrecompiles']> = []
+  const verify = osakaP256()
+  out.push({
+    address: new EjsAddress(hexToBytes(`0x${P256_ADDRESS}`)),
+    function: async (input: PrecompileInput): Promise<ExecResult> => {
+      if (input.gasLimit < RIP7212_GAS) return outOfGas(input.gasLimit)
+      const r = await verify({ ...input, gasLimit: 1n << 62n })
+      return { ...r, executionGasUsed: RIP7212_GAS }
+    },
+  })
+  if (opActive(fork, 'granite')) {
+    const pairing = getActivePrecompiles(common).get(BN254_PAIRING_ADDRESS)
+    const max = opActive(fork, 'jovian') ? JOVIAN_PAIRING_MAX_INPUT : GRANITE_PAIRING_MAX_INPUT
+    if (pairing) {
+      out.push({
+        address: new EjsAddress(hexToBytes(`0x${BN254_PAIRING_ADDRESS}`)),
+        function: async (input: PrecompileInput): Promise<ExecResult> => (input.data.length > max ? outOfGas(input.gasLimit) : pairing(input)),
+      })
+    }
+  }
+  return out
+}

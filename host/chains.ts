@@ -1,0 +1,119 @@
+/**
+ * Which chain's engine serves a request. A deployment serves its default chain (`[chain]`, the
+ * unprefixed routes) and any number of named ones (`[chains.<name>]`, under /v1/chains/{name}/);
+ * each has an engine of its own — its upstream, head tracking, upstream time budget, fork cache
+ * namespace in the shared store — so a chain whose upstream is down degrades alone.
+ *
+ * The HTTP layer sees one Engine (`engine`): each call goes to the engine of the chain the current
+ * request named, carried by `run` through the request's async work (AsyncLocalStorage), so no
+ * route, REST or JSON-RPC, knows there are several.
+ *
+ * @example
+ * const chains = createChainSet(defaultEngine, { base: baseEngine })
+ * await chains.run('base', () => chains.engine.simulate(params)) // base's engine
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { CacheStore } from '../engine/cache/cacheStore.js'
+import { EngineError } from '../engine/errors.js'
+import type { Engine } from '../engine/types.js'
+
+export interface ChainSet {
+  /** the engine of the chain the current request named (the default chain outside `run`) */
+  readonly engine: Engine
+  readonly defaultEngine: Engine
+  /** the named chains, in configuration order */
+  names(): string[]
+  has(name: string): boolean
+  get(name: string): Engine | undefined
+  /** runs `fn` with `name`'s engine as `engine` */
+  run<T>(name: string, fn: () => T): T
+  close(): Promise<void>
+}
+
+export function createChainSet(defaultEngine: Engine, named: Record<string, Engine>): ChainSet {
+  const scope = new AsyncLocalStorage<Engine>()
+  const current = (): Engine => scope.getStore() ?? defaultEngine
+  const engine = new Proxy({} as Engine, {
+    get(_target, method: string) {
+      const e = current() as unknown as Record<string, unknown>
+      const member = e[method]
+      return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(e) : member
+    },
+  })
+  return {
+    engine,
+    defaultEngine,
+    names: () => Object.keys(named),
+    has: (name) => Object.hasOwn(named, name),
+    get: (name) => (Object.hasOwn(named, name) ? named[name] : undefined),
+    run(name, fn) {
+      const e = named[name]
+      if (!e) throw new EngineError('NOT_FOUND', `no chain named '${name}'`)
+      return scope.run(e, fn)
+    },
+    async close() {
+      await Promise.all([defaultEngine, ...Object.values(named)].map((e) => e.close().catch(() => undefined)))
+    },
+  }
+}
+
+/**
+ * A chain's own key space in the shared store: every key of `store` prefixed. Fork state is keyed
+ * by chain id already; the namespace keeps two chains of one id (two devnets) and their stored
+ * simulations apart.
+ */
+export function namespacedCacheStore(store: CacheStore, namespace: string): CacheStore {
+  const k = (key: string) => namespace + key
+  return {
+    get: (key) => store.get(k(key)),
+    set: (key, value, ttl) => store.set(k(key), value, ttl),
+    getMany: (keys) => store.getMany(keys.map(k)),
+    setMany: (entries) => store.setMany(entries.map((e) => ({ ...e, key: k(e.key) }))),
+    increment: (key, windowSeconds, by) => store.increment(k(key), windowSeconds, by),
+    ping: () => store.ping(),
+    // the shared store is closed by its owner, once
+    close: async () => undefined,
+  }
+}
+
+export interface NamedChainConfig {
+  rpc_url: string
+  chain_id?: number
+  hardfork?: string
+  kind?: 'ethereum' | 'op-stack' | 'arbitrum'
+}
+
+/**
+ * Starts an engine per named chain with `start` (the deployment's engine factory, given the
+ * chain's options and its cache namespace); a chain that fails to start (its chain id is not the
+ * configured one, its upstream refuses) fails the start with an error naming it.
+ */
+export async function startNamedChains(
+  chains: Record<string, NamedChainConfig>,
+  cache: CacheStore,
+  start: (chain: { name: string; rpcUrl: string; hardfork?: string; chainKind?: NamedChainConfig['kind']; expectChainId?: number; cache: CacheStore; cachePrefix: string }) => Promise<Engine>,
+): Promise<Record<string, Engine>> {
+  const out: Record<string, Engine> = {}
+  try {
+    for (const [name, c] of Object.entries(chains)) {
+      const cachePrefix = `chain:${name}:`
+      try {
+        out[name] = await start({
+          name,
+          rpcUrl: c.rpc_url,
+          ...(c.hardfork && { hardfork: c.hardfork }),
+          ...(c.kind && { chainKind: c.kind }),
+          ...(c.chain_id !== undefined && { expectChainId: c.chain_id }),
+          cache: namespacedCacheStore(cache, cachePrefix),
+          cachePrefix,
+        })
+      } catch (e) {
+        throw new Error(`chain '${name}': ${e instanceof Error ? e.message : String(e)}`)
+      }
+    }
+  } catch (e) {
+    await Promise.all(Object.values(out).map((engine) => engine.close().catch(() => undefined)))
+    throw e
+  }
+  return out
+}

@@ -1,0 +1,71 @@
+/**
+ * EVM rules from the OP fork, against Anvil run as an OP-stack node: P256VERIFY (RIP-7212) sits
+ * at 0x100 from Fjord for 3450 gas, where Ethereum's Cancun has no precompile there. A P-256
+ * signature made here is verified by a call traced on both, through a contract that forwards it
+ * (a direct call's calldata would make Anvil's EIP-7623 floor decide the gas, test/support/opAnvil.ts).
+ */
+import { createHash, generateKeyPairSync, sign } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Hex } from 'viem'
+import { createEngine, type Engine } from '../../engine/index.js'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
+import { DEV_ACCOUNTS, requireAnvil, type AnvilInstance } from '../support/anvil.js'
+import { startOpAnvil } from '../support/opAnvil.js'
+import { gethCallFrame, type Frame } from '../tracers/gethRules.js'
+
+const haveAnvil = requireAnvil()
+const P256 = '0x0000000000000000000000000000000000000100'
+/** sstore(0, calldatasize) (execution gas above the floor); calldatacopy; staticcall(gas, 0x100, 0, calldatasize, 0, 32); return(0, 32) */
+const FORWARDER = '0x00000000000000000000000000000000000f0100'
+const FORWARDER_CODE = '0x365f55365f5f3760205f365f6101005afa60205ff3'
+
+/** hash ‖ r ‖ s ‖ x ‖ y of a fresh P-256 signature (160 bytes) */
+function p256Input(): Hex {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const message = Buffer.from('an OP-stack precompile')
+  const hash = createHash('sha256').update(message).digest()
+  const rs = sign('sha256', message, { key: privateKey, dsaEncoding: 'ieee-p1363' })
+  const jwk = publicKey.export({ format: 'jwk' })
+  const xy = Buffer.concat([Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')])
+  return `0x${Buffer.concat([hash, rs, xy]).toString('hex')}`
+}
+
+describe.runIf(haveAnvil)('OP fork precompiles', () => {
+  let anvil: AnvilInstance
+  let engine: Engine
+  beforeAll(async () => {
+    anvil = await startOpAnvil('fjord')
+    await anvil.rpc('anvil_setCode', [FORWARDER, FORWARDER_CODE])
+    engine = await createEngine({
+      rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 10_000, simulationTtlSeconds: 60, chainKind: 'op-stack', hardfork: 'fjord',
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await engine?.close()
+    await anvil?.stop()
+  })
+
+  it('Fjord: P256VERIFY verifies at 0x100 for 3450 gas, as op-revm', async () => {
+    const input = p256Input()
+    const call = { from: DEV_ACCOUNTS[0] as Hex, to: FORWARDER as Hex, data: input, gas: 100_000n }
+    const ours = (await engine.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
+    const theirs = await anvil.rpc<Frame>('debug_traceCall', [{ from: call.from, to: FORWARDER, data: input, gas: '0x186a0' }, 'latest', { tracer: 'callTracer' }])
+    expect(ours.output).toBe(`0x${'0'.repeat(63)}1`)
+    expect(ours.calls?.[0]).toMatchObject({ type: 'STATICCALL', to: P256, gasUsed: '0xd7a' })
+    expect(ours).toEqual(gethCallFrame(theirs, 100_000n))
+  })
+
+  it('Ecotone (Cancun rules): nothing at 0x100', async () => {
+    const cancun = await createEngine({
+      rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 10_000, simulationTtlSeconds: 60, chainKind: 'op-stack', hardfork: 'ecotone',
+    })
+    try {
+      const res = await cancun.call({ call: { from: DEV_ACCOUNTS[0] as Hex, to: P256 as Hex, data: p256Input(), gas: 100_000n }, block: { tag: 'latest' } })
+      expect(res.returnData).toBe('0x')
+    } finally {
+      await cancun.close()
+    }
+  })
+})
