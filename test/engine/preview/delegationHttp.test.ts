@@ -84,6 +84,17 @@ describe('EIP-7702 authorizations on POST /v1/simulate', () => {
     expect(json.data.warnings.map((w: { code: string }) => w.code)).toContain('EIP7702_DELEGATION')
   })
 
+  it('the other routes taking a call object run it as a set-code transaction too', async () => {
+    const call = { from: A, to: authority.address.toLowerCase(), data: '0x18160ddd', authorizationList: [await rpcAuthorization(0)] }
+    // the call to the authority runs the code it delegates to: the demo token's totalSupply() in the authority's storage (0)
+    const traced = await app.request('/trace/call', { call, tracerConfig: { callTracer: {} } })
+    expect(traced.status, JSON.stringify(traced.json)).toBe(200)
+    // an account without code would answer 0x
+    expect(traced.json.data.callTracer.output).toBe(pad('0x0'))
+    const listed = await app.request('/simulate/access-list', { params: call })
+    expect(listed.status, JSON.stringify(listed.json)).toBe(200)
+  })
+
   it('malformed authorization lists are VALIDATION_ERRORs naming the field', async () => {
     const good = await rpcAuthorization(0)
     const cases: [unknown, string][] = [
