@@ -87,6 +87,17 @@ export const configSchema = z.strictObject({
   log: z.strictObject({
     level: z.enum(logLevels),
   }),
+  /** writable forks (docs/forks.md) */
+  forks: z.strictObject({
+    /** live forks at once, per cache store */
+    max_forks: positiveInt,
+    /** a fork unused this long is gone; each use moves its expiry forward by its TTL */
+    default_ttl_seconds: positiveInt,
+    /** blocks one fork may mine */
+    max_blocks: positiveInt,
+    /** what one fork may store (its blocks, receipts and state changes), MiB */
+    max_state_mb: positiveInt,
+  }),
 })
 
 export type AppEnv = 'development' | 'production' | 'test'

@@ -46,6 +46,10 @@ export const envOverrides: readonly EnvOverride[] = [
   { name: 'MAX_STRUCT_LOG_STEPS', key: 'limits.max_struct_log_steps', kind: 'int' },
   { name: 'MAX_STRUCT_LOG_MB', key: 'limits.max_struct_log_mb', kind: 'int' },
   { name: 'MAX_RPC_BATCH', key: 'limits.max_rpc_batch', kind: 'int' },
+  { name: 'FORKS_MAX_FORKS', key: 'forks.max_forks', kind: 'int' },
+  { name: 'FORKS_DEFAULT_TTL_SECONDS', key: 'forks.default_ttl_seconds', kind: 'int' },
+  { name: 'FORKS_MAX_BLOCKS', key: 'forks.max_blocks', kind: 'int' },
+  { name: 'FORKS_MAX_STATE_MB', key: 'forks.max_state_mb', kind: 'int' },
 ]
 
 /** Parses an environment value; returns an error text when it does not fit the kind. */

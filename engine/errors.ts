@@ -19,6 +19,8 @@ export type EngineErrorCode =
   | 'EXECUTION_TIMEOUT'
   | 'INTERNAL_ERROR'
   | 'NOT_EMULATED'
+  | 'FORK_NOT_FOUND'
+  | 'FORK_LIMIT_REACHED'
 
 export class EngineError extends Error {
   override readonly name = 'EngineError'

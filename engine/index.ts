@@ -32,9 +32,16 @@ import { loadSimulation } from './simulation/simulationStore.js'
 import { createTraceService } from './trace/index.js'
 import { DEFAULT_SPILL_THRESHOLD_BYTES, newSpillOwner, removeSpillOwner, type SpillOptions } from './spill/spillFiles.js'
 import type { RunDeps } from './run/index.js'
-import type { Engine, EngineOptions } from './types.js'
+import type { ChainOperations, Engine, EngineOptions } from './types.js'
+import { FORK_OPERATIONS } from './types.js'
+import { createForkService } from './forks/forkService.js'
+import { createMemoryForkStore } from './forks/memoryForkStore.js'
+import { forkChainOf } from './forks/forkChain.js'
+import { forkRpc } from './forks/devMethods.js'
+import { DEFAULT_FORK_LIMITS } from './forks/types.js'
 
 export type { Engine, EngineOptions } from './types.js'
+export { DEV_METHODS as FORK_DEV_METHODS } from './forks/devMethods.js'
 
 export async function createEngine(opts: EngineOptions): Promise<Engine> {
   // '' (an empty config value) means "not set", like undefined
@@ -84,20 +91,44 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const chainFor = (budget: UpstreamBudget): ChainSource => chain.withBudget?.(budget) ?? chain
   const traces = (c: ChainSource) => createTraceService(c, { ...deps, spill })
 
+  /** every operation over one chain source: the engine's own, or a writable fork's */
+  const operationsOver = (over: ChainSource): ChainOperations => {
+    const g = <T>(run: (deps: RunDeps) => Promise<T>) => guard(over, run)
+    return {
+      simulate: (params) => g((d) => simulate(d, params)),
+      simulateSteps: (params) => g((d) => simulateSteps(d, params)),
+      getSimulation: (id) => g(() => loadSimulation(opts.cache, id)),
+      accessList: (params) => g((d) => createAccessList(d, params)),
+      traceTransaction: (hash, tracerConfig, overrides) => g((d) => traces(d.chain).traceTransaction(hash, tracerConfig, overrides)),
+      traceCall: (params) => g((d) => traces(d.chain).traceCall(params)),
+      traceCallMany: (params) => g((d) => traces(d.chain).traceCallMany(params)),
+      simulateV1: (params) => g((d) => simulateV1(d, params)),
+      traceBlock: (params) => g((d) => traces(d.chain).traceBlock(params)),
+      call: (params) => g((d) => runCall(d, params)),
+      estimateGas: (params) => g((d) => estimateGas(d, params)),
+      readChain: (method, params) => g((d) => readChain({ chain: d.chain, cache: opts.cache }, method, params)),
+    }
+  }
+  const own = operationsOver(chain)
+  const forks = createForkService({ chain, store: opts.forkStore ?? createMemoryForkStore(), limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits } })
+  const onForkChain = async <T>(forkId: string, run: (forkChain: ChainSource) => Promise<T>): Promise<T> =>
+    guard(chain, async () => run(forkChainOf(await forks.view(forkId))))
+
   return {
-    simulate: (params) => guard((d) => simulate(d, params)),
-    previewSignature: (params) => guard((d) => previewSignature(d, params)),
-    simulateSteps: (params) => guard((d) => simulateSteps(d, params)),
-    getSimulation: (id) => guard(() => loadSimulation(opts.cache, id)),
-    accessList: (params) => guard((d) => createAccessList(d, params)),
-    traceTransaction: (hash, tracerConfig, overrides) => guard((d) => traces(d.chain).traceTransaction(hash, tracerConfig, overrides)),
-    traceCall: (params) => guard((d) => traces(d.chain).traceCall(params)),
-    traceCallMany: (params) => guard((d) => traces(d.chain).traceCallMany(params)),
-    simulateV1: (params) => guard((d) => simulateV1(d, params)),
-    traceBlock: (params) => guard((d) => traces(d.chain).traceBlock(params)),
-    call: (params) => guard((d) => runCall(d, params)),
-    estimateGas: (params) => guard((d) => estimateGas(d, params)),
-    readChain: (method, params) => guard((d) => readChain({ chain: d.chain, cache: opts.cache }, method, params)),
+    ...own,
+    previewSignature: (params) => guard(chain, (d) => previewSignature(d, params)),
+    createFork: (params) => guard(chain, () => forks.create(params)),
+    getFork: (forkId) => guard(chain, () => forks.get(forkId)),
+    listForks: () => guard(chain, () => forks.list()),
+    deleteFork: (forkId) => guard(chain, () => forks.delete(forkId)),
+    onFork: (forkId, method, args) =>
+      onForkChain(forkId, (forkChain) => {
+        if (!FORK_OPERATIONS.includes(method)) throw new EngineError('VALIDATION_ERROR', `${String(method)} does not run on a fork`)
+        const fn = operationsOver(forkChain)[method] as (...a: unknown[]) => Promise<never>
+        return fn(...(args as unknown[]))
+      }),
+    forkRpc: (forkId, method, params) =>
+      guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: c }, p) }, forkId, method, params)),
     async health() {
       const [upstreamOk, cacheOk] = await Promise.all([
         chainFor(newUpstreamBudget(probeMs)).ping().catch(() => false),
@@ -108,6 +139,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     async close() {
       // files of this engine that nobody claimed; a claimed one is already unlinked
       if (spill) removeSpillOwner(spill.owner)
+      await forks.close()
       await chain.close()
     },
   }
@@ -117,14 +149,14 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
    * bug, reported as INTERNAL_ERROR with a generic message (the real one is logged, never sent:
    * it could carry an upstream URL).
    */
-  async function guard<T>(run: (deps: RunDeps) => Promise<T>): Promise<T> {
+  async function guard<T>(over: ChainSource, run: (deps: RunDeps) => Promise<T>): Promise<T> {
     try {
       // one upstream budget for the whole call, the rerun on a forgotten head included
-      const callDeps = { ...deps, chain: chainFor(newUpstreamBudget(budgetMs)) }
+      const callDeps = { ...deps, chain: over.withBudget?.(newUpstreamBudget(budgetMs)) ?? over }
       return await run(callDeps).catch((e: unknown) => {
         // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
         // more on `latest` resolved anew, never fail the request for it
-        if (isEngineError(e) && blockUnknown(toEngineError(e)) && chain.forgetHead?.()) return run(callDeps)
+        if (isEngineError(e) && blockUnknown(toEngineError(e)) && over.forgetHead?.()) return run(callDeps)
         throw e
       })
     } catch (e) {

@@ -424,6 +424,16 @@ export interface Engine {
    * Anything else is refused (NOT_FOUND with `details.unsupportedMethod`).
    */
   readChain(method: string, params: unknown[]): Promise<unknown>
+  /** a writable fork of the chain at a block (docs/forks.md) */
+  createFork(params: CreateForkParams): Promise<ForkInfo>
+  /** FORK_NOT_FOUND when unknown, deleted or expired; a use moves its expiry forward */
+  getFork(forkId: string): Promise<ForkInfo>
+  listForks(): Promise<ForkInfo[]>
+  deleteFork(forkId: string): Promise<void>
+  /** one of the operations above on a fork's chain: its head is `latest`; never changes the fork */
+  onFork<M extends ForkOperation>(forkId: string, method: M, args: Parameters<Engine[M]>): Promise<Awaited<ReturnType<Engine[M]>>>
+  /** a development-node JSON-RPC method on a fork (FORK_DEV_METHODS: sending, mining, cheats, …) */
+  forkRpc(forkId: string, method: string, params: unknown[]): Promise<unknown>
   health(): Promise<EngineHealth>
   close(): Promise<void>
 }
@@ -448,6 +458,12 @@ export const ENGINE_OPERATIONS = [
   'call',
   'estimateGas',
   'readChain',
+  'createFork',
+  'getFork',
+  'listForks',
+  'deleteFork',
+  'onFork',
+  'forkRpc',
   'health',
 ] as const satisfies readonly Exclude<keyof Engine, 'close'>[]
 export type EngineOperation = (typeof ENGINE_OPERATIONS)[number]
@@ -455,6 +471,16 @@ export type EngineOperation = (typeof ENGINE_OPERATIONS)[number]
 export type EngineOperations = Pick<Engine, EngineOperation>
 // compiles only while every method of Engine but close is listed above
 true satisfies [Exclude<keyof Engine, EngineOperation | 'close'>] extends [never] ? true : { unlisted: Exclude<keyof Engine, EngineOperation | 'close'> }
+
+/** the operations that run on a fork's chain as on the engine's own */
+export const FORK_OPERATIONS = [
+  'simulate', 'simulateSteps', 'getSimulation', 'accessList', 'traceTransaction', 'traceCall', 'traceCallMany',
+  'simulateV1', 'traceBlock', 'call', 'estimateGas', 'readChain',
+] as const satisfies readonly (keyof Engine)[]
+export type ForkOperation = (typeof FORK_OPERATIONS)[number]
+export type ChainOperations = Pick<Engine, ForkOperation>
+export type { CreateForkParams, ForkInfo } from './forks/types.js'
+import type { CreateForkParams, ForkInfo, ForkLimits, ForkStore } from './forks/types.js'
 
 export interface EngineOptions {
   /** empty/undefined: the embedded devnet */
@@ -496,5 +522,8 @@ export interface EngineOptions {
    * `maxBytes`: the largest file (limits.max_struct_log_mb).
    */
   spill?: { owner?: string; thresholdBytes?: number; maxBytes: number }
+  /** where writable forks live (default: in this process only) */
+  forkStore?: ForkStore
+  forkLimits?: Partial<ForkLimits>
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }
 }

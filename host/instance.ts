@@ -83,6 +83,12 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     forkCacheBytes: memory.forkCacheBytes,
     workerCacheBytes: memory.workerCacheBytes,
     callTimeoutMs: config.server.request_timeout_ms,
+    forkLimits: {
+      maxForks: config.forks.max_forks,
+      defaultTtlSeconds: config.forks.default_ttl_seconds,
+      maxBlocks: config.forks.max_blocks,
+      maxStateBytes: config.forks.max_state_mb * 2 ** 20,
+    },
     logger,
   }
   const engine = await createWorkerPoolEngine({

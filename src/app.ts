@@ -44,6 +44,9 @@ import { registerTrace } from './routes/trace.js'
 import { isRpcPath, maskRpcPath, rpcPathToken } from './rpc/pathToken.js'
 import { registerRpc, rpcHttpError, scrubber } from './rpc/route.js'
 import { registerUi, uiPaths } from './routes/ui.js'
+import { registerForks } from './routes/forks.js'
+import { registerForkRest } from './routes/forkRest.js'
+import { registerForkRpc } from './rpc/forkRoute.js'
 
 export interface CreateAppOptions {
   config: ServiceConfig
@@ -128,6 +131,9 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
   registerSimulations(app, ctx)
   registerTrace(app, ctx)
   registerRpc(app, { engine, config, logger })
+  registerForks(app, ctx)
+  registerForkRest(app, ctx, errors.onError)
+  registerForkRpc(app, { engine, config, logger })
   registerExplorer(app, { version })
   registerUi(app)
   return app

@@ -14,14 +14,17 @@ import { keccak256, toHex, type Address, type Hex } from 'viem'
 import { EngineError } from '../errors.js'
 import type { DevnetBlock, DevnetReceipt } from './mineBlock.js'
 
+/** what the read methods need of a block (a writable fork's blocks have no state of their own) */
+export type ReadableBlock = Pick<DevnetBlock, 'header' | 'ethHeader' | 'transactions' | 'receipts'>
+
 export interface DevnetView {
   chainId: number
   /** the head block number */
   head(): bigint
-  blockAt(n: bigint): DevnetBlock | undefined
-  blockByHash(hash: Hex): DevnetBlock | undefined
+  blockAt(n: bigint): ReadableBlock | undefined
+  blockByHash(hash: Hex): ReadableBlock | undefined
   /** the block and index of a mined transaction */
-  locate(hash: Hex): { block: DevnetBlock; index: number } | undefined
+  locate(hash: Hex): { block: ReadableBlock; index: number } | undefined
   clientVersion: string
 }
 
@@ -149,13 +152,13 @@ function blockNumberOf(view: DevnetView, v: unknown, i: number): bigint | undefi
   return quantity(v, i)
 }
 
-function blockOf(view: DevnetView, v: unknown, i: number): DevnetBlock | undefined {
+function blockOf(view: DevnetView, v: unknown, i: number): ReadableBlock | undefined {
   const n = blockNumberOf(view, v, i)
   return n === undefined ? undefined : view.blockAt(n)
 }
 
 /** a tag, a number, a hash or an EIP-1898 object */
-function blockOfAny(view: DevnetView, v: unknown, i: number): DevnetBlock | undefined {
+function blockOfAny(view: DevnetView, v: unknown, i: number): ReadableBlock | undefined {
   if (typeof v === 'string' && v.length === 66) return view.blockByHash(hash(v, i))
   if (v !== null && typeof v === 'object') {
     // EIP-1898: exactly one of blockHash and blockNumber (requireCanonical is geth's too)
@@ -171,7 +174,7 @@ function blockOfAny(view: DevnetView, v: unknown, i: number): DevnetBlock | unde
 
 // ---- shapes ----
 
-function blockJson(view: DevnetView, b: DevnetBlock, full: boolean) {
+function blockJson(view: DevnetView, b: ReadableBlock, full: boolean) {
   const h = b.ethHeader.toJSON()
   const logs = b.receipts.flatMap((r) => r.logs)
   const out: Record<string, unknown> = {
@@ -208,7 +211,7 @@ function blockJson(view: DevnetView, b: DevnetBlock, full: boolean) {
   return out
 }
 
-function txJson(_view: DevnetView, b: DevnetBlock, index: number) {
+function txJson(_view: DevnetView, b: ReadableBlock, index: number) {
   const mined = b.transactions[index]!
   const j = mined.tx.toJSON() as Record<string, unknown>
   const receipt = b.receipts[index]!
@@ -239,7 +242,7 @@ function txJson(_view: DevnetView, b: DevnetBlock, index: number) {
   return out
 }
 
-function receiptJson(b: DevnetBlock, index: number) {
+function receiptJson(b: ReadableBlock, index: number) {
   const r = b.receipts[index]!
   const firstLog = b.receipts.slice(0, index).reduce((n, x) => n + x.logs.length, 0)
   return {
@@ -260,7 +263,7 @@ function receiptJson(b: DevnetBlock, index: number) {
   }
 }
 
-function logsJson(b: DevnetBlock, r: DevnetReceipt, firstIndex: number) {
+function logsJson(b: ReadableBlock, r: DevnetReceipt, firstIndex: number) {
   return r.logs.map((l, i) => ({
     address: l.address,
     topics: l.topics,
@@ -299,7 +302,7 @@ function getLogs(view: DevnetView, filter: unknown) {
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw bad(0, 'filter object expected')
   const f = filter as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown; address?: unknown; topics?: unknown }
   onlyKeys(f, ['fromBlock', 'toBlock', 'blockHash', 'address', 'topics'], 0)
-  let blocks: DevnetBlock[]
+  let blocks: ReadableBlock[]
   if (f.blockHash !== undefined) {
     if (f.fromBlock !== undefined || f.toBlock !== undefined) throw bad(0, 'cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other')
     const b = view.blockByHash(hash(f.blockHash, 0))
@@ -364,7 +367,7 @@ function feeHistory(view: DevnetView, countArg: unknown, newestArg: unknown, per
   return { oldestBlock: q(oldest), baseFeePerGas: baseFees, gasUsedRatio: ratios, ...(percentiles && { reward: rewards }) }
 }
 
-function rewardsOf(b: DevnetBlock, percentiles: number[]): Hex[] {
+function rewardsOf(b: ReadableBlock, percentiles: number[]): Hex[] {
   const base = b.header.baseFeePerGas ?? 0n
   const sorted = b.receipts.map((r) => ({ tip: r.effectiveGasPrice - base, gas: r.gasUsed })).sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0))
   if (sorted.length === 0) return percentiles.map(() => '0x0')

@@ -10,6 +10,7 @@
 import { availableParallelism } from 'node:os'
 import type { Engine, EngineOptions } from '../../engine/types.js'
 import { startWorkerPool, type WorkerPoolOptions } from './workerPool.js'
+import { createRedisForkStore } from '../cache/redisForkStore.js'
 import { sweepOldSpills, sweepStaleSpills } from '../spill/spillOwnership.js'
 
 export { startWorkerPool, type WorkerPoolEngine, type WorkerPoolOptions, type WorkerPoolStats } from './workerPool.js'
@@ -49,9 +50,11 @@ async function createEngineOnCores(opts: WorkerPoolOptions): Promise<Engine> {
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
     const specifier = opts.engineModule ?? new URL(`../../engine/index${ext}`, import.meta.url).href
     const { createEngine } = (await import(specifier)) as EngineModule
-    const { workers: _w, cacheUrl: _u, cachePrefix: _p, maxConcurrentPerWorker: _m, workerCacheBytes: _b, callTimeoutMs: _t,
+    const { workers: _w, cacheUrl, cachePrefix, maxConcurrentPerWorker: _m, workerCacheBytes: _b, callTimeoutMs: _t,
       healthTimeoutMs: _h, engineModule: _e, workerMaxHeapMb: _x, ...engine } = opts
-    return createEngine(engine)
+    // forks in Redis when the cache is Redis: every instance serves every fork
+    const forkStore = engine.forkStore ?? (cacheUrl && /^rediss?:/i.test(cacheUrl) ? createRedisForkStore({ url: cacheUrl, prefix: cachePrefix }) : undefined)
+    return createEngine({ ...engine, ...(forkStore && { forkStore }) })
   }
   return startWorkerPool(opts)
 }

@@ -11,6 +11,7 @@ import type { CacheStore } from '../../engine/cache/cacheStore.js'
 import { createCacheStore, isSharedCacheUrl } from '../cache/createCacheStore.js'
 import { createMemoryCacheStore } from '../cache/memoryCacheStore.js'
 import { createTieredCacheStore } from '../cache/tieredCacheStore.js'
+import { createRedisForkStore } from '../cache/redisForkStore.js'
 import { ENGINE_OPERATIONS, type Engine, type EngineOptions } from '../../engine/types.js'
 import { createParentCacheStore, type ParentCacheStore } from './parentCacheStore.js'
 import { plainCopy, serializeError, type FromWorker, type ToWorker, type WorkerSetup } from '../protocol.js'
@@ -78,7 +79,9 @@ try {
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
   const specifier = setup.engineModule ?? new URL(`../../engine/index${ext}`, import.meta.url).href
   const mod = (await import(specifier)) as EngineModule
-  engine = await mod.createEngine({ ...setup.engine, cache, logger })
+  // forks in Redis are every worker's; on memory:// the pool sends every fork call to one worker
+  const forkStore = setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl) ? createRedisForkStore({ url: setup.cacheUrl, prefix: setup.cachePrefix }) : undefined
+  engine = await mod.createEngine({ ...setup.engine, cache, logger, ...(forkStore && { forkStore }) })
   send({ type: 'ready' })
 } catch (err) {
   send({ type: 'initError', error: serializeError(err) })

@@ -111,7 +111,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   const maxPer = Math.max(1, opts.maxConcurrentPerWorker ?? 4)
   const entry = workerEntry()
   const { cache, logger, workers: _w, cacheUrl, cachePrefix, maxConcurrentPerWorker: _m, workerCacheBytes, callTimeoutMs,
-    healthTimeoutMs: _h, engineModule, workerMaxHeapMb, ...engine } = opts
+    healthTimeoutMs: _h, engineModule, workerMaxHeapMb, forkStore: _f, ...engine } = opts
   const setup: WorkerSetup = {
     engine,
     cacheUrl,
@@ -348,6 +348,19 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject }))
   }
 
+  /**
+   * Forks live in Redis when the cache is Redis: any worker serves any fork. On memory:// a fork
+   * lives in one worker's memory, so every fork call goes to the first worker (a replaced first
+   * worker starts with no forks: memory:// forks last as long as the worker does).
+   */
+  function forkCall<T>(method: EngineOperation, args: unknown[]): Promise<T> {
+    if (cacheUrl && /^rediss?:/i.test(cacheUrl)) return call(method, args)
+    if (closing) return Promise.reject(closedError())
+    const first = slots[0]
+    if (!first || !first.ready || first.retired) return Promise.reject(new EngineError('STATE_ACCESS_ERROR', 'the worker holding the forks is restarting; retry'))
+    return new Promise<T>((resolve, reject) => dispatch(first, { method, args, resolve: resolve as (v: unknown) => void, reject }))
+  }
+
   /** the same call on every ready worker at once, bypassing the queue */
   function callEvery<T>(method: EngineOperation, args: unknown[]): Promise<T>[] {
     return slots
@@ -385,6 +398,12 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   return {
     ...forwarded,
     getSimulation: (id) => getSimulation(id),
+    createFork: (...args) => forkCall('createFork', args),
+    getFork: (...args) => forkCall('getFork', args),
+    listForks: (...args) => forkCall('listForks', args),
+    deleteFork: (...args) => forkCall('deleteFork', args),
+    onFork: (...args) => forkCall('onFork', args),
+    forkRpc: (...args) => forkCall('forkRpc', args),
     async health() {
       // straight to the least busy worker, never behind queued requests
       const asked = probeHealth()

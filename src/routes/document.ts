@@ -10,7 +10,8 @@ import { errorEnvelope } from '../schemas/responses.js'
 const errorDescriptions: Record<number, string> = {
   400: 'VALIDATION_ERROR: malformed JSON, bad field (details.issues name the path), unknown tracer',
   401: 'AUTHENTICATION_REQUIRED / AUTHENTICATION_INVALID (when a token is configured)',
-  404: 'NOT_FOUND / TRANSACTION_NOT_FOUND / BLOCK_NOT_FOUND',
+  404: 'NOT_FOUND / TRANSACTION_NOT_FOUND / BLOCK_NOT_FOUND / FORK_NOT_FOUND',
+  409: 'FORK_LIMIT_REACHED: a configured cap on forks (forks.*) would be passed; nothing was changed',
   413: 'PAYLOAD_TOO_LARGE: body, batch or call count over its limit',
   415: 'VALIDATION_ERROR: the body is not JSON (Content-Type)',
   422: 'SIMULATION_EXECUTION_FAILED / INSUFFICIENT_GAS: a simulated call reverted, halted or ran out of gas',
@@ -32,7 +33,7 @@ export function registerSecuritySchemes(app: OpenAPIHono<HttpEnv>): void {
 }
 
 export interface DocumentOptions {
-  method: 'get' | 'post'
+  method: 'get' | 'post' | 'delete'
   path: string
   summary: string
   description?: string

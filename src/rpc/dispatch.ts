@@ -43,6 +43,11 @@ export interface DispatchOptions {
   onInternal(err: unknown, method: string): void
   /** strips secrets from anything that leaves */
   scrub<T>(value: T): T
+  /**
+   * false: a sending or admin method the table lacks is answered as any unknown method (a
+   * writable fork sends and mines; what it lacks it simply does not serve)
+   */
+  explainRefusals?: boolean
 }
 
 /** undefined: nothing to answer (notifications only) */
@@ -102,7 +107,7 @@ async function runOne(msg: unknown, opts: DispatchOptions, shape: ScannedItem | 
 async function invoke(method: string, params: unknown, opts: DispatchOptions): Promise<unknown> {
   const handler = Object.hasOwn(opts.methods, method) ? opts.methods[method] : undefined
   if (!handler) {
-    if (isRefused(method)) throw refusal(method)
+    if (opts.explainRefusals !== false && isRefused(method)) throw refusal(method)
     throw new RpcError(-32601, `the method ${method} does not exist/is not available`)
   }
   if (params !== undefined && params !== null && !Array.isArray(params)) throw new RpcError(-32602, 'non-array args')

@@ -29,8 +29,11 @@ describe('GET /v1/openapi.json', () => {
   it('is OpenAPI 3.1 with every endpoint of the spec and decisions', () => {
     expect(doc.openapi).toBe('3.1.0')
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [...postEndpoints, '/v1/health', '/v1/simulations/{simulationId}'].sort(),
+      [...postEndpoints, '/v1/health', '/v1/simulations/{simulationId}', '/v1/forks', '/v1/forks/{forkId}'].sort(),
     )
+    // the fork resource (docs/forks.md)
+    expect(Object.keys(doc.paths['/v1/forks']!).sort()).toEqual(['get', 'post'])
+    expect(Object.keys(doc.paths['/v1/forks/{forkId}']!).sort()).toEqual(['delete', 'get'])
     expect(doc.paths['/v1/health']!.get).toBeDefined()
     expect(doc.paths['/v1/simulations/{simulationId}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'simulationId', in: 'path' })])
   })

@@ -73,6 +73,20 @@ export function createTestEngine(): TestEngine {
     call: record('call', async () => ({ status: 'success', returnData: '0x', gasUsed: '0x5208' })) as Engine['call'],
     estimateGas: record('estimateGas', async () => ({ gas: '0x5208' })) as Engine['estimateGas'],
     readChain: record('readChain', async (method: string) => (method === 'eth_chainId' ? '0x7a69' : null)) as Engine['readChain'],
+    createFork: record('createFork', async () => {
+      throw new Error('the test engine has no forks')
+    }) as Engine['createFork'],
+    getFork: record('getFork', async () => {
+      throw new Error('the test engine has no forks')
+    }) as Engine['getFork'],
+    listForks: record('listForks', async () => []) as Engine['listForks'],
+    deleteFork: record('deleteFork', async () => {}) as Engine['deleteFork'],
+    onFork: record('onFork', async () => {
+      throw new Error('the test engine has no forks')
+    }) as Engine['onFork'],
+    forkRpc: record('forkRpc', async () => {
+      throw new Error('the test engine has no forks')
+    }) as Engine['forkRpc'],
     health: record('health', async () => engine.healthState) as Engine['health'],
     close: record('close', async () => {
       engine.closed = true

@@ -1,0 +1,162 @@
+/**
+ * A writable fork as a ChainSource: blocks up to the fork point are the base chain's (the
+ * upstream through the shared fork cache, or the embedded devnet); blocks after it are the fork's
+ * own, decoded from the store. Every engine operation (simulate, eth_call, traces, reads) runs on
+ * it unchanged: the fork is one more chain source, not a second engine.
+ *
+ * The state after a fork block is the base state at the fork point under the fork's layers, plus
+ * the cheats (anvil_setBalance, …) made after that block: the ones already folded into the next
+ * block (its `pre`), or the pending ones at the head. So a replay of a block's transactions
+ * (debug_traceTransaction) starts from exactly the state the block was mined on.
+ */
+import { createBlockHeaderFromRLP, type BlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
+import type { Address, Hex } from 'viem'
+import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
+import type { DevnetReceipt } from '../devnet/mineBlock.js'
+import { headerInfo } from '../devnet/mineBlock.js'
+import { EngineError } from '../errors.js'
+import { OverlayStateManager, type StateSource, type StateWrites } from '../state/index.js'
+import type { BlockSelector } from '../types.js'
+import { DiffLayer, ForkedStateSource, writesFromJson } from './forkState.js'
+import { forkRead } from './forkReads.js'
+import type { ForkRecord, PoolTx, StoredBlock } from './types.js'
+
+export interface LoadedBlock {
+  header: BlockHeaderInfo
+  ethHeader: BlockHeader
+  transactions: MinedTransaction[]
+  receipts: DevnetReceipt[]
+  stored: StoredBlock
+  /** the state after this block's transactions */
+  end: DiffLayer
+  /** its cheats (applied before its transactions) */
+  pre: StateWrites | undefined
+}
+
+/** the base chain at the fork point */
+export interface ForkBase {
+  chain: ChainSource
+  header: BlockHeaderInfo
+  ethHeader: BlockHeader
+  state: StateSource
+}
+
+/** one fork as this instance holds it: the record and the blocks up to its head */
+export interface ForkView {
+  record: ForkRecord
+  expiresAt: number
+  base: ForkBase
+  /** index i: block forkBlockNumber + 1 + i */
+  blocks: LoadedBlock[]
+  pending: StateWrites | undefined
+  byHash: Map<Hex, { block: LoadedBlock; index: number }>
+}
+
+export const forkNumber = (view: ForkView): bigint => view.base.header.number
+export const headNumber = (view: ForkView): bigint => view.base.header.number + BigInt(view.blocks.length)
+
+/** a stored transaction as the engine runs it (an impersonated one answers for its sender) */
+export function decodePoolTx(common: Common, t: PoolTx): TypedTransaction {
+  const tx = createTxFromRLP(hexToBytes(t.raw), { common, freeze: false })
+  if (!t.impersonated) return tx
+  const sender = new EjsAddress(hexToBytes(t.from))
+  const hash = hexToBytes(t.hash)
+  Object.assign(tx, { getSenderAddress: () => sender, isSigned: () => true, hash: () => hash })
+  return tx
+}
+
+/** a stored block decoded on top of `parent` (its end layer) */
+export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBlock): LoadedBlock {
+  const number = BigInt(stored.number)
+  const common = base.chain.commonAt({ ...base.header, number, timestamp: base.header.timestamp })
+  const ethHeader = createBlockHeaderFromRLP(hexToBytes(stored.header), { common, setHardfork: false })
+  const header = headerInfo(ethHeader)
+  // one Common for the block's transactions (a copy per transaction costs more than decoding it)
+  const txCommon = base.chain.commonAt(header)
+  const transactions = stored.txs.map((t, index) => ({ tx: decodePoolTx(txCommon, t), from: t.from, hash: t.hash, blockNumber: number, index }))
+  const receipts: DevnetReceipt[] = stored.receipts.map((r, i) => ({
+    transactionHash: r.transactionHash,
+    transactionIndex: i,
+    blockNumber: number,
+    from: r.from,
+    to: r.to,
+    status: r.status,
+    gasUsed: BigInt(r.gasUsed),
+    cumulativeGasUsed: BigInt(r.cumulativeGasUsed),
+    effectiveGasPrice: BigInt(r.effectiveGasPrice),
+    contractAddress: r.contractAddress,
+    logs: r.logs,
+  }))
+  const pre = stored.pre ? writesFromJson(stored.pre) : undefined
+  const end = (pre ? parentEnd.with(pre) : parentEnd).with(writesFromJson(stored.diff))
+  return { header, ethHeader, transactions, receipts, stored, end, pre }
+}
+
+export function indexBlocks(blocks: LoadedBlock[]): Map<Hex, { block: LoadedBlock; index: number }> {
+  const byHash = new Map<Hex, { block: LoadedBlock; index: number }>()
+  for (const block of blocks) block.transactions.forEach((t, index) => byHash.set(t.hash, { block, index }))
+  return byHash
+}
+
+/** the fork's chain source over one view (a consistent picture of the fork for one call) */
+export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.chain): ChainSource {
+  const fork = forkNumber(view)
+  const head = () => headNumber(view)
+  const own = (n: bigint): LoadedBlock | undefined => (n > fork && n <= head() ? view.blocks[Number(n - fork - 1n)] : undefined)
+  const ownByHash = (hash: Hex) => view.blocks.find((b) => b.header.hash === hash.toLowerCase())
+  const root = DiffLayer.root()
+
+  const chain: ChainSource = {
+    chainId: view.record.chainId,
+    network: `fork-${view.record.chainId}`,
+    async resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
+      if ('tag' in selector) {
+        if (selector.tag === 'earliest') return baseChain.resolveBlock(selector)
+        return { ...(own(head())?.header ?? view.base.header) }
+      }
+      const n = selector.number
+      if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block 0x${n.toString(16)} is beyond the fork's head 0x${head().toString(16)}`)
+      if (n === fork) return { ...view.base.header }
+      return n > fork ? { ...own(n)!.header } : baseChain.resolveBlock(selector)
+    },
+    async stateAfter(n: bigint): Promise<OverlayStateManager> {
+      if (n < fork) return baseChain.stateAfter(n)
+      if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block 0x${n.toString(16)} is beyond the fork's head 0x${head().toString(16)}`)
+      const layer = n === fork ? root : own(n)!.end
+      // the cheats made after block n: folded into the next block, or still pending at the head
+      const after = n === head() ? view.pending : own(n + 1n)?.pre
+      return new OverlayStateManager(new ForkedStateSource(view.base.state, after ? layer.with(after) : layer))
+    },
+    commonAt: (header) => baseChain.commonAt(header),
+    async getBlockHash(n: bigint): Promise<Hex | undefined> {
+      if (n > head()) return undefined
+      if (n === fork) return view.base.header.hash
+      return n > fork ? own(n)!.header.hash : baseChain.getBlockHash(n)
+    },
+    async headerByHash(hash: Hex): Promise<BlockHeaderInfo | undefined> {
+      const b = ownByHash(hash)
+      return b ? { ...b.header } : baseChain.headerByHash(hash)
+    },
+    async getTransaction(hash: Hex): Promise<MinedTransaction | undefined> {
+      const at = view.byHash.get(hash.toLowerCase() as Hex)
+      return at ? at.block.transactions[at.index] : baseChain.getTransaction(hash)
+    },
+    async getBlockTransactions(n: bigint): Promise<MinedTransaction[]> {
+      if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block 0x${n.toString(16)} is beyond the fork's head 0x${head().toString(16)}`)
+      return n > fork ? [...own(n)!.transactions] : baseChain.getBlockTransactions(n)
+    },
+    async prefetch(_n, calls, opts) {
+      // the upstream's access lists at the fork point warm the shared fork cache: the accounts a
+      // call reads there are mostly the ones it reads on the fork
+      await baseChain.prefetch?.(fork, calls, opts).catch(() => undefined)
+    },
+    rawRead: (method, params) => forkRead({ view, baseChain, head }, method, params),
+    ping: () => baseChain.ping(),
+    withBudget: (budget) => forkChainOf(view, baseChain.withBudget?.(budget) ?? baseChain),
+    async close() {},
+  }
+  return chain
+}

@@ -1,0 +1,143 @@
+/**
+ * Mines one block of a writable fork: the head's state (pending cheats included), the block's
+ * start system calls, then each transaction through the engine's one execution path
+ * (executeSignedTx with a node's validation: nonce, fees, funds, intrinsic gas, geth's texts) —
+ * the same path debug_traceTransaction replays it through, so a trace of a fork-mined
+ * transaction is the run that mined it.
+ *
+ * The result is a StoredBlock (header RLP, transactions, receipts, the cheats it folds in and its
+ * own writes) for the store to append atomically; nothing is written here.
+ */
+import { createBlockHeader, genTransactionsTrieRoot, type BlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { keccak256, toHex, type Hex } from 'viem'
+import type { BlockHeaderInfo } from '../chain/types.js'
+import { DEVNET_COINBASE } from '../devnet/mineBlock.js'
+import { isEngineError } from '../errors.js'
+import { executeSignedTx } from '../execution/executeTransaction.js'
+import { feeFields } from '../execution/validateTx.js'
+import { executionContext } from '../run/blockEnvironment.js'
+import { applyBlockSystemCalls } from '../run/systemCalls.js'
+import { PLACEHOLDER_STATE_ROOT } from '../state/index.js'
+import { decodePoolTx, forkChainOf, headNumber, type ForkView } from './forkChain.js'
+import { writesToJson } from './forkState.js'
+import type { PoolTx, StoredBlock, StoredReceipt } from './types.js'
+
+const q = (n: bigint): Hex => `0x${n.toString(16)}`
+const ZERO_ROOT = `0x${'00'.repeat(32)}` as Hex
+
+export interface MineOptions {
+  timestamp: bigint
+  /** anvil_setNextBlockBaseFeePerGas */
+  baseFee?: bigint
+  /** a transaction that fails validation: throw (a send) or leave it out (a block of the pool) */
+  onInvalid: 'throw' | 'skip'
+}
+
+export interface MinedBlock {
+  block: StoredBlock
+  /** the transactions left out (invalid on the head), with why */
+  skipped: { tx: PoolTx; error: unknown }[]
+}
+
+/** EIP-4844's next excess blob gas; a chain whose Common lacks a blob schedule (the devnet's) keeps 0 */
+function nextExcessBlobGas(parent: BlockHeader, common: Common): bigint {
+  if (!parent.common.isActivatedEIP(4844)) return 0n
+  try {
+    return parent.calcNextExcessBlobGas(common)
+  } catch {
+    return 0n
+  }
+}
+
+export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOptions): Promise<MinedBlock> {
+  const chain = forkChainOf(view)
+  const parentNumber = headNumber(view)
+  const parent = view.blocks.length ? view.blocks[view.blocks.length - 1]! : undefined
+  const parentEth = parent?.ethHeader ?? view.base.ethHeader
+  const number = parentNumber + 1n
+  // the fork point's header is rebuilt from its fields: its hash is the upstream's, not a recomputed one
+  const parentHash = parent?.header.hash ?? view.base.header.hash
+  const probe: BlockHeaderInfo = { ...view.base.header, number, timestamp: opts.timestamp }
+  const common = chain.commonAt(probe)
+  const london = common.isActivatedEIP(1559)
+  const cancun = common.isActivatedEIP(4844)
+  const baseFee = london ? (opts.baseFee ?? (parentEth.common.isActivatedEIP(1559) ? parentEth.calcNextBaseFee() : 1_000_000_000n)) : undefined
+  const excessBlobGas = cancun ? nextExcessBlobGas(parentEth, common) : undefined
+  const fields = {
+    number,
+    parentHash: hexToBytes(parentHash),
+    timestamp: opts.timestamp,
+    gasLimit: parentEth.gasLimit,
+    coinbase: createAddressFromString(DEVNET_COINBASE),
+    difficulty: 0n,
+    mixHash: hexToBytes(keccak256(toHex(`fork-prevrandao-${view.record.id}-${number}`))),
+    stateRoot: PLACEHOLDER_STATE_ROOT,
+    ...(baseFee !== undefined && { baseFeePerGas: baseFee }),
+    ...(excessBlobGas !== undefined && { excessBlobGas, blobGasUsed: 0n, parentBeaconBlockRoot: hexToBytes(ZERO_ROOT) }),
+  }
+  const header: BlockHeaderInfo = {
+    number,
+    timestamp: opts.timestamp,
+    gasLimit: parentEth.gasLimit,
+    coinbase: DEVNET_COINBASE,
+    baseFeePerGas: baseFee,
+    difficulty: 0n,
+    prevRandao: toHex(fields.mixHash),
+    excessBlobGas,
+    parentBeaconBlockRoot: excessBlobGas !== undefined ? ZERO_ROOT : undefined,
+    hash: ZERO_ROOT,
+    parentHash,
+  }
+  const state = await chain.stateAfter(parentNumber)
+  const ctx = executionContext(chain, header, state)
+  await applyBlockSystemCalls(state, ctx.common, header)
+
+  const included: PoolTx[] = []
+  const receipts: StoredReceipt[] = []
+  const skipped: MinedBlock['skipped'] = []
+  let cumulative = 0n
+  for (const t of txs) {
+    const tx = decodePoolTx(ctx.common, t)
+    let result
+    try {
+      result = await executeSignedTx(ctx, tx, { validation: true, blockGasUsed: cumulative })
+    } catch (e) {
+      if (opts.onInvalid === 'throw' || !isEngineError(e)) throw e
+      skipped.push({ tx: t, error: e })
+      continue
+    }
+    cumulative += result.gasUsed
+    const { feeCap, tip } = feeFields(tx)
+    const fee = baseFee ?? 0n
+    included.push(t)
+    receipts.push({
+      transactionHash: t.hash,
+      from: t.from,
+      to: tx.to ? (tx.to.toString().toLowerCase() as Hex) : null,
+      status: result.status === 'success' ? 'success' : 'reverted',
+      gasUsed: q(result.gasUsed),
+      cumulativeGasUsed: q(cumulative),
+      effectiveGasPrice: q(baseFee === undefined ? feeCap : feeCap < fee + tip ? feeCap : fee + tip),
+      contractAddress: result.createdAddress ?? null,
+      logs: result.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
+    })
+  }
+  const ethHeader = createBlockHeader(
+    { ...fields, gasUsed: cumulative, transactionsTrie: await genTransactionsTrieRoot(included.map((t) => decodePoolTx(common, t))) },
+    { common, setHardfork: false },
+  )
+  return {
+    block: {
+      number: q(number),
+      hash: toHex(ethHeader.hash()),
+      header: toHex(ethHeader.serialize()),
+      txs: included,
+      receipts,
+      pre: view.pending ? writesToJson(view.pending) : null,
+      diff: writesToJson(state.flatten()),
+    },
+    skipped,
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * POST /v1/forks/{forkId}/rpc and /v1/forks/{forkId}/rpc/<token>: a writable fork as a JSON-RPC
+ * node. Everything /v1/rpc answers, on the fork's chain (the same method table over the engine's
+ * operations run on the fork), plus what a development node answers — sending, mining, time,
+ * snapshots, cheats — which the engine's fork runs (FORK_DEV_METHODS). An unknown or expired fork
+ * is a JSON-RPC error with HTTP 404.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import type { ServiceConfig } from '../../config/loadConfig.js'
+import { FORK_DEV_METHODS } from '../../engine/index.js'
+import { FORK_OPERATIONS, type Engine } from '../../engine/types.js'
+import type { HttpEnv, HttpLogger } from '../httpEnv.js'
+import { jsonAnswer } from '../respond/jsonAnswer.js'
+import { ApiError } from '../errors/apiError.js'
+import { dispatch, parseFailure } from './dispatch.js'
+import { rpcMethods } from './methods/index.js'
+import { scrubber } from './route.js'
+import type { RpcMethodTable } from './types.js'
+
+export interface ForkRpcRouteOptions {
+  engine: Engine
+  config: ServiceConfig
+  logger: HttpLogger
+}
+
+/** the engine as one fork's chain: each operation runs on the fork (the fork itself never changes by it) */
+export function forkEngine(engine: Engine, forkId: string): Engine {
+  const ops = Object.fromEntries(FORK_OPERATIONS.map((m) => [m, (...args: unknown[]) => engine.onFork(forkId, m, args as never)]))
+  return { ...engine, ...ops } as Engine
+}
+
+/** the fork's table: every /v1/rpc method, plus the development node's */
+export function forkMethods(forkId: string): RpcMethodTable {
+  const dev: RpcMethodTable = Object.fromEntries(
+    [...FORK_DEV_METHODS].map((m) => [m, (params: unknown[], ctx) => (ctx.engine as Engine).forkRpc(forkId, m, params)]),
+  )
+  return {
+    ...rpcMethods,
+    ...dev,
+    // the pool's view only for `pending`; every other block is a read of the chain
+    eth_getTransactionCount: (params, ctx) =>
+      params[1] === 'pending' ? ctx.engine.forkRpc(forkId, 'eth_getTransactionCount', params) : ctx.engine.readChain('eth_getTransactionCount', params),
+  }
+}
+
+export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOptions): void {
+  const scrub = scrubber([opts.config.chain.rpc_url, opts.config.api.auth_token])
+  const handle = async (c: Context<HttpEnv>) => {
+    const requestId = c.get('requestId')
+    const forkId = c.req.param('forkId')!
+    let body: unknown
+    try {
+      body = JSON.parse(await c.req.text())
+    } catch {
+      return c.json(parseFailure(), 200)
+    }
+    // an unknown fork is answered once for the whole request, as HTTP 404
+    try {
+      await opts.engine.getFork(forkId)
+    } catch (e) {
+      const err = e as { code?: string; message?: string; details?: Record<string, unknown>; suggestion?: string }
+      if (err.code === 'FORK_NOT_FOUND') throw new ApiError('FORK_NOT_FOUND', err.message ?? 'fork not found', err.details, err.suggestion)
+      throw e
+    }
+    const answer = await dispatch(body, {
+      methods: forkMethods(forkId),
+      ctx: { engine: forkEngine(opts.engine, forkId), config: opts.config, signal: c.req.raw.signal },
+      maxBatch: opts.config.limits.max_rpc_batch,
+      scrub,
+      explainRefusals: false,
+      onInternal(err, method) {
+        const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) }
+        opts.logger.error(scrub({ requestId, method, err: e }), 'JSON-RPC method on a fork failed with an internal error')
+      },
+    })
+    if (answer === undefined) return c.body(null, 200)
+    return jsonAnswer(c, answer)
+  }
+  app.post('/v1/forks/:forkId/rpc', handle)
+  app.post('/v1/forks/:forkId/rpc/:token', handle)
+}
