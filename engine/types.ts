@@ -9,7 +9,7 @@ import type { CallInput, ExecutionStatus } from './execution/types.js'
 import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
 import type { CacheStore } from './cache/cacheStore.js'
 
-export type { CallInput } from './execution/types.js'
+export type { Authorization, CallInput } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
 export type { CallTreeConfig } from './decoding/callTree/types.js'
 /** the store the engine reads and writes through (built by the host: host/cache/) */

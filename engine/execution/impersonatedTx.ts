@@ -7,14 +7,15 @@
  *
  * The tx type follows the fee fields, as geth's call arguments do: maxFeePerGas or
  * maxPriorityFeePerGas → EIP-1559; gasPrice → legacy (EIP-2930 with an access list); none →
- * legacy at price 0 (EIP-1559 when an access list is given from London on); blob hashes → EIP-4844.
+ * legacy at price 0 (EIP-1559 when an access list is given from London on); blob hashes → EIP-4844;
+ * an authorization list → EIP-7702 (geth's TransactionArgs: fees as EIP-1559, gasPrice as both).
  */
 import type { Common } from '@ethereumjs/common'
-import { createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
-import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
+import { createAccessList2930Tx, createBlob4844Tx, createEOACode7702Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
+import { Address as EjsAddress, bigIntToUnpaddedBytes, hexToBytes, intToUnpaddedBytes, type EOACode7702AuthorizationListBytes, type EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util'
 import { keccak256 } from 'viem'
 import { EngineError } from '../errors.js'
-import type { CallInput } from './types.js'
+import type { Authorization, CallInput } from './types.js'
 
 export interface ImpersonatedTxInput {
   call: CallInput
@@ -27,6 +28,25 @@ const MAX_NONCE = 2n ** 64n - 1n
 
 /** EIP-7825 (Osaka) per-tx gas cap, checked by the tx constructor */
 const TX_GAS_CAP = 1n << 24n
+
+/**
+ * The tuples of a set-code transaction, after geth's checks of the message (core/state_transition.go
+ * preCheck: ErrSetCodeTxCreate, ErrEmptyAuthList). A tuple that will not apply (another chain, a
+ * wrong nonce, a bad signature) is no error: the EVM skips it, as EIP-7702 says.
+ */
+function setCodeTuples(common: Common, call: CallInput, list: Authorization[]): EOACode7702AuthorizationListBytes {
+  if (!common.isActivatedEIP(7702)) throw new EngineError('VALIDATION_ERROR', 'authorizationList needs the Prague fork')
+  if (!call.to) throw new EngineError('VALIDATION_ERROR', `EIP-7702 transaction cannot be used to create contract (sender ${call.from})`)
+  if (list.length === 0) throw new EngineError('VALIDATION_ERROR', `EIP-7702 transaction with empty auth list (sender ${call.from})`)
+  return list.map((a): EOACode7702AuthorizationListBytesItem => [
+    bigIntToUnpaddedBytes(a.chainId),
+    hexToBytes(a.address),
+    bigIntToUnpaddedBytes(a.nonce),
+    intToUnpaddedBytes(a.yParity),
+    bigIntToUnpaddedBytes(a.r),
+    bigIntToUnpaddedBytes(a.s),
+  ])
+}
 
 export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: ImpersonatedTxInput): TypedTransaction {
   const base = {
@@ -55,6 +75,17 @@ export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: 
           maxFeePerBlobGas: call.maxFeePerBlobGas ?? 0n,
           blobVersionedHashes: call.blobVersionedHashes,
           accessList,
+        },
+        opts,
+      )
+    } else if (call.authorizationList !== undefined) {
+      tx = createEOACode7702Tx(
+        {
+          ...base,
+          maxFeePerGas: call.maxFeePerGas ?? call.gasPrice ?? call.maxPriorityFeePerGas ?? 0n,
+          maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? call.gasPrice ?? 0n,
+          accessList,
+          authorizationList: setCodeTuples(common, call, call.authorizationList),
         },
         opts,
       )

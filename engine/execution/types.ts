@@ -58,6 +58,21 @@ export interface CallInput {
   blobVersionedHashes?: Hex[]
   /** EIP-4844: its fee cap per blob gas */
   maxFeePerBlobGas?: bigint
+  /**
+   * EIP-7702: a set-code transaction (type 4) carrying these signed authorizations; each valid
+   * one sets its authority's code to the delegation designator `0xef0100 ‖ address`
+   */
+  authorizationList?: Authorization[]
+}
+
+/** one EIP-7702 authorization tuple, as geth's `types.SetCodeAuthorization` */
+export interface Authorization {
+  chainId: bigint
+  address: Address
+  nonce: bigint
+  yParity: number
+  r: bigint
+  s: bigint
 }
 
 export interface ExecuteOptions {

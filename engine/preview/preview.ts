@@ -25,6 +25,8 @@ export interface PreviewInput {
   /** each call's facts (undefined for a call that did not succeed) */
   facts: readonly (RunFacts | undefined)[]
   statuses: readonly ExecutionStatus[]
+  /** each call's EIP-7702 authorities, by call index */
+  authorities?: readonly (readonly Address[])[]
   transfers: readonly (Transfer & { callIndex: number })[]
   assetChanges: readonly AssetChange[]
   account?: Address
@@ -55,6 +57,7 @@ export async function warningsOf(input: PreviewInput, approvals: ApprovalChange[
     accounts: input.account ? [input.account.toLowerCase() as Address] : [...new Set(input.senders.map((s) => s.toLowerCase() as Address))],
     slotChanges: await watchedSlotChanges(input.before, input.after),
     delegations: await delegations(input.before, input.after, codeAt),
+    ...(input.authorities && { authorities: input.authorities }),
     codeAt: (address) => codeAt(input.after, address),
   })
 }

@@ -16,7 +16,7 @@
  * facts.result().candidates // [{ kind: 'erc20', token, owner, spender }, …]
  */
 import { decodeFunctionData, hexToBigInt, parseAbi, toEventSelector, toHex, type Address, type Hex } from 'viem'
-import type { CallType, EnterEvent, ExitEvent, LogEvent, Tracer } from '../../tracers/types.js'
+import type { CallType, EnterEvent, ExitEvent, LogEvent, Tracer, TxContext } from '../../tracers/types.js'
 
 /** a permission worth reading: `all` is an operator over every token (ERC-721 or ERC-1155 decided by reading) */
 export type ApprovalCandidate =
@@ -187,8 +187,15 @@ interface Frame extends RunFacts {
 
 const emptyFacts = (): RunFacts => ({ candidates: [], created: [], destructed: [], storageContexts: [], events: [] })
 
-export function createRunFactsTracer(): Tracer<RunFacts> & { onEnter(e: EnterEvent): void; onExit(e: ExitEvent): void; onLog(l: LogEvent): void } {
+export function createRunFactsTracer(): Tracer<RunFacts> & {
+  onEnter(e: EnterEvent): void
+  onExit(e: ExitEvent): void
+  onLog(l: LogEvent): void
+  /** the EIP-7702 authorities the call's authorization list names (kept when the call fails: delegations apply before it runs) */
+  authorities(): Address[]
+} {
   const frames: Frame[] = []
+  let authorities: Address[] = []
   const done = emptyFacts()
   const merge = (into: RunFacts, from: RunFacts) => {
     into.candidates.push(...from.candidates)
@@ -198,6 +205,9 @@ export function createRunFactsTracer(): Tracer<RunFacts> & { onEnter(e: EnterEve
     into.events.push(...from.events)
   }
   return {
+    onTxStart(ctx: TxContext) {
+      authorities = ctx.authorities.map(lower)
+    },
     onEnter(e) {
       const frame: Frame = { ...emptyFacts(), type: e.type, to: lower(e.to) }
       if (e.type === 'SELFDESTRUCT') frame.destructed.push(lower(e.from))
@@ -220,5 +230,6 @@ export function createRunFactsTracer(): Tracer<RunFacts> & { onEnter(e: EnterEve
       frame.events.push(...facts.events)
     },
     result: () => done,
+    authorities: () => authorities,
   }
 }

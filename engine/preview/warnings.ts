@@ -62,6 +62,8 @@ export interface WarningsInput {
   slotChanges: readonly { contract: Address; slot: WatchedSlot }[]
   /** accounts whose code the run set to an EIP-7702 delegation (0xef0100 ‖ address) */
   delegations: readonly { account: Address; delegate: Address }[]
+  /** each call's EIP-7702 authorities (whatever its status), by call index */
+  authorities?: readonly (readonly Address[])[]
   /** code at an address after the run ('0x': none) */
   codeAt(address: Address): Promise<Hex>
 }
@@ -124,7 +126,9 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
     else add(warning('PROXY_UPGRADED', `${contract} now runs other code (its ERC-1967 ${slot} slot is written)`, i, { account: contract }), contract)
   }
   for (const { account, delegate } of input.delegations) {
-    add(warning('EIP7702_DELEGATION', `${account} delegates its code to ${delegate}: that contract may act as the account`, callTouching(input, account), { account }), account)
+    const authorizing = (input.authorities ?? []).findLastIndex((list) => list.includes(account))
+    const i = authorizing >= 0 ? authorizing : callTouching(input, account)
+    add(warning('EIP7702_DELEGATION', `${account} delegates its code to ${delegate}: that contract may act as the account`, i, { account }), account)
   }
 
   for (const account of input.accounts) {

@@ -58,6 +58,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   const calls: CallResult[] = []
   const allTransfers: (Transfer & { callIndex: number })[] = []
   const facts: (RunFacts | undefined)[] = []
+  const authorities: Address[][] = []
   const successLogs: RawLog[] = []
   let gasUsed = 0n
   let logIndex = 0
@@ -114,6 +115,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     if (params.traceTransfers && transfers) result.transfers = transfers.result()
     if (transfers && res.status === 'success') allTransfers.push(...transfers.result().map((t) => ({ ...t, callIndex: index })))
     facts[index] = res.status === 'success' ? runFacts?.result() : undefined
+    authorities[index] = runFacts?.authorities() ?? []
     calls.push(result)
   }
 
@@ -149,7 +151,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     result.assetChanges = assetChanges
     result.approvalChanges = approvalChanges
     const statuses = calls.map((c) => c.status)
-    const preview = { facts, statuses, transfers: allTransfers, assetChanges, account: params.account, senders, before: beforeState, after: state, readBefore, readAfter, tokens }
+    const preview = { facts, authorities, statuses, transfers: allTransfers, assetChanges, account: params.account, senders, before: beforeState, after: state, readBefore, readAfter, tokens }
     result.warnings = await warningsOf(preview, approvalChanges)
   }
   await storeSimulation(deps.cache, result, deps.simulationTtlSeconds)

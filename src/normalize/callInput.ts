@@ -39,5 +39,21 @@ export function toCallInput(call: CallObjectInput, path: string): CallInput {
       storageKeys: entry.storageKeys.map((k, j) => toWord(k, at(`accessList[${i}].storageKeys[${j}]`))),
     }))
   }
+  if (call.authorizationList !== undefined) {
+    // geth's message checks (ErrSetCodeTxCreate, ErrEmptyAuthList), answered at the field
+    if (out.to === null) throw validationError([{ path: at('authorizationList'), message: 'an EIP-7702 transaction cannot create a contract: `to` is required' }])
+    if (call.authorizationList.length === 0) throw validationError([{ path: at('authorizationList'), message: 'an EIP-7702 authorization list must hold at least one authorization' }], 'leave authorizationList out for a call without delegations')
+    out.authorizationList = call.authorizationList.map((a, i) => {
+      const field = (name: string) => at(`authorizationList[${i}].${name}`)
+      return {
+        chainId: toQuantity(a.chainId, field('chainId')),
+        address: toAddress(a.address),
+        nonce: toQuantity(a.nonce, field('nonce'), UINT64_MAX),
+        yParity: Number(toQuantity(a.yParity, field('yParity'), 0xffn)),
+        r: toQuantity(a.r, field('r')),
+        s: toQuantity(a.s, field('s')),
+      }
+    })
+  }
   return out
 }

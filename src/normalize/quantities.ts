@@ -9,7 +9,7 @@ export const UINT256_MAX = (1n << 256n) - 1n
 export function toQuantity(value: string | number, path: string, max = UINT256_MAX): bigint {
   const n = BigInt(value)
   if (n < 0n || n > max) {
-    throw validationError([{ path, message: `quantity exceeds ${max === UINT64_MAX ? '64' : '256'} bits` }])
+    throw validationError([{ path, message: `quantity exceeds ${max.toString(2).length} bits` }])
   }
   return n
 }

@@ -7,6 +7,18 @@ export const accessListEntry = z.strictObject({
   storageKeys: z.array(hexQuantity),
 })
 
+/** an EIP-7702 authorization as geth's `types.SetCodeAuthorization` JSON: every field required */
+export const authorization = z
+  .strictObject({
+    chainId: hexQuantity.openapi({ description: 'chain the authorization is for; 0x0: any chain' }),
+    address: address.openapi({ description: 'the contract the authority delegates its code to' }),
+    nonce: hexQuantity.openapi({ description: "the authority's nonce the authorization is valid at (uint64)" }),
+    yParity: hexQuantity.openapi({ description: 'signature y parity (0x0 or 0x1; at most 0xff)' }),
+    r: hexQuantity,
+    s: hexQuantity,
+  })
+  .openapi('Authorization')
+
 /** strict: a misspelt field (`gasLimit`) is a VALIDATION_ERROR, never a call run without it */
 export const callObject = z
   .strictObject({
@@ -21,6 +33,10 @@ export const callObject = z
     maxPriorityFeePerGas: hexQuantity.optional(),
     nonce: hexQuantity.optional(),
     accessList: z.array(accessListEntry).optional(),
+    authorizationList: z.array(authorization).optional().openapi({
+      description:
+        'EIP-7702: run the call as a set-code transaction (type 4); each valid authorization sets its authority\'s code to 0xef0100 ‖ address before the call runs (needs `to` and at least one entry)',
+    }),
   })
   .openapi('CallObject', {
     example: {

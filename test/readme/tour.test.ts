@@ -83,10 +83,11 @@ const bash = (script: string) =>
   })
 
 describe('the README tour', () => {
-  it('has what the tour promises: a simulation with asset changes, a trace, an access list, a JSON-RPC call, the viewer', () => {
+  it('has what the tour promises: a simulation with asset changes, a trace, an access list, a JSON-RPC call, a wallet preview, the viewer', () => {
     expect(setup).toContain(`B=${README_ORIGIN}/v1`)
     const paths = examples.map((e) => /curl -s \$B(\/[\w/-]+)/.exec(e.command)?.[1])
-    expect(paths).toEqual(['/simulate', '/trace/tx', '/simulate/access-list', '/rpc'])
+    expect(paths).toEqual(['/simulate', '/trace/tx', '/simulate/access-list', '/rpc', '/simulate', '/simulate/signature'])
+    expect(examples[4]!.command).toContain('"traceAssetChanges": true')
     expect(examples[0]!.command).toContain('"traceAssetChanges": true')
     expect(viewerUrls).toHaveLength(1)
     expect(existsSync(join(root, 'docs/trace-viewer.png'))).toBe(true)

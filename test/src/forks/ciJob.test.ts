@@ -1,5 +1,5 @@
 /**
- * The GitHub Actions job of docs/forks.md ("Forks for CI"), minus the CI wrapper: its "Create a
+ * The GitHub Actions job of the README ("Forks for CI"), minus the CI wrapper: its "Create a
  * fork" step runs as written (curl, against the service started here, its URL put in
  * $GITHUB_ENV), then a tool is pointed at the fork's RPC URL as the job's test step does.
  */
@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cast, requireCast } from '../../support/cast.js'
 import { startForkApp, type ForkApp } from './forkApp.js'
 
-const doc = readFileSync(new URL('../../../docs/forks.md', import.meta.url), 'utf8')
+const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
+const doc = readme.slice(readme.indexOf('## Forks for CI'))
 
 /** the `run:` script of the step named `name` in the page's YAML job */
 function stepScript(name: string): string {
@@ -27,7 +28,7 @@ function stepScript(name: string): string {
   return body.join('\n')
 }
 
-describe('the CI job of docs/forks.md', () => {
+describe('the CI job of the README', () => {
   const hasCast = requireCast()
   let app: ForkApp
   beforeAll(async () => {

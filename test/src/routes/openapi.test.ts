@@ -71,8 +71,10 @@ describe('GET /v1/openapi.json', () => {
   it('the request schema is the one that validates: the documented call fields exist', () => {
     const call = (doc.components.schemas as Record<string, { properties?: Record<string, unknown> }>).CallObject!
     expect(Object.keys(call.properties!).sort()).toEqual(
-      ['accessList', 'data', 'from', 'gas', 'gasPrice', 'input', 'maxFeePerGas', 'maxPriorityFeePerGas', 'nonce', 'to', 'value'].sort(),
+      ['accessList', 'authorizationList', 'data', 'from', 'gas', 'gasPrice', 'input', 'maxFeePerGas', 'maxPriorityFeePerGas', 'nonce', 'to', 'value'].sort(),
     )
+    const authorization = (doc.components.schemas as Record<string, { properties?: Record<string, unknown>; required?: string[] }>).Authorization!
+    expect(authorization.required!.sort()).toEqual(['address', 'chainId', 'nonce', 'r', 's', 'yParity'])
   })
 
   it('the explorer page loads its assets from this service only', async () => {
