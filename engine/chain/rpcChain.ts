@@ -9,7 +9,9 @@
  *   of blocks within REORG_DEPTH of the head get a TTL, in case the block is replaced);
  * - mined transactions from eth_getTransactionByHash / eth_getBlockByNumber(full) as ethereumjs
  *   typed txs whose sender is the node's `from` (replays skip signature recovery);
- * - prefetch: the fork cache's eth_createAccessList warm-up, coinbase included.
+ * - prefetch: the fork cache's eth_createAccessList warm-up, coinbase included; whether a run is
+ *   cold or warm is the prefetch policy's (prefetchPolicy.ts), the head it guesses from the head
+ *   tracker's (headTracker.ts).
  * Every upstream failure is an EngineError STATE_ACCESS_ERROR from the RpcClient, URL-free.
  */
 import type { Common } from '@ethereumjs/common'
@@ -26,6 +28,8 @@ import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 import { stateBlock, type BlockSelector } from '../blockRef.js'
 import { checkForwarded } from '../rpc/forwardedAnswers.js'
 import { readUpstream, type UpstreamAnswer } from '../rpc/upstreamAnswers.js'
+import { HeadTracker } from './headTracker.js'
+import { planRun, warmRead, type PrefetchView } from './prefetchPolicy.js'
 import { chainRulesFor, type ChainKind, type ChainRules } from './rules.js'
 import type { AlsoReads, BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from './types.js'
 
@@ -34,11 +38,6 @@ const REORG_DEPTH = 64n
 const NEAR_HEAD_TTL_SECONDS = 600
 /** a header near the head is kept this long (a reorg replacing it within seconds is rare) */
 const NEAR_HEAD_HEADER_TTL_MS = 12_000
-/**
- * How long the head learned from the upstream counts as "the head" when guessing whether a run
- * at `latest` is warm: past this, a cold-looking call sends its access-list hint with the block.
- */
-const HEAD_FRESH_MS = 1_000
 /** simulations read token metadata with calls from the zero address: prefetch it too */
 const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000'
 
@@ -87,11 +86,16 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
   /** blocks read whole for a replay, briefly: the transaction's lookup and the replay share one read */
   const recentBlocks = new LRUCache<string, Promise<MinedTransaction[]>>({ max: 4, ttl: NEAR_HEAD_HEADER_TTL_MS })
-  let head = 0n
-  let headSeenAt = 0
-  /** the newest `latest` header seen, and when: the tracked head */
-  let tracked: { header: BlockHeaderInfo; at: number } | undefined
-  const headMaxAgeMs = opts.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS
+  const head = new HeadTracker(opts.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS)
+  /** what the prefetch policy reads of the head and of the fork cache */
+  const view = (): PrefetchView => ({
+    trackedHead: head.latest()?.number,
+    get recentHead() {
+      return head.recent()
+    },
+    hintsHeld: (block, calls) => fork.hints.has(block, calls),
+    holdsAccounts: (block, accounts) => fork.holdsReads(block, accounts.map((address) => ({ address }))),
+  })
   const tagsInFlight = new Map<string, Promise<BlockHeaderInfo>>()
 
   /**
@@ -137,12 +141,12 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       const raw = await opts.cache.get(headerKey(chainId, n)).catch(() => undefined)
       const h = raw && decodeHeader(raw)
       if (!h || h.number !== n) return undefined
-      headers.set(q(n), h, head - h.number > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+      headers.set(q(n), h, head.depthOf(h.number) > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
       return h
     }
 
     function keepHeader(h: BlockHeaderInfo): void {
-      const deep = head - h.number > REORG_DEPTH
+      const deep = head.depthOf(h.number) > REORG_DEPTH
       headers.set(q(h.number), h, deep ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
       opts.cache.set(headerKey(chainId, h.number), encodeHeader(h), deep ? undefined : NEAR_HEAD_HEADER_TTL_MS / 1000).catch(() => undefined)
     }
@@ -156,7 +160,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
         throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is beyond the chain head ${latest} or not available upstream`)
       }
       const h = toHeader(b)
-      if (h.number > head) head = h.number
+      head.saw(h.number)
       keepHeader(h)
       return h
     }
@@ -176,7 +180,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
           const b = await fetchFullBlock(n)
           if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is not available upstream`)
           const header = toHeader(b)
-          if (header.number > head) head = header.number
+          head.saw(header.number)
           keepHeader(header)
           return Promise.all(b.transactions.map((t) => mined(t, header)))
         })()
@@ -199,7 +203,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       const selector = stateBlock(asked)
       if ('number' in selector) return { ...(await headerAt(selector.number)) }
       const tag = selector.tag
-      if (tag === 'latest' && tracked && Date.now() - tracked.at < headMaxAgeMs) return { ...tracked.header }
+      const tracked = tag === 'latest' ? head.latest() : undefined
+      if (tracked) return { ...tracked }
       // concurrent requests for the same tag share one upstream call (never a stale answer)
       let p = tagsInFlight.get(tag)
       if (!p) {
@@ -215,12 +220,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       const b = await fetchBlock(tag)
       if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${asked}' block`)
       const h = toHeader(b)
-      if (tag === 'latest' && h.number >= head) {
-        head = h.number
-        headSeenAt = Date.now()
-      }
-      // the newest answer to `latest` is the head, even a lower one (a dev chain reverted, a reorg)
-      if (tag === 'latest' && headMaxAgeMs > 0) tracked = { header: h, at: Date.now() }
+      if (tag === 'latest') head.sawLatest(h)
       keepHeader(h)
       return h
     }
@@ -244,22 +244,20 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       // the caller's other reads, with the block's coinbase (prefetch guesses only that one)
       const alsoAt = (h: BlockHeaderInfo): AccessList | undefined => opts.also && [{ address: h.coinbase, storageKeys: [] }, ...opts.also(h)]
       const latest = 'tag' in selector && selector.tag === 'latest'
-      const trackedFresh = tracked && Date.now() - tracked.at < headMaxAgeMs ? tracked.header.number : undefined
-      const guess = 'number' in selector ? selector.number : latest ? (trackedFresh ?? (Date.now() - headSeenAt < HEAD_FRESH_MS ? head : undefined)) : undefined
-      // the run will be at `guess` without asking (a number, or the tracked head): only then may
-      // cached accounts stand in for a hint; at a `latest` asked anew the head may have moved
-      const fixed = 'number' in selector || trackedFresh !== undefined
-      if (calls.length === 0 || (guess !== undefined && warmAt(guess, calls, fixed))) {
+      const policy = view()
+      const { guess, warm } = planRun(selector, calls, policy)
+      if (warm) {
         const header = await resolveBlock(selector)
         let known: (AccessList | undefined)[] | undefined
-        if (header.number === guess) {
+        const read = warmRead(header.number, guess, calls, policy)
+        if (read === 'accounts') {
           // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
-          known = fork.hints.has(guess, calls) ? undefined : calls.map(() => [])
-        } else if (guess !== undefined && fork.hints.has(guess, calls)) {
+          known = calls.map(() => [])
+        } else if (read === 'moved') {
           // the head moved past the block the hints were asked at: they still name what these
           // calls touch (hints, never state), so the new block's state is read in one batch at
           // once, instead of asking the hints again first (2 round trips, not 3)
-          known = await fork.hints.stored(guess, calls)
+          known = await fork.hints.stored(guess!, calls)
           if (known) {
             fork.hints.remember(header.number, calls, known, ttlFor(header.number))
             // a new block: what the run reads after it ran is not held at it either
@@ -304,24 +302,12 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       await side?.catch(() => undefined)
     }
 
-    /**
-     * A run looks warm at `block` when the upstream's hint for these very calls is cached, or when
-     * every account they name was read at that block already (the same contracts with other
-     * arguments): what it still lacks is read when the run reads it, in the round trip a hint costs.
-     */
-    function warmAt(block: bigint, calls: PrefetchCalls, fixed: boolean): boolean {
-      if (fork.hints.has(block, calls)) return true
-      if (!fixed) return false
-      const named = calls.flatMap((c) => (c.to ? [c.from, c.to] : [c.from]))
-      return fork.holdsReads(block, named.map((a) => ({ address: a.toLowerCase() as Hex })))
-    }
-
     function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {
       return toMined(t, commonFor(blockHeader), rules)
     }
 
     function ttlFor(n: bigint): number | undefined {
-      return head - n <= REORG_DEPTH ? NEAR_HEAD_TTL_SECONDS : undefined
+      return head.depthOf(n) <= REORG_DEPTH ? NEAR_HEAD_TTL_SECONDS : undefined
     }
 
     return {
@@ -367,11 +353,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       // every forwarded answer is checked: a malformed one never reaches a caller or the cache
       rawRead: async (method, params) => checkForwarded(method, params, await rpc.request(method, params)),
       reorgDepth: REORG_DEPTH,
-      forgetHead() {
-        const had = tracked !== undefined
-        tracked = undefined
-        return had
-      },
+      forgetHead: () => head.forget(),
       async ping() {
         try {
           // a probe: asks even a node that stalled, so health sees it answer again
