@@ -199,7 +199,8 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
         nextSnapshotId: 0,
       }
       if (!(await store.commit(id, null, record, []))) throw new EngineError('INTERNAL_ERROR', 'a new fork id collided')
-      return infoOf(record, Date.now() + ttlSeconds * 1000)
+      // the expiry the caller is told counts from the creation it is told of (the store's own is a moment later)
+      return infoOf(record, record.createdAt + ttlSeconds * 1000)
     },
     async get(id) {
       const stored = await readStored(id)
