@@ -11,9 +11,10 @@ import type { ServiceConfig } from '../../config/loadConfig.js'
 import { FORK_DEV_METHODS } from '../../engine/index.js'
 import { FORK_OPERATIONS, type Engine } from '../../engine/types.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
-import { jsonAnswer } from '../respond/jsonAnswer.js'
+import { scanJson } from '../normalize/jsonShape.js'
+import { jsonTextAnswer } from '../respond/jsonAnswer.js'
 import { ApiError } from '../errors/apiError.js'
-import { dispatch, parseFailure } from './dispatch.js'
+import { answerText, dispatch, parseFailure } from './dispatch.js'
 import { rpcMethods } from './methods/index.js'
 import { scrubber } from './route.js'
 import type { RpcMethodTable } from './types.js'
@@ -50,10 +51,12 @@ export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOpt
     const requestId = c.get('requestId')
     const forkId = c.req.param('forkId')!
     let body: unknown
+    let text: string
     try {
-      body = JSON.parse(await c.req.text())
+      text = await c.req.text()
+      body = JSON.parse(text)
     } catch {
-      return c.json(parseFailure(), 200)
+      return c.body(answerText(parseFailure()), 200, { 'Content-Type': 'application/json' })
     }
     // an unknown fork is answered once for the whole request, as HTTP 404
     try {
@@ -73,9 +76,10 @@ export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOpt
         const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) }
         opts.logger.error(scrub({ requestId, method, err: e }), 'JSON-RPC method on a fork failed with an internal error')
       },
-    })
+    }, scanJson(text).items)
     if (answer === undefined) return c.body(null, 200)
-    return jsonAnswer(c, answer)
+    // ids written back as sent, and a long struct log streamed, as on /v1/rpc (src/rpc/route.ts)
+    return jsonTextAnswer(c, answerText(answer))
   }
   app.post('/v1/forks/:forkId/rpc', handle)
   app.post('/v1/forks/:forkId/rpc/:token', handle)
