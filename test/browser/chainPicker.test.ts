@@ -78,7 +78,8 @@ describe.runIf(haveChromium && haveAnvil)('trace viewer chain picker', () => {
 
   it('starts on the chain its path names', async () => {
     const page = await open('/v1/chains/anvil/ui')
-    expect(await page.getByRole('combobox', { name: 'Chain' }).inputValue()).toBe('anvil')
+    // the picker is filled from GET /v1/chains after the field shows: its value settles then
+    await expect.poll(() => page.getByRole('combobox', { name: 'Chain' }).inputValue()).toBe('anvil')
     await page.close()
   })
 })

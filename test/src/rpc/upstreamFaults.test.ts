@@ -163,6 +163,8 @@ describe.runIf(ready)('a failing upstream under the JSON-RPC endpoint', () => {
   it('answers as a clean service once the upstream is well again: nothing malformed was kept', async () => {
     const clean = await startRpcApp({ rpcUrl: anvil.url, engine: { rpcTimeoutMs: RPC_TIMEOUT_MS } })
     try {
+      // a hang found the upstream stalled: a health check asks it again, and its answer ends the stall
+      for (let i = 0; i < 20 && (await app.fetch('/v1/health')).status !== 200; i++) await new Promise((r) => setTimeout(r, RPC_TIMEOUT_MS / 4))
       for (const r of requests(txHash)) {
         // the same params on both (fresh addresses drawn once)
         const params = r.params()
