@@ -46,6 +46,23 @@ describe('REST on a fork', () => {
     expect(await state()).toEqual(before)
   })
 
+  it('previews approvals and warnings on the fork as on the chain it forked', async () => {
+    const DEMO = '0x5fbdb2315678afecb367f032d93f642f64180aa3'
+    const bob = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
+    const approveAll = `0x095ea7b3${bob.slice(2).padStart(64, '0')}${'f'.repeat(64)}`
+    const take = `0x23b872dd${alice.address.slice(2).toLowerCase().padStart(64, '0')}${bob.slice(2).padStart(64, '0')}${(15n * 10n ** 17n).toString(16).padStart(64, '0')}`
+    const body = { params: { account: alice.address.toLowerCase(), traceAssetChanges: true, calls: [{ from: alice.address, to: DEMO, data: approveAll }, { from: bob, to: DEMO, data: take }] } }
+    const onFork = await app.request('POST', `/v1/forks/${forkId}/simulate`, body)
+    const onChain = await app.request('POST', '/v1/simulate', body)
+    expect(onFork.status, JSON.stringify(onFork.json)).toBe(200)
+    expect(onFork.json.data.approvalChanges).toEqual(onChain.json.data.approvalChanges)
+    expect(onFork.json.data.warnings).toEqual(onChain.json.data.warnings)
+    expect(onFork.json.data.warnings.map((w: { code: string }) => w.code)).toEqual(['UNLIMITED_APPROVAL', 'APPROVAL_TO_EOA', 'ASSETS_OUT_NOTHING_IN'])
+    const demo = (changes: { token?: string }[]) => changes.filter((c) => c.token === DEMO)
+    expect(demo(onFork.json.data.assetChanges)).toHaveLength(1)
+    expect(demo(onFork.json.data.assetChanges)).toEqual(demo(onChain.json.data.assetChanges))
+  })
+
   it('traces a transaction the fork mined, and calls on its head', async () => {
     const before = await state()
     const tx = await app.request('POST', `/v1/forks/${forkId}/trace/tx`, { transactionHash: minedHash, tracerConfig: { callTracer: {} } })
