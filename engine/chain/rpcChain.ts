@@ -354,6 +354,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       rawRead: async (method, params) => checkForwarded(method, params, await rpc.request(method, params)),
       reorgDepth: REORG_DEPTH,
       forgetHead: () => head.forget(),
+      metrics: () => ({
+        upstream: { httpRequests: baseRpc.stats.httpRequests, calls: baseRpc.metrics.snapshot() },
+        forkReads: { ...fork.reads },
+        head: Number(head.number),
+      }),
       async ping() {
         try {
           // a probe: asks even a node that stalled, so health sees it answer again
