@@ -29,7 +29,8 @@ export function requestMetrics(opts: RequestMetricsOptions): MiddlewareHandler<H
   return async (c, next) => {
     const start = performance.now()
     await next()
-    const { chain, rest } = splitChainPath(new URL(c.req.url).pathname)
+    // c.req.path is the routed path (a chain's prefix stripped); the URL is parsed only for a chain's
+    const { chain, rest } = c.req.url.includes('/v1/chains/') ? splitChainPath(new URL(c.req.url).pathname) : { chain: undefined, rest: c.req.path }
     const door: FrontDoor =
       rest === '/v1/rpc' || rest.startsWith('/v1/rpc/') ? 'rpc'
       : FORK_RPC.test(rest) ? 'fork-rpc'
