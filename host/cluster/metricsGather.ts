@@ -7,8 +7,8 @@
  * within `timeoutMs` (busy with a long in-process run) is left out of that scrape; if the primary
  * does not answer at all, the asker reports its own metrics alone.
  *
- * The primary keeps a few metrics of its own: Node's process metrics and the HTTP processes it
- * replaced.
+ * The primary keeps a few metrics of its own: Node's process metrics (from the first scrape on),
+ * the HTTP processes listening and those it replaced.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import type { MetricsAsk, MetricsCollect, MetricsCollected, MetricsGathered, ToProcess } from '../protocol.js'
@@ -32,7 +32,8 @@ export interface MetricsGather {
 export function createMetricsGather(opts: { timeoutMs?: number } = {}): MetricsGather {
   const timeoutMs = opts.timeoutMs ?? 3_000
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry })
+  // Node's process metrics from the first scrape on: an instance nobody scrapes pays nothing for them
+  let processMetrics = false
   const replaced = new Counter({ name: `${METRIC_PREFIX}http_process_replacements_total`, help: 'HTTP processes that died and were replaced', registers: [registry] })
   const listening = new Gauge({ name: `${METRIC_PREFIX}http_processes`, help: 'HTTP processes listening', registers: [registry], aggregator: 'max' })
   let nextId = 0
@@ -40,6 +41,10 @@ export function createMetricsGather(opts: { timeoutMs?: number } = {}): MetricsG
 
   return {
     onAsk(ask, asker, processes) {
+      if (!processMetrics) {
+        processMetrics = true
+        collectDefaultMetrics({ register: registry })
+      }
       const id = ++nextId
       const parts: object[][] = []
       let waiting = processes.length
