@@ -122,6 +122,24 @@ describe.runIf(haveAnvil)('GET /metrics, in process, three chains', () => {
     expect(moved({ door: 'rest', route: '/v1/trace/call', status_class: '4xx', chain: 'default' })).toBe(1)
   }, 30_000)
 
+  it("counts a writable fork's JSON-RPC under fork-rpc, and the forks open under their chain", async () => {
+    const before = await scrape()
+    const created = await app.fetch('/v1/chains/other/forks', post({}))
+    expect(created.status).toBe(201)
+    const { forkId } = (await created.json()).data as { forkId: string }
+    const res = await app.fetch(`/v1/chains/other/forks/${forkId}/rpc`, post({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }))
+    expect(res.status).toBe(200)
+    const after = await scrape()
+    const moved = (labels: Record<string, string>) => sampleSum(after, 'evmsim_http_requests_total', labels) - sampleSum(before, 'evmsim_http_requests_total', labels)
+    expect(moved({ door: 'fork-rpc', route: 'evm_mine', chain: 'other', status_class: '2xx' })).toBe(1)
+    expect(moved({ door: 'rest', route: '/v1/forks', chain: 'other', status_class: '2xx' })).toBe(1)
+    expect(labelValues(after).some((v) => v.includes(forkId))).toBe(false)
+    expect(sampleSum(after, 'evmsim_forks_open', { chain: 'other' })).toBe(1)
+    expect(sampleSum(after, 'evmsim_forks_open', { chain: 'default' })).toBe(0)
+    expect((await app.fetch(`/v1/chains/other/forks/${forkId}`, { method: 'DELETE', headers: { authorization: `Bearer ${testToken}` } })).status).toBe(200)
+    expect(sampleSum(await scrape(), 'evmsim_forks_open', { chain: 'other' })).toBe(0)
+  }, 30_000)
+
   it('shows an upstream that stops answering: the health gauge falls, timeouts and errors count, the others stay up', async () => {
     const up = await scrape()
     expect(sampleSum(up, 'evmsim_upstream_up', { chain: 'flaky' })).toBe(1)
