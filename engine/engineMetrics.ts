@@ -20,7 +20,7 @@ export interface ChainMetrics {
   }
   /** fork-state reads by where they were answered */
   forkReads: { memory: number; store: number; upstream: number }
-  /** the highest block number read from the upstream (0: none yet) */
+  /** the highest block number seen upstream (a block read, or a health probe's eth_blockNumber; 0: none yet) */
   head: number
 }
 

@@ -362,7 +362,9 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       async ping() {
         try {
           // a probe: asks even a node that stalled, so health sees it answer again
-          readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber', [], { probe: true }))
+          const n = readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber', [], { probe: true }))
+          // the head it answers is a head seen (what the metrics report of an idle chain)
+          head.saw(BigInt(n))
           return true
         } catch {
           return false

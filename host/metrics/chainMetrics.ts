@@ -46,7 +46,9 @@ export async function collectChainMetrics(chains: MetricsChain[], opts: { shared
     chains.map(async ({ name, engine }): Promise<ChainReading> => {
       // how the runs stand before asking the engines anything (the questions are runs of a kind)
       const runs = engine.runs?.()
-      const [metrics, health] = await Promise.all([engine.metrics().catch(() => undefined), engine.health().catch(() => undefined)])
+      // the health probe first: the head it reads is then in the counts
+      const health = await engine.health().catch(() => undefined)
+      const metrics = await engine.metrics().catch(() => undefined)
       return { name, runs, metrics, health }
     }),
   )
@@ -95,7 +97,7 @@ export async function collectChainMetrics(chains: MetricsChain[], opts: { shared
       (r) => r.metrics?.upstream,
       (chain, u) => [{ labels: { chain }, value: u.httpRequests }],
     )),
-    gauge('chain_head_block', 'the highest block number read from the chain\'s upstream (the tracked head)', 'max', each(
+    gauge('chain_head_block', 'the highest block number seen on the chain\'s upstream (by a request, or the health probe of a scrape)', 'max', each(
       (r) => r.metrics?.head,
       (chain, head) => [{ labels: { chain }, value: head }],
     )),

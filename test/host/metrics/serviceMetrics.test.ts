@@ -122,6 +122,12 @@ describe.runIf(haveAnvil)('GET /metrics, in process, three chains', () => {
     expect(moved({ door: 'rest', route: '/v1/trace/call', status_class: '4xx', chain: 'default' })).toBe(1)
   }, 30_000)
 
+  it("follows an idle chain's head: the scrape's health probe reads it", async () => {
+    await main.rpc('anvil_mine', ['0x3'])
+    const head = Number(BigInt(await main.rpc<string>('eth_blockNumber')))
+    expect(sampleSum(await scrape(), 'evmsim_chain_head_block', { chain: 'default' })).toBe(head)
+  })
+
   it("counts a writable fork's JSON-RPC under fork-rpc, and the forks open under their chain", async () => {
     const before = await scrape()
     const created = await app.fetch('/v1/chains/other/forks', post({}))
