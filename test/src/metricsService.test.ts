@@ -34,16 +34,19 @@ async function startService(env: Record<string, string>): Promise<Service> {
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
   const logs: Record<string, unknown>[] = []
-  const url = await new Promise<string>((resolve, reject) => {
+  let url: string | undefined
+  const listening = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       const entry = JSON.parse(line) as Record<string, unknown>
       logs.push(entry)
-      if (entry.msg === 'listening') resolve(entry.url as string)
+      // with several processes, the primary says when all of them listen
+      if (entry.msg === 'listening') url ??= entry.url as string
+      if (url && (Number(env.PROCESSES ?? 1) <= 1 || logs.some((l) => l.msg === 'HTTP processes listening'))) resolve(url)
     })
     child.once('exit', (code) => reject(new Error(`exited (${code}): ${stderr}`)))
   })
   return {
-    url,
+    url: listening,
     logs,
     stop: () =>
       new Promise<void>((resolve) => {
