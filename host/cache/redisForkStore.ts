@@ -62,7 +62,8 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
   const blocksKey = (id: string) => `${prefix}fork:${id}:blocks`
   const indexKey = `${prefix}forks`
 
-  async function run<T>(what: () => Promise<T>): Promise<T> {
+  /** `write`: a commit, which Redis may still run after a timeout (it was sent), but never after a refused connection */
+  async function run<T>(what: () => Promise<T>, write = false): Promise<T> {
     await connecting
     let timer: NodeJS.Timeout | undefined
     try {
@@ -73,7 +74,12 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
         }),
       ])
     } catch (e) {
-      throw new EngineError('STATE_ACCESS_ERROR', `the fork store at ${where} did not answer: the fork is unchanged`, { cause: (e as Error).message },
+      const cause = (e as Error).message
+      if (write && cause === 'timeout') {
+        throw new EngineError('STATE_ACCESS_ERROR', `the fork store at ${where} did not answer in time: the change may have landed whole or not at all`, { cause },
+          'read the fork (eth_blockNumber, the receipt) before sending again')
+      }
+      throw new EngineError('STATE_ACCESS_ERROR', `the fork store at ${where} did not answer: the fork is unchanged`, { cause },
         'retry when the cache store is reachable')
     } finally {
       clearTimeout(timer)
@@ -105,7 +111,7 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
         ]
         const done = await cmd(['EVAL', COMMIT_SCRIPT, '3', metaKey(id), blocksKey(id), indexKey, ...args])
         return Number(done) === 1
-      }),
+      }, true),
     touch: (id, ttlSeconds) =>
       run(async () => {
         const expiresAt = Date.now() + ttlSeconds * 1000
@@ -128,9 +134,16 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
       }),
     count: () => run(async () => Number(await cmd(['ZCOUNT', indexKey, String(Date.now()), '+inf']))),
     async close() {
+      if (closed) return
       closed = true
       await connecting
-      await client.quit().catch(() => client.destroy())
+      // a Redis that is down never answers QUIT: drop the socket then
+      try {
+        if (client.isReady) await client.close()
+        else client.destroy()
+      } catch {
+        client.destroy()
+      }
     },
   }
 }
