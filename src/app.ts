@@ -47,6 +47,7 @@ import { registerUi, uiPaths } from './routes/ui.js'
 import { registerForks } from './routes/forks.js'
 import { registerForkRest } from './routes/forkRest.js'
 import { registerForkRpc } from './rpc/forkRoute.js'
+import { registerRpcDocument } from './routes/rpcDocument.js'
 
 export interface CreateAppOptions {
   config: ServiceConfig
@@ -134,7 +135,8 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
   registerForks(app, ctx)
   registerForkRest(app, ctx, errors.onError)
   registerForkRpc(app, { engine, config, logger })
-  registerExplorer(app, { version })
+  registerRpcDocument(app)
+  registerExplorer(app, { version, chains: chains?.names() ?? [] })
   registerUi(app)
   return app
 }

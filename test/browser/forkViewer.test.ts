@@ -75,7 +75,7 @@ describe.runIf(haveChromium)('trace viewer on a fork', () => {
   it('traces a fork-mined transaction through the fork, which the chain does not know', async () => {
     const page = await open()
     // the live forks are offered in the field
-    await expect.poll(() => page.locator('#fork-list option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toContain(forkId)
+    await expect.poll(() => page.locator('#fork-list option').evaluateAll((os) => os.map((o) => o.getAttribute('value')))).toContain(forkId)
     expect(await trace(page, transfer)).toMatch(/TRANSACTION_NOT_FOUND/)
     await page.getByRole('combobox', { name: 'Fork' }).fill(forkId)
     expect(await trace(page, transfer)).toMatch(/^done/)
