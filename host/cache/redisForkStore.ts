@@ -38,6 +38,16 @@ if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
 return 1`
 
+/** a new fork, counted against the cap in the same script: the index drops the expired, then counts the live */
+const CREATE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 2 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[6])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[7]) then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'record', ARGV[2], 'expiresAt', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+return 1`
+
 const TOUCH_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'expiresAt', ARGV[2])
@@ -111,6 +121,14 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
         ]
         const done = await cmd(['EVAL', COMMIT_SCRIPT, '3', metaKey(id), blocksKey(id), indexKey, ...args])
         return Number(done) === 1
+      }, true),
+    create: (id, record, maxForks) =>
+      run(async () => {
+        const now = Date.now()
+        const ttlMs = record.ttlSeconds * 1000
+        const args = [String(record.version), JSON.stringify(record), String(ttlMs), String(now + ttlMs), id, String(now), String(maxForks)]
+        const done = Number(await cmd(['EVAL', CREATE_SCRIPT, '2', metaKey(id), indexKey, ...args]))
+        return done === 1 ? 'created' : done === 2 ? 'taken' : 'full'
       }, true),
     touch: (id, ttlSeconds) =>
       run(async () => {
