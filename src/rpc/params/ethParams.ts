@@ -126,13 +126,16 @@ export function callArgs(v: unknown, index: number, chainId: number): CallInput 
   return call
 }
 
+const AUTHORIZATION_FIELDS = new Set(['chainId', 'address', 'nonce', 'yParity', 'r', 's'])
+
 /** geth's SetCodeAuthorization JSON ({ chainId, address, nonce, yParity, r, s }); the engine checks the list as geth's preCheck does */
 function authorizationList(v: unknown, index: number): NonNullable<CallInput['authorizationList']> {
   if (!Array.isArray(v)) throw invalidArgument(index, 'authorizationList: array expected')
   return v.map((e, i) => {
     const field = `authorizationList[${i}]`
     if (!isObject(e)) throw invalidArgument(index, `${field}: object expected`)
-    const yParity = quantity(e.yParity ?? e.v, index, `${field}.yParity`, 0xffn)
+    for (const k of Object.keys(e)) if (!AUTHORIZATION_FIELDS.has(k)) throw invalidArgument(index, `${field}: unknown field ${JSON.stringify(k)}`)
+    const yParity = quantity(e.yParity, index, `${field}.yParity`, 0xffn)
     return {
       chainId: quantity(e.chainId, index, `${field}.chainId`),
       address: address(e.address, index, `${field}.address`),
