@@ -29,6 +29,7 @@ describe.runIf(haveChromium)('trace viewer on a fork', () => {
   let profile: string
   let forkId: string
   let transfer: Hex
+  let token: Hex
 
   beforeAll(async () => {
     app = await startForkApp()
@@ -37,7 +38,7 @@ describe.runIf(haveChromium)('trace viewer on a fork', () => {
     const { Token } = forkContracts()
     const wallet = createWalletClient({ account, chain: foundry, transport: http(fork.rpcUrl) })
     const pub = createPublicClient({ chain: foundry, transport: http(fork.rpcUrl), cacheTime: 0 })
-    const token = (await pub.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] }) })).contractAddress!
+    token = (await pub.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] }) })).contractAddress!
     transfer = await wallet.writeContract({ address: token, abi: Token.abi, functionName: 'transfer', args: [BOB, 12345n] })
     await pub.waitForTransactionReceipt({ hash: transfer })
     profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
@@ -95,6 +96,21 @@ describe.runIf(haveChromium)('trace viewer on a fork', () => {
     await expect.poll(() => page.locator('#summary').textContent()).toMatch(/success/)
     mkdirSync(shots, { recursive: true })
     await page.screenshot({ path: join(shots, 'fork-transaction.png'), fullPage: true })
+    await page.close()
+  }, 60_000)
+
+  it('traces a call on the fork\'s head', async () => {
+    const page = await open()
+    await page.getByRole('radio', { name: 'Call' }).check()
+    await page.getByRole('combobox', { name: 'Fork' }).fill(forkId)
+    await page.getByRole('textbox', { name: 'From' }).fill(account.address)
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill(token)
+    await page.getByRole('textbox', { name: 'Function' }).fill('balanceOf(address)')
+    await page.getByRole('textbox', { name: 'Arguments (JSON array)' }).fill(JSON.stringify([BOB]))
+    await page.getByRole('button', { name: 'Trace' }).click()
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^done/)
+    // the token the fork deployed answers with the transfer the fork mined
+    expect(await page.locator('#tree').textContent()).toMatch(/balanceOf\(.*\).*12345/)
     await page.close()
   }, 60_000)
 
