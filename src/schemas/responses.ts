@@ -113,6 +113,12 @@ export const callError = z.object({
   gasRequired: hexQuantity.optional(),
 })
 
+const rollupFeeFields = {
+  l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains, a call with a gas price: the L1 data fee charged, wei' }),
+  l1GasUsed: hexQuantity.optional().openapi({ description: 'OP-stack chains: the L1 gas the call\'s data counts as' }),
+  operatorFee: hexQuantity.optional().openapi({ description: 'OP-stack chains from Isthmus: the operator fee charged, wei' }),
+}
+
 export const callResult = z.object({
   callIndex: z.number().int(),
   status,
@@ -123,9 +129,7 @@ export const callResult = z.object({
   transfers: z.array(transfer).optional(),
   contractAddress: address.optional(),
   callTree: decodedCallFrame.optional().openapi({ description: 'with params.traceCalls' }),
-  l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains, a call with a gas price: the L1 data fee charged, wei' }),
-  l1GasUsed: hexQuantity.optional().openapi({ description: 'OP-stack chains: the L1 gas the call\'s data counts as' }),
-  operatorFee: hexQuantity.optional().openapi({ description: 'OP-stack chains from Isthmus: the operator fee charged, wei' }),
+  ...rollupFeeFields,
 })
 
 export const simulationResult = z
@@ -188,6 +192,14 @@ export const traceResult = z
     '4byteTracer': z.object({ totalIdentifiers: z.number().int(), identifiers: z.record(z.string(), z.object({ count: z.number().int(), dataSize: z.number().int() })) }).optional(),
   })
   .openapi('TraceResult', { description: 'keyed by the tracer names requested; geth v1.17 output per tracer' })
+
+/** a traced call: the tracers' outputs and, beside them (never inside), what an OP-stack chain charged it */
+export const callTraceResult = traceResult
+  .extend(rollupFeeFields)
+  .openapi('CallTraceResult', { description: 'keyed by the tracer names requested (geth v1.17 output per tracer); on an OP-stack chain, for a call with a gas price, its fees beside them' })
+
+/** a call-many's fees summed (OP-stack chains, when any call paid one) */
+export const rollupFeeTotals = z.object(rollupFeeFields)
 
 export const chainSummary = z
   .object({
