@@ -35,6 +35,8 @@ export interface DevnetReceipt {
   effectiveGasPrice: bigint
   contractAddress: Address | null
   logs: DevnetLog[]
+  /** what the chain's node adds to the receipt (an OP-stack chain's L1 fee fields, a deposit's nonce) */
+  chainFields?: Record<string, unknown>
 }
 
 export interface DevnetBlock {

@@ -14,6 +14,7 @@ import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
 import type { Address, Hex } from 'viem'
+import type { ChainRules } from '../chain/rules.js'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
 import type { DevnetReceipt } from '../devnet/mineBlock.js'
 import { headerInfo } from '../devnet/mineBlock.js'
@@ -59,7 +60,10 @@ export const forkNumber = (view: ForkView): bigint => view.base.header.number
 export const headNumber = (view: ForkView): bigint => view.base.header.number + BigInt(view.blocks.length)
 
 /** a stored transaction as the engine runs it (an impersonated one answers for its sender) */
-export function decodePoolTx(common: Common, t: PoolTx): TypedTransaction {
+export function decodePoolTx(common: Common, t: PoolTx, rules?: ChainRules): TypedTransaction {
+  // a type only the chain has (an OP-stack block's L1 attributes deposit)
+  const own = rules?.decodeRaw?.(hexToBytes(t.raw), common)
+  if (own) return own.tx
   const tx = createTxFromRLP(hexToBytes(t.raw), { common, freeze: false })
   if (!t.impersonated) return tx
   const sender = new EjsAddress(hexToBytes(t.from))
@@ -76,7 +80,7 @@ export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBl
   const header = headerInfo(ethHeader)
   // one Common for the block's transactions (a copy per transaction costs more than decoding it)
   const txCommon = base.chain.commonAt(header)
-  const transactions = stored.txs.map((t, index) => ({ tx: decodePoolTx(txCommon, t), from: t.from, hash: t.hash, blockNumber: number, index }))
+  const transactions = stored.txs.map((t, index) => ({ tx: decodePoolTx(txCommon, t, base.chain.rules), from: t.from, hash: t.hash, blockNumber: number, index }))
   const receipts: DevnetReceipt[] = stored.receipts.map((r, i) => ({
     transactionHash: r.transactionHash,
     transactionIndex: i,
@@ -89,6 +93,7 @@ export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBl
     effectiveGasPrice: BigInt(r.effectiveGasPrice),
     contractAddress: r.contractAddress,
     logs: r.logs,
+    ...(r.chainFields && { chainFields: r.chainFields }),
   }))
   const pre = stored.pre ? writesFromJson(stored.pre) : undefined
   const end = (pre ? parentEnd.with(pre) : parentEnd).with(writesFromJson(stored.diff))
@@ -112,6 +117,8 @@ export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.c
   const chain: ChainSource = {
     chainId: view.record.chainId,
     network: `fork-${view.record.chainId}`,
+    // the base chain's rules: a fork of an OP-stack chain mines and replays by them
+    ...(baseChain.rules && { rules: baseChain.rules }),
     async resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
       if ('tag' in selector) {
         if (selector.tag === 'earliest') return baseChain.resolveBlock(selector)
