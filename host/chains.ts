@@ -77,7 +77,8 @@ export function namespacedCacheStore(store: CacheStore, namespace: string): Cach
 }
 
 export interface NamedChainConfig {
-  rpc_url: string
+  /** absent: an embedded devnet of the chain's kind */
+  rpc_url?: string
   chain_id?: number
   hardfork?: string
   kind?: 'ethereum' | 'op-stack' | 'arbitrum'
@@ -91,7 +92,7 @@ export interface NamedChainConfig {
 export async function startNamedChains(
   chains: Record<string, NamedChainConfig>,
   cache: CacheStore,
-  start: (chain: { name: string; rpcUrl: string; hardfork?: string; chainKind?: NamedChainConfig['kind']; expectChainId?: number; cache: CacheStore; cachePrefix: string }) => Promise<Engine>,
+  start: (chain: { name: string; rpcUrl?: string; hardfork?: string; chainKind?: NamedChainConfig['kind']; expectChainId?: number; cache: CacheStore; cachePrefix: string }) => Promise<Engine>,
 ): Promise<Record<string, Engine>> {
   const out: Record<string, Engine> = {}
   try {
@@ -100,7 +101,7 @@ export async function startNamedChains(
       try {
         out[name] = await start({
           name,
-          rpcUrl: c.rpc_url,
+          ...(c.rpc_url && { rpcUrl: c.rpc_url }),
           ...(c.hardfork && { hardfork: c.hardfork }),
           ...(c.kind && { chainKind: c.kind }),
           ...(c.chain_id !== undefined && { expectChainId: c.chain_id }),

@@ -1,0 +1,99 @@
+/**
+ * The embedded devnet run as an OP-stack chain (`kind = "op-stack"`): L1Block and GasPriceOracle
+ * installed at genesis, each demo block starting with the L1 attributes deposit, every other
+ * transaction paying the L1 fee to the L1 fee vault, the base fee to the base fee vault and its
+ * tip to the sequencer fee vault; receipts carry op-geth's fee fields, which viem's OP-stack
+ * formatters read. A fork of it mines by the same rules.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPublicClient, defineChain, http, type Hex } from 'viem'
+import { chainConfig } from 'viem/op-stack'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
+import { createEngine, type Engine } from '../../engine/index.js'
+import { DEV_ACCOUNTS } from '../support/anvil.js'
+import { BASE_FEE_VAULT, DEPOSITOR, L1_BLOCK, L1_FEE_VAULT, SEQUENCER_FEE_VAULT } from '../support/opAnvil.js'
+import { post, startTestApp, type TestApp } from './support/startTestApp.js'
+
+const base = { cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 3600 }
+
+describe('the embedded devnet as an OP-stack chain', () => {
+  let engine: Engine
+  let app: TestApp
+  let rpcUrl: string
+
+  beforeAll(async () => {
+    engine = await createEngine({ ...base, chainKind: 'op-stack' })
+    app = await startTestApp({ engine, env: { CHAIN_KIND: 'op-stack', RATE_LIMIT_REQUESTS: '100000' } })
+    rpcUrl = `${app.url}/v1/rpc/${app.config.api.auth_token}`
+  }, 60_000)
+
+  afterAll(async () => {
+    await app?.close()
+    await engine?.close()
+  })
+
+  const client = () =>
+    createPublicClient({
+      chain: defineChain({ ...chainConfig, id: 31337, name: 'op devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } }),
+      transport: http(rpcUrl),
+    })
+
+  it('starts every block with the L1 attributes deposit and pays each fee to its vault, as the receipts report', async () => {
+    const c = client()
+    const head = await c.getBlockNumber()
+    expect(head).toBeGreaterThan(1n)
+    for (let n = 1n; n <= head; n++) {
+      const block = await c.getBlock({ blockNumber: n, includeTransactions: true })
+      const [deposit, ...paid] = block.transactions
+      expect(deposit).toMatchObject({ type: 'deposit', from: DEPOSITOR, to: L1_BLOCK, mint: 0n })
+      const depositReceipt = await c.getTransactionReceipt({ hash: deposit!.hash })
+      expect(depositReceipt).toMatchObject({ status: 'success', depositNonce: n - 1n, depositReceiptVersion: 1, l1Fee: null })
+      const expected = { l1: 0n, base: 0n, tips: 0n }
+      for (const tx of paid) {
+        const r = await c.getTransactionReceipt({ hash: tx.hash })
+        expect(r.l1Fee! > 0n, tx.hash).toBe(true)
+        expect(r.l1GasPrice).toBe(10_000_000_000n)
+        expected.l1 += r.l1Fee!
+        expected.base += block.baseFeePerGas! * r.gasUsed
+        expected.tips += (r.effectiveGasPrice - block.baseFeePerGas!) * r.gasUsed
+      }
+      const credit = async (address: Hex) => (await c.getBalance({ address, blockNumber: n })) - (await c.getBalance({ address, blockNumber: n - 1n }))
+      expect(await credit(L1_FEE_VAULT), `block ${n}`).toBe(expected.l1)
+      expect(await credit(BASE_FEE_VAULT), `block ${n}`).toBe(expected.base)
+      expect(await credit(SEQUENCER_FEE_VAULT), `block ${n}`).toBe(expected.tips)
+      expect(block.miner).toBe(SEQUENCER_FEE_VAULT)
+    }
+  })
+
+  it('replays its blocks by the same rules: every transaction traces by hash with the gas its receipt reports', async () => {
+    const c = client()
+    const block = await c.getBlock({ blockNumber: 1n })
+    for (const hash of block.transactions) {
+      const res = await app.fetch('/v1/trace/tx', post({ transactionHash: hash, tracerConfig: { callTracer: {} } }))
+      const body = await res.json()
+      expect(res.status, JSON.stringify(body)).toBe(200)
+      expect(BigInt(body.data.callTracer.gasUsed)).toBe((await c.getTransactionReceipt({ hash })).gasUsed)
+    }
+  })
+
+  it('a fork of it mines by the OP-stack rules', async () => {
+    const res = await app.fetch('/v1/forks', post({}))
+    const body = await res.json()
+    expect(res.status, JSON.stringify(body)).toBe(201)
+    const forkUrl = `${app.url}/v1/forks/${body.data.forkId}/rpc/${app.config.api.auth_token}`
+    const rpc = async (method: string, params: unknown[]) => {
+      const r = await fetch(forkUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      return ((await r.json()) as { result: any }).result // eslint-disable-line @typescript-eslint/no-explicit-any
+    }
+    const hash = await rpc('eth_sendTransaction', [{ from: DEV_ACCOUNTS[3], to: DEV_ACCOUNTS[4], value: '0x1' }])
+    const receipt = await rpc('eth_getTransactionReceipt', [hash])
+    expect(BigInt(receipt.l1Fee)).toBeGreaterThan(0n)
+    const block = await rpc('eth_getBlockByNumber', [receipt.blockNumber, false])
+    expect(block.transactions).toHaveLength(2)
+    expect((await rpc('eth_getTransactionByHash', [block.transactions[0]])).type).toBe('0x7e')
+  })
+
+  it('refuses an OP fork newer than its L1Block predeploy knows, saying which it runs', async () => {
+    await expect(createEngine({ ...base, chainKind: 'op-stack', hardfork: 'isthmus' })).rejects.toThrow(/runs the OP forks up to holocene, not 'isthmus'/)
+  })
+})
