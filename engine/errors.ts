@@ -19,6 +19,7 @@ export type EngineErrorCode =
   | 'EXECUTION_TIMEOUT'
   | 'INTERNAL_ERROR'
   | 'NOT_EMULATED'
+  | 'CHAIN_UNAVAILABLE'
   | 'FORK_NOT_FOUND'
   | 'FORK_LIMIT_REACHED'
 

@@ -347,6 +347,8 @@ export interface EngineHealth {
   upstreamOk: boolean
   /** the cache store answers */
   cacheOk: boolean
+  /** the chain is not served at all (its upstream did not answer at start, or came back as another chain): why */
+  unavailable?: string
 }
 
 export interface Engine {

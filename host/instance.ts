@@ -116,6 +116,7 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
         ...(c.chainKind && { chainKind: c.chainKind }),
         ...(c.expectChainId !== undefined && { expectChainId: c.expectChainId }),
       }),
+      { logger },
     ).catch(async (e: unknown) => {
       await engine.close().catch(() => undefined)
       throw e

@@ -209,7 +209,10 @@ export const chainSummary = z
     network: z.string(),
     kind: z.enum(['ethereum', 'op-stack', 'arbitrum']),
     head: z.string().nullable().openapi({ description: 'the newest block number (hex); null when the upstream does not answer' }),
-    status: z.enum(['ok', 'degraded']),
+    status: z.enum(['ok', 'degraded', 'down']).openapi({
+      description: "degraded: its upstream or the cache store does not answer now; down: the chain is not served (its upstream has not answered since the start, retried in the background, or came back as another chain id): its routes answer 503 CHAIN_UNAVAILABLE",
+    }),
+    error: z.string().optional().openapi({ description: 'a chain that is down: why' }),
   })
   .openapi('Chain')
 
