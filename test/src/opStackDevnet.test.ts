@@ -6,8 +6,11 @@
  * formatters read. A fork of it mines by the same rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPublicClient, defineChain, http, type Hex } from 'viem'
-import { chainConfig } from 'viem/op-stack'
+import { createPublicClient, defineChain, http, parseAbi, type Hex } from 'viem'
+import { chainConfig, publicActionsL2 } from 'viem/op-stack'
+import { hexToBytes } from '@ethereumjs/util'
+import { fjordEstimatedSize } from '../../engine/chain/opStack/l1Fee.js'
+import { OP_DEVNET_L1 } from '../../engine/devnet/opDevnet.js'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../engine/index.js'
 import { DEV_ACCOUNTS } from '../support/anvil.js'
@@ -91,6 +94,17 @@ describe('the embedded devnet as an OP-stack chain', () => {
     const block = await rpc('eth_getBlockByNumber', [receipt.blockNumber, false])
     expect(block.transactions).toHaveLength(2)
     expect((await rpc('eth_getTransactionByHash', [block.transactions[0]])).type).toBe('0x7e')
+  })
+
+  it("has the GasPriceOracle predeploy: its getL1Fee (viem's estimateL1Fee) prices bytes as the engine's Fjord formula does", async () => {
+    const c = client().extend(publicActionsL2())
+    const fee = await c.estimateL1Fee({ account: DEV_ACCOUNTS[5] as Hex, to: DEV_ACCOUNTS[6] as Hex, value: 1n, data: '0x1234' })
+    expect(fee).toBeGreaterThan(0n)
+    const unsigned = '0x02f86b827a6980843b9aca0084773594008252089470997970c51812dc3a010c7d01b50e0d17dc79c80182123400c0' as Hex
+    const oracle = await c.readContract({ address: '0x420000000000000000000000000000000000000f', abi: parseAbi(['function getL1Fee(bytes) view returns (uint256)']), functionName: 'getL1Fee', args: [unsigned] })
+    const l1 = OP_DEVNET_L1
+    const scaled = l1.baseFee * 16n * l1.baseFeeScalar + l1.blobBaseFee * l1.blobBaseFeeScalar
+    expect(oracle).toBe((fjordEstimatedSize(hexToBytes(unsigned), 68) * scaled) / 10n ** 12n)
   })
 
   it('refuses an OP fork newer than its L1Block predeploy knows, saying which it runs', async () => {
