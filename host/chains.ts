@@ -59,6 +59,21 @@ export function createChainSet(defaultEngine: Engine, named: Record<string, Engi
 }
 
 /**
+ * Whether an upstream answers at all (one eth_chainId within 2 s): a retry starts the chain's
+ * engine (its worker threads) only once it does. The URL may hold a key: it is never logged.
+ */
+async function upstreamAnswers(url: string): Promise<boolean> {
+  try {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(2000) })
+    await res.body?.cancel()
+    return res.ok
+  } catch {
+    return false
+  }
+}
+
+/**
  * A chain's own key space in the shared store: every key of `store` prefixed. Fork state is keyed
  * by chain id already; the namespace keeps two chains of one id (two devnets) and their stored
  * simulations apart.
@@ -123,11 +138,14 @@ export async function startNamedChains(
       try {
         out[name] = await startChain()
       } catch (e) {
-        if (isConfigurationError(e)) throw new Error(`chain '${name}': ${e instanceof Error ? e.message : String(e)}`)
+        // an embedded devnet has no upstream to wait for: any failure of its start is final
+        if (isConfigurationError(e) || !c.rpc_url) throw new Error(`chain '${name}': ${e instanceof Error ? e.message : String(e)}`)
+        const url = c.rpc_url
         opts.logger?.warn({ chain: name, err: e instanceof Error ? e.message : String(e) }, `chain '${name}': its upstream does not answer; starting without it, retrying`)
         out[name] = createPendingChain({
           name,
           start: startChain,
+          probe: () => upstreamAnswers(url),
           retryMs: opts.retryMs ?? CHAIN_RETRY_MS,
           cause: e,
           configured: { ...(c.chain_id !== undefined && { chainId: c.chain_id }), ...(c.kind && { kind: c.kind }) },

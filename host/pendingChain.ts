@@ -17,6 +17,8 @@ export interface PendingChainOptions {
   name: string
   /** starts the chain's engine (checking its chain id); rejects while the upstream is down */
   start(): Promise<Engine>
+  /** a cheap check that the upstream answers at all, before a retry starts the engine */
+  probe?(): Promise<boolean>
   retryMs: number
   /** why the first start failed */
   cause: unknown
@@ -41,6 +43,11 @@ export function createPendingChain(opts: PendingChainOptions): Engine {
   const retry = async () => {
     timer = undefined
     if (closed) return
+    if (opts.probe && !(await opts.probe())) {
+      if (!closed) timer = setTimeout(retry, opts.retryMs)
+      timer?.unref()
+      return
+    }
     try {
       const started = await opts.start()
       if (closed) {
@@ -66,7 +73,7 @@ export function createPendingChain(opts: PendingChainOptions): Engine {
   const unavailable = (): string =>
     failed !== undefined
       ? `chain '${name}' is out of service: ${failed}`
-      : `chain '${name}': its upstream does not answer (${reason}); retrying every ${Math.round(opts.retryMs / 1000)} s`
+      : `chain '${name}': its upstream does not answer (${reason}); retrying every ${opts.retryMs >= 1000 ? `${opts.retryMs / 1000} s` : `${opts.retryMs} ms`}`
 
   const stand = {
     async health(): Promise<EngineHealth> {
