@@ -97,6 +97,8 @@ export interface ChainRules {
   blockCoinbase?: Address
   /** EIP-2718 bytes of a type only this chain has (a deposit), decoded; undefined: not one */
   decodeRaw?(bytes: Uint8Array, common: Common): DecodedTx | undefined
+  /** the EIP-2718 bytes of such a transaction (a deposit's); undefined: an Ethereum transaction */
+  encodeTx?(tx: TypedTransaction): Uint8Array | undefined
   /** what this chain's node adds to the JSON object of such a transaction (a deposit's own fields) */
   txJsonFields?(tx: TypedTransaction): Record<string, unknown> | undefined
   /**

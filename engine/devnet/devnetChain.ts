@@ -118,6 +118,7 @@ export function devnetOver(blocks: DevnetBlock[], shape: DevnetShape): Devnet {
     },
     clientVersion: shape.clientVersion,
     ...(shape.rules?.txJsonFields && { txJsonFields: shape.rules.txJsonFields }),
+    ...(shape.rules?.encodeTx && { encodeTx: shape.rules.encodeTx }),
   }
 
   function blockAt(n: bigint): DevnetBlock {

@@ -30,6 +30,8 @@ export interface DevnetView {
   clientVersion: string
   /** what the chain's node adds to a transaction's JSON object (an OP deposit's own fields) */
   txJsonFields?(tx: TypedTransaction): Record<string, unknown> | undefined
+  /** the EIP-2718 bytes of a transaction of the chain's own type (an OP deposit) */
+  encodeTx?(tx: TypedTransaction): Uint8Array | undefined
 }
 
 /** the tip the devnet suggests (its demo transactions pay 1 gwei) */
@@ -56,7 +58,7 @@ export async function devnetRead(view: DevnetView, method: string, params: unkno
     }
     case 'eth_getRawTransactionByHash': {
       const at = view.locate(hash(p(0), 0))
-      return at ? toHex(at.block.transactions[at.index]!.tx.serialize()) : null
+      return at ? toHex(rawOf(view, at.block.transactions[at.index]!.tx)) : null
     }
     case 'eth_getTransactionByBlockHashAndIndex':
     case 'eth_getTransactionByBlockNumberAndIndex': {
@@ -201,7 +203,7 @@ function blockJson(view: DevnetView, b: ReadableBlock, full: boolean) {
     difficulty: q(b.header.difficulty),
     totalDifficulty: '0x0',
     extraData: h.extraData ?? '0x',
-    size: q(b.ethHeader.serialize().length + b.transactions.reduce((n, t) => n + t.tx.serialize().length, 0) + 8),
+    size: q(b.ethHeader.serialize().length + b.transactions.reduce((n, t) => n + rawOf(view, t.tx).length, 0) + 8),
     gasLimit: q(b.header.gasLimit),
     gasUsed: q(b.ethHeader.gasUsed),
     timestamp: q(b.header.timestamp),
@@ -252,6 +254,8 @@ function txJson(view: DevnetView, b: ReadableBlock, index: number) {
   const own = view.txJsonFields?.(mined.tx)
   return own ? sortedKeys({ ...out, ...own }) : out
 }
+
+const rawOf = (view: DevnetView, tx: TypedTransaction): Uint8Array => view.encodeTx?.(tx) ?? tx.serialize()
 
 /** geth prints a JSON object built as a map with its keys sorted */
 function sortedKeys(o: Record<string, unknown>): Record<string, unknown> {

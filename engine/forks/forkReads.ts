@@ -48,6 +48,7 @@ export function forkView(ctx: ForkReadContext): DevnetView {
     locate: (h) => view.byHash.get(h.toLowerCase() as Hex),
     clientVersion: 'evm-sim-service/fork',
     ...(ctx.baseChain.rules?.txJsonFields && { txJsonFields: ctx.baseChain.rules.txJsonFields }),
+    ...(ctx.baseChain.rules?.encodeTx && { encodeTx: ctx.baseChain.rules.encodeTx }),
   }
 }
 

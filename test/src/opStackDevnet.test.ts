@@ -6,7 +6,7 @@
  * formatters read. A fork of it mines by the same rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPublicClient, defineChain, http, parseAbi, type Hex } from 'viem'
+import { createPublicClient, defineChain, http, keccak256, parseAbi, type Hex } from 'viem'
 import { chainConfig, publicActionsL2 } from 'viem/op-stack'
 import { hexToBytes } from '@ethereumjs/util'
 import { fjordEstimatedSize } from '../../engine/chain/opStack/l1Fee.js'
@@ -51,6 +51,10 @@ describe('the embedded devnet as an OP-stack chain', () => {
       expect(deposit).toMatchObject({ type: 'deposit', from: DEPOSITOR, to: L1_BLOCK, mint: 0n })
       const depositReceipt = await c.getTransactionReceipt({ hash: deposit!.hash })
       expect(depositReceipt).toMatchObject({ status: 'success', depositNonce: n - 1n, depositReceiptVersion: 1, l1Fee: null })
+      // its raw bytes are the deposit's EIP-2718 encoding, which its hash is the keccak of
+      const raw = await c.request({ method: 'eth_getRawTransactionByHash' as never, params: [deposit!.hash] as never })
+      expect((raw as Hex).slice(0, 4)).toBe('0x7e')
+      expect(keccak256(raw as Hex)).toBe(deposit!.hash)
       const expected = { l1: 0n, base: 0n, tips: 0n }
       for (const tx of paid) {
         const r = await c.getTransactionReceipt({ hash: tx.hash })

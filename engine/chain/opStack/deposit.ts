@@ -79,6 +79,16 @@ export function decodeDepositBytes(bytes: Uint8Array, common: Common): DecodedTx
   return decoded!
 }
 
+/** a deposit decoded or built here as its EIP-2718 bytes; undefined for every other transaction */
+export function depositBytes(tx: TypedTransaction): Uint8Array | undefined {
+  const d = deposits.get(tx)
+  if (!d) return undefined
+  return encodeDeposit({
+    sourceHash: d.sourceHash, from: tx.getSenderAddress().toString() as Address, to: tx.to ? (tx.to.toString() as Address) : null,
+    mint: d.mint, value: tx.value, gas: tx.gasLimit, isSystemTx: d.isSystemTx, data: bytesToHex(tx.data) as Hex,
+  })
+}
+
 /** what a deposit adds to its JSON object (op-geth's RPCTransaction): no signature, its own fields */
 export function depositJson(tx: TypedTransaction): Record<string, unknown> | undefined {
   const d = deposits.get(tx)

@@ -29,7 +29,7 @@ import { EngineError } from '../../errors.js'
 import { createCommonFactory } from '../../hardfork.js'
 import type { ExecutionContext } from '../../execution/types.js'
 import type { ChainRules, FeeRun, FeeSettlement, RollupFees, SpecialRun } from '../rules.js'
-import { decodeDeposit, decodeDepositBytes, depositJson, depositOf, DEPOSIT_TX_TYPE, encodeDeposit } from './deposit.js'
+import { decodeDeposit, decodeDepositBytes, depositBytes, depositJson, depositOf, DEPOSIT_TX_TYPE, encodeDeposit } from './deposit.js'
 import { l1InfoDeposit } from './l1Info.js'
 import { ethereumForkOf, isOpFork, opActive, opForkAt, opScheduleOf, OP_FORKS, type OpFork } from './forks.js'
 import {
@@ -147,6 +147,7 @@ export function createOpStackRules(opts: OpStackRulesOptions): OpStackRules {
     blockStartTxs: async (state, block) => [encodeDeposit(await l1InfoDeposit(state, forkAt(block)))],
     decodeRaw: (bytes, common) => (bytes[0] === DEPOSIT_TX_TYPE ? decodeDepositBytes(bytes, common) : undefined),
     txJsonFields: depositJson,
+    encodeTx: depositBytes,
     receiptFields: async ({ ctx, tx, fees, nonceBefore }) => opReceiptFields(forkAt(ctx.block), depositOf(tx) !== undefined, await readL1BlockInfo(ctx.state, forkAt(ctx.block)), fees, nonceBefore),
   }
 }
