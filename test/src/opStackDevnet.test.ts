@@ -111,6 +111,27 @@ describe('the embedded devnet as an OP-stack chain', () => {
     expect(oracle).toBe((fjordEstimatedSize(hexToBytes(unsigned), 68) * scaled) / 10n ** 12n)
   })
 
+  it.each([
+    ['bedrock', { l1FeeScalar: '0.684' }],
+    ['ecotone', { l1BaseFeeScalar: '0x558', l1BlobBaseFeeScalar: '0xc5fc5', l1BlobBaseFee: '0x1' }],
+  ])('runs %s: the L1 attributes deposit of that fork succeeds and receipts carry its fields, the L1 fee vault credited their fees', async (hardfork, fields) => {
+    const e = await createEngine({ ...base, chainKind: 'op-stack', hardfork })
+    try {
+      const block = (await e.readChain('eth_getBlockByNumber', ['0x2', false])) as { transactions: Hex[] }
+      const [deposit, ...paid] = await Promise.all(block.transactions.map((h) => e.readChain('eth_getTransactionReceipt', [h]) as Promise<Record<string, string>>))
+      expect(deposit!.status).toBe('0x1')
+      let fees = 0n
+      for (const r of paid) {
+        expect(r).toMatchObject({ ...fields, l1GasPrice: '0x2540be400' })
+        fees += BigInt(r.l1Fee!)
+      }
+      const balance = async (n: string) => BigInt((await e.readChain('eth_getBalance', [L1_FEE_VAULT, n])) as string)
+      expect((await balance('0x2')) - (await balance('0x1'))).toBe(fees)
+    } finally {
+      await e.close()
+    }
+  })
+
   it('refuses an OP fork newer than its L1Block predeploy knows, saying which it runs', async () => {
     await expect(createEngine({ ...base, chainKind: 'op-stack', hardfork: 'isthmus' })).rejects.toThrow(/runs the OP forks up to holocene, not 'isthmus'/)
   })
