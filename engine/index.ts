@@ -136,6 +136,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       ])
       return { network: chain.network, chainId: chain.chainId, kind: chain.rules?.kind ?? 'ethereum', upstreamOk, cacheOk }
     },
+    async metrics() {
+      // a fork store out of reach counts none open rather than failing the scrape
+      return { ...chain.metrics?.(), forksOpen: await forks.count().catch(() => 0) }
+    },
     async close() {
       // files of this engine that nobody claimed; a claimed one is already unlinked
       if (spill) removeSpillOwner(spill.owner)

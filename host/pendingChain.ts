@@ -11,7 +11,9 @@
  * const engine = createPendingChain({ name: 'base', start: () => startEngine(), retryMs: 5000, cause, logger })
  */
 import { EngineError, isEngineError } from '../engine/errors.js'
-import type { Engine, EngineHealth } from '../engine/types.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineHealth } from '../engine/types.js'
+
+const OPERATIONS = new Set<string>(ENGINE_OPERATIONS)
 
 export interface PendingChainOptions {
   name: string
@@ -95,7 +97,8 @@ export function createPendingChain(opts: PendingChainOptions): Engine {
         return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(engine) : member
       }
       if (method === 'health' || method === 'close') return stand[method]
-      if (method === 'then') return undefined
+      // anything but an engine operation (a pool's optional extras, `then`) is absent until it starts
+      if (!OPERATIONS.has(method)) return undefined
       return () => Promise.reject(new EngineError('CHAIN_UNAVAILABLE', unavailable(), { chain: name }, 'retry later; GET /v1/chains shows when the chain is up'))
     },
   })

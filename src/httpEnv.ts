@@ -6,6 +6,8 @@ export interface HttpEnv {
   Variables: {
     /** X-Request-Id of this request (the caller's when sane, else a UUID) */
     requestId: string
+    /** the JSON-RPC method a request's metrics name (src/rpc/route.ts: a served method, `batch` or `other`) */
+    rpcMethod?: string
   }
 }
 

@@ -25,7 +25,8 @@
  */
 import { Worker } from 'node:worker_threads'
 import { EngineError } from '../../engine/errors.js'
-import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineMetrics, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
+import { addEngineMetrics } from '../../engine/engineMetrics.js'
 import {
   deserializeError,
   plainCopy,
@@ -72,7 +73,22 @@ export interface WorkerPoolStats {
   workers: { index: number; ready: boolean; inflight: number; served: number }[]
 }
 
-export interface WorkerPoolEngine extends Engine {
+/** how an engine's runs stand, for the host's metrics: waiting, running, engines up, workers replaced */
+export interface EngineRuns {
+  queued: number
+  inFlight: number
+  /** engines ready to run (worker threads; 1 in process) */
+  engines: number
+  /** workers replaced since start: died (out of heap, a crash) or stopped at the request timeout */
+  replacements: { crash: number; timeout: number }
+}
+
+/** an engine as the host runs it: the operations, and how its runs stand */
+export interface HostedEngine extends Engine {
+  runs(): EngineRuns
+}
+
+export interface WorkerPoolEngine extends HostedEngine {
   stats(): WorkerPoolStats
 }
 
@@ -84,6 +100,8 @@ interface Job {
   timer?: NodeJS.Timeout
   /** with callTimeoutMs: when the call's time is up (epoch ms), counted from when it was asked, its wait in the queue included */
   deadline?: number
+  /** asked of one worker about itself (its metrics): never run again on another */
+  pinned?: true
 }
 
 interface Slot {
@@ -97,6 +115,8 @@ interface Slot {
   onClosed?: () => void
   /** the worker's one-way cache writes not yet done, and the last of them */
   writes: { pending: number; last: Promise<void> }
+  /** the worker's engine counts as last answered */
+  metrics?: EngineMetrics
 }
 
 /** a call that loses its worker with less time than this left is not run again (ms) */
@@ -105,6 +125,8 @@ const RERUN_MIN_MS = 100
 const HEALTH_STALE_MS = 10_000
 /** how long the first health probe (no earlier answer to fall back on) waits for a worker, ms */
 const FIRST_HEALTH_WAIT_MS = 2_000
+/** how long a metrics scrape waits for a worker before counting what it answered last, ms */
+const METRICS_WAIT_MS = 1_000
 
 export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolEngine> {
   const size = Math.max(1, Math.floor(opts.workers))
@@ -126,6 +148,11 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   let rotate = 0
   let closing = false
   let lastHealth: { health: EngineHealth; at: number } | undefined
+  /** the counts of workers gone (replaced), as they last answered: the totals never go back */
+  let retiredMetrics: EngineMetrics = { forksOpen: 0 }
+  const replacements = { crash: 0, timeout: 0 }
+  // forks in Redis are every worker's: each counts them all
+  const sharedForks = !!(cacheUrl && /^rediss?:/i.test(cacheUrl))
 
   const closedError = () => new EngineError('INTERNAL_ERROR', 'the engine is shut down')
 
@@ -181,6 +208,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       })
       worker.on('exit', (code) => {
         slot.ready = false
+        // its counts so far stay in the totals; forks open is a gauge, not carried over
+        if (slot.metrics) retiredMetrics = addEngineMetrics(retiredMetrics, { ...slot.metrics, forksOpen: 0 }, false)
+        slot.metrics = undefined
         // its unclaimed temporary files (a trace cut short, a result nobody took) go with it
         if (spillOwner) removeSpillOwner(spillOwner)
         for (const [id, job] of slot.inflight) {
@@ -190,6 +220,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
         }
         if (slots[index] === slot) slots[index] = undefined
         if (!slot.retired && !closing) {
+          replacements.crash++
           logger?.warn({ worker: index, exitCode: code }, 'simulation worker exited; starting a new one')
           respawn(index, 0)
         }
@@ -315,15 +346,18 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     slot.inflight.delete(id)
     job.reject(timeoutError(job))
     // a busy loop cannot be interrupted: replace the worker; its other calls go to another one,
-    // except those whose own time is (all but) up: rerun, each would cost another worker
+    // except those whose own time is (all but) up: rerun, each would cost another worker; and
+    // those asked of this worker about itself
     slot.retired = true
     slot.ready = false
+    replacements.timeout++
     const others = [...slot.inflight.values()]
     slot.inflight.clear()
     const now = Date.now()
+    const endsHere = (j: Job) => j.pinned || (j.deadline !== undefined && j.deadline - now <= RERUN_MIN_MS)
     for (const j of others) clearTimeout(j.timer)
-    for (const j of others) if (j.deadline !== undefined && j.deadline - now <= RERUN_MIN_MS) j.reject(timeoutError(j))
-    queue.unshift(...others.filter((j) => !(j.deadline !== undefined && j.deadline - now <= RERUN_MIN_MS)))
+    for (const j of others) if (endsHere(j)) j.reject(j.pinned ? closedError() : timeoutError(j))
+    queue.unshift(...others.filter((j) => !endsHere(j)))
     void slot.worker.terminate()
     if (slots[slot.index] === slot) slots[slot.index] = undefined
     respawn(slot.index, 0)
@@ -369,6 +403,40 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   }
 
   /**
+   * Every worker's counts, summed, with those of the workers replaced so far: each ready worker is
+   * asked (bypassing the queue); one busy computing past METRICS_WAIT_MS counts what it answered
+   * last (its late answer is kept for the next scrape).
+   */
+  async function metrics(): Promise<EngineMetrics> {
+    const asked = slots
+      .filter((s): s is Slot => !!s && s.ready && !s.retired)
+      .map((s) =>
+        new Promise<EngineMetrics>((resolve, reject) => dispatch(s, { method: 'metrics', args: [], resolve: resolve as (v: unknown) => void, reject, pinned: true }))
+          .then((m) => {
+            if (slots[s.index] === s) s.metrics = m
+          })
+          .catch(() => undefined),
+      )
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([Promise.all(asked), new Promise<void>((r) => (timer = setTimeout(r, METRICS_WAIT_MS)))])
+    clearTimeout(timer)
+    let total = retiredMetrics
+    for (const s of slots) if (s?.metrics) total = addEngineMetrics(total, s.metrics, sharedForks)
+    return total
+  }
+
+  function runs(): EngineRuns {
+    let inFlight = 0
+    let engines = 0
+    for (const s of slots) {
+      if (!s || s.retired) continue
+      inFlight += s.inflight.size
+      if (s.ready) engines++
+    }
+    return { queued: queue.length, inFlight, engines, replacements: { ...replacements } }
+  }
+
+  /**
    * A stored simulation normally lives in the shared store. With Redis out of reach it lives only
    * in the local level of the worker that ran it, so a miss is asked of every worker then (only
    * then: a worker busy with a long trace would hold up every unknown id's 404).
@@ -398,6 +466,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   return {
     ...forwarded,
     getSimulation: (id) => getSimulation(id),
+    metrics,
+    runs,
     createFork: (...args) => forkCall('createFork', args),
     getFork: (...args) => forkCall('getFork', args),
     listForks: (...args) => forkCall('listForks', args),
