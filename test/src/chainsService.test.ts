@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { startOpAnvil } from '../support/opAnvil.js'
+import { parsePromText, sampleSum } from '../support/promText.js'
 import { testToken } from './support/startTestApp.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -78,6 +79,10 @@ describe.runIf(haveAnvil)('the service with a chain from CHAIN_<NAME>_* variable
       expect((await chains()).find((c) => c.name === 'opdev')).toMatchObject({ kind: 'op-stack', network: 'devnet' })
       const down = await fetch(`${url}/v1/chains/late/rpc/${testToken}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
       expect(((await down.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32000, message: expect.stringContaining("chain 'late'") })
+      // the scrape still answers, the chain's upstream counted down
+      const scrape = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${testToken}` } })
+      expect(scrape.status).toBe(200)
+      expect(sampleSum(parsePromText(await scrape.text()), 'evmsim_upstream_up', { chain: 'late' })).toBe(0)
       late = await startAnvil({ port })
       let status = ''
       for (let i = 0; i < 200 && status !== 'ok'; i++) {
