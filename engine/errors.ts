@@ -22,6 +22,7 @@ export type EngineErrorCode =
   | 'CHAIN_UNAVAILABLE'
   | 'FORK_NOT_FOUND'
   | 'FORK_LIMIT_REACHED'
+  | 'FORKS_UNAVAILABLE'
 
 export class EngineError extends Error {
   override readonly name = 'EngineError'
