@@ -63,7 +63,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       })
     : opts.devnetImport
       ? await createImportedDevnet(opts.devnetImport)
-      : await createDevnet({ hardfork })
+      : await createDevnet({ hardfork, ...(opts.chainKind && { kind: opts.chainKind }) })
   if (opts.expectChainId !== undefined && chain.chainId !== opts.expectChainId) {
     await chain.close()
     throw new EngineError('VALIDATION_ERROR', `the upstream answers chain id ${chain.chainId}, not the configured ${opts.expectChainId}`, {

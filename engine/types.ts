@@ -257,6 +257,20 @@ export interface TraceBlockParams extends TraceRunOptions {
   block: BlockRef
   tracerConfig: TracerConfig
 }
+/**
+ * The trace of a call: the tracers' outputs (geth's, untouched) and, on an OP-stack chain for a
+ * call with a gas price, what it was charged besides gas, as a simulation's call reports it
+ * (CallResult). The JSON-RPC tracers never print these fields; the REST routes do.
+ */
+export type CallTraceResult = TraceResult & RollupFeeFields
+
+/** what an OP-stack chain charged a call besides gas (hex wei; l1GasUsed in L1 gas) */
+export interface RollupFeeFields {
+  l1Fee?: Hex
+  l1GasUsed?: Hex
+  operatorFee?: Hex
+}
+
 /** geth's txTraceResult: one per transaction of the block, in order */
 export type BlockTraceEntry = { txHash: Hex; result: TraceResult } | { txHash: Hex; error: string }
 
@@ -336,6 +350,8 @@ export interface EngineHealth {
   upstreamOk: boolean
   /** the cache store answers */
   cacheOk: boolean
+  /** the chain is not served at all (its upstream did not answer at start, or came back as another chain): why */
+  unavailable?: string
 }
 
 export interface Engine {
@@ -351,8 +367,8 @@ export interface Engine {
     tracerConfig: TracerConfig,
     overrides?: { stateOverrides?: StateOverrides; blockOverrides?: BlockOverrides } & TraceRunOptions,
   ): Promise<TraceResult>
-  traceCall(params: TraceCallParams): Promise<TraceResult>
-  traceCallMany(params: TraceCallManyParams): Promise<TraceResult[][]>
+  traceCall(params: TraceCallParams): Promise<CallTraceResult>
+  traceCallMany(params: TraceCallManyParams): Promise<CallTraceResult[][]>
   /**
    * eth_simulateV1. A rejected request throws EngineError whose `details.simulateError` names the
    * spec's error (see engine/simulateV1/simulateErrors.ts) so the JSON-RPC layer can give its code.

@@ -16,6 +16,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { CacheStore } from '../engine/cache/cacheStore.js'
 import { EngineError } from '../engine/errors.js'
 import type { Engine } from '../engine/types.js'
+import { createPendingChain, isConfigurationError, type PendingChainOptions } from './pendingChain.js'
 
 export interface ChainSet {
   /** the engine of the chain the current request named (the default chain outside `run`) */
@@ -58,6 +59,21 @@ export function createChainSet(defaultEngine: Engine, named: Record<string, Engi
 }
 
 /**
+ * Whether an upstream answers at all (one eth_chainId within 2 s): a retry starts the chain's
+ * engine (its worker threads) only once it does. The URL may hold a key: it is never logged.
+ */
+async function upstreamAnswers(url: string): Promise<boolean> {
+  try {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(2000) })
+    await res.body?.cancel()
+    return res.ok
+  } catch {
+    return false
+  }
+}
+
+/**
  * A chain's own key space in the shared store: every key of `store` prefixed. Fork state is keyed
  * by chain id already; the namespace keeps two chains of one id (two devnets) and their stored
  * simulations apart.
@@ -77,38 +93,64 @@ export function namespacedCacheStore(store: CacheStore, namespace: string): Cach
 }
 
 export interface NamedChainConfig {
-  rpc_url: string
+  /** absent: an embedded devnet of the chain's kind */
+  rpc_url?: string
   chain_id?: number
   hardfork?: string
   kind?: 'ethereum' | 'op-stack' | 'arbitrum'
 }
 
+export interface StartNamedChainsOptions {
+  /** how often a chain whose upstream did not answer at start is tried again (default 5 s) */
+  retryMs?: number
+  logger?: PendingChainOptions['logger']
+}
+
+export const CHAIN_RETRY_MS = 5000
+
 /**
  * Starts an engine per named chain with `start` (the deployment's engine factory, given the
- * chain's options and its cache namespace); a chain that fails to start (its chain id is not the
- * configured one, its upstream refuses) fails the start with an error naming it.
+ * chain's options and its cache namespace). A chain the configuration refuses (its upstream
+ * answers another chain id than `chain_id`, a bad URL or fork) fails the start with an error
+ * naming it; a chain whose upstream does not answer starts as unavailable and is tried again in
+ * the background (host/pendingChain.ts), so it degrades alone.
  */
 export async function startNamedChains(
   chains: Record<string, NamedChainConfig>,
   cache: CacheStore,
-  start: (chain: { name: string; rpcUrl: string; hardfork?: string; chainKind?: NamedChainConfig['kind']; expectChainId?: number; cache: CacheStore; cachePrefix: string }) => Promise<Engine>,
+  start: (chain: { name: string; rpcUrl?: string; hardfork?: string; chainKind?: NamedChainConfig['kind']; expectChainId?: number; cache: CacheStore; cachePrefix: string }) => Promise<Engine>,
+  opts: StartNamedChainsOptions = {},
 ): Promise<Record<string, Engine>> {
   const out: Record<string, Engine> = {}
   try {
     for (const [name, c] of Object.entries(chains)) {
       const cachePrefix = `chain:${name}:`
-      try {
-        out[name] = await start({
+      const startChain = () =>
+        start({
           name,
-          rpcUrl: c.rpc_url,
+          ...(c.rpc_url && { rpcUrl: c.rpc_url }),
           ...(c.hardfork && { hardfork: c.hardfork }),
           ...(c.kind && { chainKind: c.kind }),
           ...(c.chain_id !== undefined && { expectChainId: c.chain_id }),
           cache: namespacedCacheStore(cache, cachePrefix),
           cachePrefix,
         })
+      try {
+        out[name] = await startChain()
       } catch (e) {
-        throw new Error(`chain '${name}': ${e instanceof Error ? e.message : String(e)}`)
+        // an embedded devnet has no upstream to wait for: any failure of its start is final
+        if (isConfigurationError(e) || !c.rpc_url) throw new Error(`chain '${name}': ${e instanceof Error ? e.message : String(e)}`)
+        const url = c.rpc_url
+        opts.logger?.warn({ chain: name, err: e instanceof Error ? e.message : String(e) }, `chain '${name}': its upstream does not answer; starting without it, retrying`)
+        out[name] = createPendingChain({
+          name,
+          start: startChain,
+          probe: () => upstreamAnswers(url),
+          retryMs: opts.retryMs ?? CHAIN_RETRY_MS,
+          cause: e,
+          configured: { ...(c.chain_id !== undefined && { chainId: c.chain_id }), ...(c.kind && { kind: c.kind }) },
+          ...(opts.logger && { logger: opts.logger }),
+        })
       }
     }
   } catch (e) {

@@ -120,11 +120,12 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
         cache: c.cache,
         // a worker on Redis reaches the store itself: the same key space by prefix
         cachePrefix: `evmsim:${c.cachePrefix}`,
-        rpcUrl: c.rpcUrl,
+        ...(c.rpcUrl && { rpcUrl: c.rpcUrl }),
         ...(c.hardfork && { hardfork: c.hardfork }),
         ...(c.chainKind && { chainKind: c.chainKind }),
         ...(c.expectChainId !== undefined && { expectChainId: c.expectChainId }),
       }),
+      { logger },
     ).catch(async (e: unknown) => {
       await engine.close().catch(() => undefined)
       throw e

@@ -85,7 +85,7 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
   // a named chain's routes are the same routes: matched on the path without /v1/chains/{name}
   const app = new OpenAPIHono<HttpEnv>({ getPath: (req) => routePath(new URL(req.url).pathname) })
   const engine = chains?.engine ?? defaultEngine
-  const secrets = [config.chain.rpc_url, ...Object.values(config.chains).map((c) => c.rpc_url), config.api.auth_token]
+  const secrets = [config.chain.rpc_url, ...Object.values(config.chains).flatMap((c) => (c.rpc_url ? [c.rpc_url] : [])), config.api.auth_token]
   const errors = createErrorHandler({ logger, secrets })
   const scrub = scrubber(secrets)
   // on the JSON-RPC paths every failure is a JSON-RPC error object (src/rpc/route.ts)

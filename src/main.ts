@@ -30,7 +30,7 @@ let secrets: string[] = []
 async function main(): Promise<void> {
   const config = configOrExit()
   // every chain's upstream URL may hold an API key
-  const urls = [config.chain.rpc_url, ...Object.values(config.chains).map((c) => c.rpc_url)]
+  const urls = [config.chain.rpc_url, ...Object.values(config.chains).flatMap((c) => (c.rpc_url ? [c.rpc_url] : []))]
   secrets = [...urls, config.api.auth_token].filter((s) => s.length >= 4)
   const logger = createLogger({ level: config.log.level, secrets: [...urls, config.api.auth_token] })
   await runInstance({ config, logger, app: (parts) => createApp({ config, ...parts }) })

@@ -88,6 +88,24 @@ export interface ChainRules {
   precompiles?(common: Common, block: ExecutionContext['block']): NonNullable<EVMOpts['customPrecompiles']> | undefined
   /** addresses whose balances a fee moves (asset changes read them) */
   feeRecipients?: Address[]
+  /**
+   * The transactions a block this service mines (a writable fork's) starts with, given its
+   * parent's state (an OP-stack chain's L1 attributes deposit), as EIP-2718 bytes.
+   */
+  blockStartTxs?(state: ExecutionContext['state'], block: { number: bigint; timestamp: bigint }): Promise<Uint8Array[]>
+  /** the coinbase of a block this service mines (an OP-stack chain's sequencer fee vault) */
+  blockCoinbase?: Address
+  /** EIP-2718 bytes of a type only this chain has (a deposit), decoded; undefined: not one */
+  decodeRaw?(bytes: Uint8Array, common: Common): DecodedTx | undefined
+  /** the EIP-2718 bytes of such a transaction (a deposit's); undefined: an Ethereum transaction */
+  encodeTx?(tx: TypedTransaction): Uint8Array | undefined
+  /** what this chain's node adds to the JSON object of such a transaction (a deposit's own fields) */
+  txJsonFields?(tx: TypedTransaction): Record<string, unknown> | undefined
+  /**
+   * What this chain's node adds to a mined transaction's receipt (op-geth: the L1 fee fields, a
+   * deposit's nonce and receipt version), from the state after it ran and what it was charged.
+   */
+  receiptFields?(run: { ctx: ExecutionContext; tx: TypedTransaction; fees?: RollupFees; nonceBefore: bigint }): Promise<Record<string, unknown>>
 }
 
 export interface ChainRulesOptions {

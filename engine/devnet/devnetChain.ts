@@ -25,6 +25,9 @@ import { DEV_ACCOUNTS, DEV_BALANCE, DEVNET_CHAIN_ID } from './accounts.js'
 import { demoBlocks } from './demoTransactions.js'
 import { devnetRead, type DevnetView } from './devnetReads.js'
 import { genesisBlock, mineBlock, type DevnetBlock, type DevnetReceipt } from './mineBlock.js'
+import { mineRuledBlock } from './mineRuledBlock.js'
+import { opStackDevnet } from './opDevnet.js'
+import type { ChainKind, ChainRules } from '../chain/rules.js'
 
 /** Permit2's canonical address (the same on every chain Uniswap deployed it to) */
 export const PERMIT2_ADDRESS = permit2.address as Hex
@@ -34,8 +37,10 @@ export const GENESIS_TIMESTAMP = 1_735_689_600n
 export const BLOCK_TIME = 12n
 
 export interface DevnetOptions {
-  /** ethereumjs hardfork name; default DEFAULT_HARDFORK */
+  /** ethereumjs hardfork name (an OP fork name when `kind` is op-stack); default DEFAULT_HARDFORK */
   hardfork?: string
+  /** `op-stack`: the devnet runs as an OP-stack chain (opDevnet.ts); default: an Ethereum chain */
+  kind?: ChainKind
 }
 
 export interface Devnet extends ChainSource {
@@ -48,24 +53,30 @@ export interface Devnet extends ChainSource {
 }
 
 export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
-  const hardfork = opts.hardfork || DEFAULT_HARDFORK
-  const commonFor = createCommonFactory(DEVNET_CHAIN_ID, hardfork)
+  const op = opts.kind === 'op-stack' ? opStackDevnet(opts.hardfork || undefined) : undefined
+  const hardfork = op?.fork ?? (opts.hardfork || DEFAULT_HARDFORK)
+  const commonFor = op?.rules.commonFactory ?? createCommonFactory(DEVNET_CHAIN_ID, hardfork)
   const common: Common = commonFor({ number: 0n, timestamp: GENESIS_TIMESTAMP })
   const alloc: Record<string, GenesisAccount> = Object.fromEntries(DEV_ACCOUNTS.map((a) => [a.address, { balance: DEV_BALANCE }]))
   // Permit2 at its canonical address, as on the chains wallets use (scripts/compile-permit2.ts)
   alloc[PERMIT2_ADDRESS] = { code: permit2.deployedBytecode as Hex }
+  if (op) Object.assign(alloc, op.alloc)
   const blocks: DevnetBlock[] = []
+  const getBlockHash = async (n: bigint) => blocks[Number(n)]?.header.hash
   try {
     blocks.push(genesisBlock(common, MemoryStateSource.fromAlloc(alloc), GENESIS_TIMESTAMP))
     for (const txs of demoBlocks(common)) {
       const parent = blocks[blocks.length - 1]!
-      blocks.push(await mineBlock(common, parent, txs, parent.header.timestamp + BLOCK_TIME))
+      const timestamp = parent.header.timestamp + BLOCK_TIME
+      blocks.push(op ? await mineRuledBlock({ common, parent, txs, timestamp, rules: op.rules, getBlockHash }) : await mineBlock(common, parent, txs, timestamp))
     }
   } catch (e) {
     // the demo history needs EIP-1559 transactions and post-merge headers (London and later)
     throw new EngineError('VALIDATION_ERROR', `the embedded devnet cannot run on hardfork '${hardfork}': ${(e as Error).message}`, undefined, 'use london or a later fork')
   }
-  return devnetOver(blocks, { chainId: DEVNET_CHAIN_ID, network: 'devnet', hardfork, commonFor, clientVersion: 'evm-sim-service/devnet' })
+  return devnetOver(blocks, {
+    chainId: DEVNET_CHAIN_ID, network: 'devnet', hardfork, commonFor, clientVersion: 'evm-sim-service/devnet', ...(op && { rules: op.rules }),
+  })
 }
 
 export interface DevnetShape {
@@ -81,6 +92,8 @@ export interface DevnetShape {
    * gets its real root too (ChainSource.stateRoot)
    */
   realStateRoots?: boolean
+  /** the chain's rules (an OP-stack devnet's) */
+  rules?: ChainRules
 }
 
 /** the ChainSource over a devnet's blocks (genesis first, each with the state after it) */
@@ -104,6 +117,8 @@ export function devnetOver(blocks: DevnetBlock[], shape: DevnetShape): Devnet {
       return t ? { block: blocks[Number(t.blockNumber)]!, index: t.index } : undefined
     },
     clientVersion: shape.clientVersion,
+    ...(shape.rules?.txJsonFields && { txJsonFields: shape.rules.txJsonFields }),
+    ...(shape.rules?.encodeTx && { encodeTx: shape.rules.encodeTx }),
   }
 
   function blockAt(n: bigint): DevnetBlock {
@@ -115,6 +130,7 @@ export function devnetOver(blocks: DevnetBlock[], shape: DevnetShape): Devnet {
   return {
     chainId,
     network: shape.network,
+    ...(shape.rules && { rules: shape.rules }),
     hardfork,
     head,
     receipts: () => blocks.flatMap((b) => b.receipts),

@@ -10,6 +10,7 @@
  * @example
  * await devnetRead(view, 'eth_getBlockByNumber', ['0x1', true])
  */
+import type { TypedTransaction } from '@ethereumjs/tx'
 import { keccak256, toHex, type Address, type Hex } from 'viem'
 import { BlockRefError, parseBlockRef, type BlockRef } from '../blockRef.js'
 import { EngineError } from '../errors.js'
@@ -27,6 +28,10 @@ export interface DevnetView {
   /** the block and index of a mined transaction */
   locate(hash: Hex): { block: ReadableBlock; index: number } | undefined
   clientVersion: string
+  /** what the chain's node adds to a transaction's JSON object (an OP deposit's own fields) */
+  txJsonFields?(tx: TypedTransaction): Record<string, unknown> | undefined
+  /** the EIP-2718 bytes of a transaction of the chain's own type (an OP deposit) */
+  encodeTx?(tx: TypedTransaction): Uint8Array | undefined
 }
 
 /** the tip the devnet suggests (its demo transactions pay 1 gwei) */
@@ -53,7 +58,7 @@ export async function devnetRead(view: DevnetView, method: string, params: unkno
     }
     case 'eth_getRawTransactionByHash': {
       const at = view.locate(hash(p(0), 0))
-      return at ? toHex(at.block.transactions[at.index]!.tx.serialize()) : null
+      return at ? toHex(rawOf(view, at.block.transactions[at.index]!.tx)) : null
     }
     case 'eth_getTransactionByBlockHashAndIndex':
     case 'eth_getTransactionByBlockNumberAndIndex': {
@@ -63,11 +68,11 @@ export async function devnetRead(view: DevnetView, method: string, params: unkno
     }
     case 'eth_getTransactionReceipt': {
       const at = view.locate(hash(p(0), 0))
-      return at ? receiptJson(at.block, at.index) : null
+      return at ? receiptJson(view, at.block, at.index) : null
     }
     case 'eth_getBlockReceipts': {
       const b = blockOfAny(view, p(0), 0)
-      return b ? b.receipts.map((_, i) => receiptJson(b, i)) : null
+      return b ? b.receipts.map((_, i) => receiptJson(view, b, i)) : null
     }
     case 'eth_getBlockTransactionCountByHash':
     case 'eth_getBlockTransactionCountByNumber': {
@@ -198,7 +203,7 @@ function blockJson(view: DevnetView, b: ReadableBlock, full: boolean) {
     difficulty: q(b.header.difficulty),
     totalDifficulty: '0x0',
     extraData: h.extraData ?? '0x',
-    size: q(b.ethHeader.serialize().length + b.transactions.reduce((n, t) => n + t.tx.serialize().length, 0) + 8),
+    size: q(b.ethHeader.serialize().length + b.transactions.reduce((n, t) => n + rawOf(view, t.tx).length, 0) + 8),
     gasLimit: q(b.header.gasLimit),
     gasUsed: q(b.ethHeader.gasUsed),
     timestamp: q(b.header.timestamp),
@@ -218,7 +223,7 @@ function blockJson(view: DevnetView, b: ReadableBlock, full: boolean) {
   return out
 }
 
-function txJson(_view: DevnetView, b: ReadableBlock, index: number) {
+function txJson(view: DevnetView, b: ReadableBlock, index: number) {
   const mined = b.transactions[index]!
   const j = mined.tx.toJSON() as Record<string, unknown>
   const receipt = b.receipts[index]!
@@ -247,7 +252,15 @@ function txJson(_view: DevnetView, b: ReadableBlock, index: number) {
   if (j.accessList !== undefined) out.accessList = j.accessList
   if (Array.isArray(j.authorizationList)) out.authorizationList = j.authorizationList.map(authorizationJson)
   if (j.type !== undefined && j.type !== '0x0') out.yParity = j.v
-  return out
+  const own = view.txJsonFields?.(mined.tx)
+  return own ? sortedKeys({ ...out, ...own }) : out
+}
+
+const rawOf = (view: DevnetView, tx: TypedTransaction): Uint8Array => view.encodeTx?.(tx) ?? tx.serialize()
+
+/** geth prints a JSON object built as a map with its keys sorted */
+function sortedKeys(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]))
 }
 
 /** geth's SetCodeAuthorization JSON: quantities without leading zeros (ethereumjs writes a zero as "0x") */
@@ -256,10 +269,11 @@ function authorizationJson(a: Record<string, string>) {
   return { chainId: n(a.chainId!), address: a.address, nonce: n(a.nonce!), yParity: n(a.yParity!), r: n(a.r!), s: n(a.s!) }
 }
 
-function receiptJson(b: ReadableBlock, index: number) {
+function receiptJson(view: DevnetView, b: ReadableBlock, index: number) {
   const r = b.receipts[index]!
   const firstLog = b.receipts.slice(0, index).reduce((n, x) => n + x.logs.length, 0)
-  return {
+  const tx = b.transactions[index]!.tx
+  const base = {
     blockHash: b.header.hash,
     blockNumber: q(b.header.number),
     contractAddress: r.contractAddress,
@@ -273,8 +287,9 @@ function receiptJson(b: ReadableBlock, index: number) {
     to: r.to,
     transactionHash: r.transactionHash,
     transactionIndex: q(index),
-    type: (b.transactions[index]!.tx.toJSON() as { type?: Hex }).type ?? '0x0',
+    type: (view.txJsonFields?.(tx)?.type as Hex | undefined) ?? (tx.toJSON() as { type?: Hex }).type ?? '0x0',
   }
+  return r.chainFields ? sortedKeys({ ...base, ...r.chainFields }) : base
 }
 
 function logsJson(b: ReadableBlock, r: DevnetReceipt, firstIndex: number) {

@@ -35,6 +35,8 @@ export interface DevnetReceipt {
   effectiveGasPrice: bigint
   contractAddress: Address | null
   logs: DevnetLog[]
+  /** what the chain's node adds to the receipt (an OP-stack chain's L1 fee fields, a deposit's nonce) */
+  chainFields?: Record<string, unknown>
 }
 
 export interface DevnetBlock {
@@ -51,7 +53,7 @@ export const DEVNET_GAS_LIMIT = 30_000_000n
 export const DEVNET_COINBASE: Address = '0x0000000000000000000000000000000000000000'
 
 /** a fixed, distinct PREVRANDAO per block (deterministic on every start) */
-const prevRandaoOf = (n: bigint): Hex => keccak256(toHex(`devnet-prevrandao-${n}`))
+export const prevRandaoOf = (n: bigint): Hex => keccak256(toHex(`devnet-prevrandao-${n}`))
 
 const lower = (a: { toString(): string }) => a.toString().toLowerCase() as Address
 

@@ -15,6 +15,7 @@ import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
 import { LRUCache } from 'lru-cache'
 import type { Address, Hex } from 'viem'
+import type { ChainRules } from '../chain/rules.js'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
 import type { DevnetReceipt } from '../devnet/mineBlock.js'
 import { headerInfo } from '../devnet/mineBlock.js'
@@ -73,9 +74,12 @@ const decoded = new LRUCache<string, TypedTransaction>({ max: 4096 })
  * accepted it (a recovered signature, or the impersonated account): the store is the service's
  * own, so a replay never recovers the signature again.
  */
-export function decodePoolTx(common: Common, t: PoolTx): TypedTransaction {
+export function decodePoolTx(common: Common, t: PoolTx, rules?: ChainRules): TypedTransaction {
   const held = decoded.get(decodedKey(common, t))
-  return held ?? holdDecodedTx(common, t, createTxFromRLP(hexToBytes(t.raw), { common, freeze: false }))
+  if (held) return held
+  // a type only the chain has (an OP-stack block's L1 attributes deposit)
+  const own = rules?.decodeRaw?.(hexToBytes(t.raw), common)
+  return holdDecodedTx(common, t, own?.tx ?? createTxFromRLP(hexToBytes(t.raw), { common, freeze: false }))
 }
 
 const decodedKey = (common: Common, t: PoolTx) => `${common.hardfork()}:${t.impersonated ? 'i' : 's'}:${t.hash}`
@@ -101,7 +105,7 @@ export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBl
   const header = headerInfo(ethHeader)
   // one Common for the block's transactions (a copy per transaction costs more than decoding it)
   const txCommon = base.chain.commonAt(header)
-  const transactions = stored.txs.map((t, index) => ({ tx: decodePoolTx(txCommon, t), from: t.from, hash: t.hash, blockNumber: number, index }))
+  const transactions = stored.txs.map((t, index) => ({ tx: decodePoolTx(txCommon, t, base.chain.rules), from: t.from, hash: t.hash, blockNumber: number, index }))
   const receipts: DevnetReceipt[] = stored.receipts.map((r, i) => ({
     transactionHash: r.transactionHash,
     transactionIndex: i,
@@ -114,6 +118,7 @@ export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBl
     effectiveGasPrice: BigInt(r.effectiveGasPrice),
     contractAddress: r.contractAddress,
     logs: r.logs,
+    ...(r.chainFields && { chainFields: r.chainFields }),
   }))
   const pre = stored.pre ? writesFromJson(stored.pre) : undefined
   const end = (pre ? parentEnd.with(pre) : parentEnd).with(writesFromJson(stored.diff))
@@ -137,6 +142,8 @@ export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.c
   const chain: ChainSource = {
     chainId: view.record.chainId,
     network: `fork-${view.record.chainId}`,
+    // the base chain's rules: a fork of an OP-stack chain mines and replays by them
+    ...(baseChain.rules && { rules: baseChain.rules }),
     async resolveBlock(selector: BlockSelector): Promise<BlockHeaderInfo> {
       if ('tag' in selector) {
         if (selector.tag === 'earliest') return baseChain.resolveBlock(selector)

@@ -9,7 +9,8 @@
  * own writes) for the store to append atomically; nothing is written here.
  */
 import { createBlockHeader, genTransactionsTrieRoot, type BlockHeader } from '@ethereumjs/block'
-import type { Common } from '@ethereumjs/common'
+import type { Common, StateManagerInterface } from '@ethereumjs/common'
+import type { ChainRules } from '../chain/rules.js'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { keccak256, toHex, type Hex } from 'viem'
 import type { BlockHeaderInfo } from '../chain/types.js'
@@ -51,6 +52,16 @@ function nextExcessBlobGas(parent: BlockHeader, common: Common): bigint {
   }
 }
 
+/** the chain's block-start transactions as pool entries (sender from the decoded bytes, hash of the bytes) */
+async function blockStartTxsOf(rules: ChainRules, common: Common, state: StateManagerInterface, header: BlockHeaderInfo): Promise<PoolTx[]> {
+  const raws = await rules.blockStartTxs!(state, header)
+  return raws.map((raw) => {
+    const decoded = rules.decodeRaw?.(raw, common)
+    if (!decoded) throw new Error('a block-start transaction the chain rules cannot decode')
+    return { raw: toHex(raw), from: decoded.from, hash: keccak256(raw), impersonated: false }
+  })
+}
+
 export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOptions): Promise<MinedBlock> {
   const chain = forkChainOf(view)
   const parentNumber = headNumber(view)
@@ -65,12 +76,14 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
   const cancun = common.isActivatedEIP(4844)
   const baseFee = london ? (opts.baseFee ?? (parentEth.common.isActivatedEIP(1559) ? parentEth.calcNextBaseFee() : 1_000_000_000n)) : undefined
   const excessBlobGas = cancun ? nextExcessBlobGas(parentEth, common) : undefined
+  // an OP-stack chain's blocks pay their tips to the sequencer fee vault
+  const coinbase = chain.rules?.blockCoinbase ?? DEVNET_COINBASE
   const fields = {
     number,
     parentHash: hexToBytes(parentHash),
     timestamp: opts.timestamp,
     gasLimit: parentEth.gasLimit,
-    coinbase: createAddressFromString(DEVNET_COINBASE),
+    coinbase: createAddressFromString(coinbase),
     difficulty: 0n,
     mixHash: hexToBytes(keccak256(toHex(`fork-prevrandao-${view.record.id}-${number}`))),
     stateRoot: PLACEHOLDER_STATE_ROOT,
@@ -81,7 +94,7 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
     number,
     timestamp: opts.timestamp,
     gasLimit: parentEth.gasLimit,
-    coinbase: DEVNET_COINBASE,
+    coinbase,
     baseFeePerGas: baseFee,
     difficulty: 0n,
     prevRandao: toHex(fields.mixHash),
@@ -98,13 +111,17 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
   const receipts: StoredReceipt[] = []
   const skipped: MinedBlock['skipped'] = []
   let cumulative = 0n
-  for (const t of txs) {
-    const tx = decodePoolTx(ctx.common, t)
+  const rules = chain.rules
+  // what every block of the chain starts with (an OP-stack chain's L1 attributes deposit)
+  const starts = rules?.blockStartTxs ? await blockStartTxsOf(rules, ctx.common, state, header) : []
+  for (const t of [...starts, ...txs]) {
+    const tx = decodePoolTx(ctx.common, t, rules)
+    const nonceBefore = rules?.receiptFields ? ((await state.getAccount(tx.getSenderAddress()))?.nonce ?? 0n) : 0n
     let result
     try {
       result = await executeSignedTx(ctx, tx, { validation: true, blockGasUsed: cumulative })
     } catch (e) {
-      if (opts.onInvalid === 'throw' || !isEngineError(e)) throw e
+      if (opts.onInvalid === 'throw' || !isEngineError(e) || starts.includes(t)) throw e
       skipped.push({ tx: t, error: e })
       continue
     }
@@ -122,10 +139,11 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
       effectiveGasPrice: q(baseFee === undefined ? feeCap : feeCap < fee + tip ? feeCap : fee + tip),
       contractAddress: result.createdAddress ?? null,
       logs: result.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
+      ...(rules?.receiptFields && { chainFields: await rules.receiptFields({ ctx, tx, nonceBefore, ...(result.rollupFees && { fees: result.rollupFees }) }) }),
     })
   }
   const ethHeader = createBlockHeader(
-    { ...fields, gasUsed: cumulative, transactionsTrie: await genTransactionsTrieRoot(included.map((t) => decodePoolTx(common, t))) },
+    { ...fields, gasUsed: cumulative, transactionsTrie: await genTransactionsTrieRoot(included.map((t) => decodePoolTx(common, t, rules))) },
     { common, setHardfork: false },
   )
   return {

@@ -47,6 +47,8 @@ export function forkView(ctx: ForkReadContext): DevnetView {
     blockByHash: (h) => view.blocks.find((b) => b.header.hash === h.toLowerCase()),
     locate: (h) => view.byHash.get(h.toLowerCase() as Hex),
     clientVersion: 'evm-sim-service/fork',
+    ...(ctx.baseChain.rules?.txJsonFields && { txJsonFields: ctx.baseChain.rules.txJsonFields }),
+    ...(ctx.baseChain.rules?.encodeTx && { encodeTx: ctx.baseChain.rules.encodeTx }),
   }
 }
 

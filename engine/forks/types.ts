@@ -111,6 +111,8 @@ export interface StoredReceipt {
   effectiveGasPrice: Hex
   contractAddress: Address | null
   logs: { address: Address; topics: Hex[]; data: Hex }[]
+  /** what the chain's node adds to the receipt (op-geth's L1 fee fields, a deposit's nonce) */
+  chainFields?: Record<string, unknown>
 }
 
 export interface StoredFork {

@@ -27,7 +27,8 @@
  * const traces = createTraceService(chain, { gasCap: 50_000_000n, maxStructLogSteps: 100_000 })
  * await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })
  */
-import type { Hex } from 'viem'
+import { toHex, type Hex } from 'viem'
+import type { RollupFees } from '../chain/rules.js'
 import type { BlockHeaderInfo, ChainSource } from '../chain/types.js'
 import { EngineError, isEngineError } from '../errors.js'
 import { executeCall, executeSignedTx } from '../execution/executeTransaction.js'
@@ -50,6 +51,7 @@ import type {
   BlockOverrides,
   BlockRef,
   BlockTraceEntry,
+  CallTraceResult,
   StateOverrides,
   TraceBlockParams,
   TraceCallManyParams,
@@ -72,8 +74,8 @@ export interface TraceTransactionOptions extends ReplayOverrides, TraceRunOption
 
 export interface TraceService {
   traceTransaction(hash: Hex, tracerConfig: TracerConfig, opts?: TraceTransactionOptions): Promise<TraceResult>
-  traceCall(params: TraceCallParams): Promise<TraceResult>
-  traceCallMany(params: TraceCallManyParams): Promise<TraceResult[][]>
+  traceCall(params: TraceCallParams): Promise<CallTraceResult>
+  traceCallMany(params: TraceCallManyParams): Promise<CallTraceResult[][]>
   traceBlock(params: TraceBlockParams): Promise<BlockTraceEntry[]>
 }
 
@@ -103,6 +105,15 @@ function withTraceBlockHashes(ctx: ExecutionContext, header: BlockHeaderInfo, ov
     ...ctx,
     getBlockHash: (n) => (n < header.number || (n === header.number && number === header.number + 1n) ? known(n) : Promise.resolve(undefined)),
   }
+}
+
+/**
+ * A call's trace with what an OP-stack chain charged it besides gas, beside the tracers' outputs
+ * (never inside them: those stay geth's), as a simulation's call reports it.
+ */
+function withRollupFees(result: TraceResult, fees: RollupFees | undefined): CallTraceResult {
+  if (!fees) return result
+  return { ...result, l1Fee: toHex(fees.l1Fee), l1GasUsed: toHex(fees.l1GasUsed), operatorFee: toHex(fees.operatorFee) }
 }
 
 const deadlineOf = (opts: TraceRunOptions): number | undefined => (opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? Date.now() + opts.timeoutMs : undefined)
@@ -164,25 +175,25 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     stateOverrides?: StateOverrides
     blockOverrides?: BlockOverrides
     timeoutMs?: number
-  }): Promise<TraceResult[][]> {
+  }): Promise<CallTraceResult[][]> {
     const spills = openSpillSession(opts.spill)
     const sets = tracerSets(params.tracerConfig, spills)
     const calls = params.bundles.flatMap((b) => b.transactions)
     try {
       const { header, state } = await openCalls(params.block, params.txIndex, calls, params.stateOverrides)
-      const out: TraceResult[][] = []
+      const out: CallTraceResult[][] = []
       let overrides = params.blockOverrides
       for (const bundle of params.bundles) {
         overrides = mergeOverrides(overrides, bundle.blockOverrides)
         const ctx: ExecutionContext = withTraceBlockHashes(executionContext(chain, header, state, overrides), header, overrides)
         const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
-        const results: TraceResult[] = []
+        const results: CallTraceResult[] = []
         for (const call of bundle.transactions) {
           // the state carries over to the next one; geth's debug_traceCall context for the flat
           // tracer: the block number (no block hash, the tx is not mined)
           const set = sets.next({ blockNumber: ctx.block.number })
-          await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
-          results.push(await set.result(ctx, executeCall))
+          const run = await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
+          results.push(withRollupFees(await set.result(ctx, executeCall), run.rollupFees))
         }
         out.push(results)
       }

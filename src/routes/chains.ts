@@ -13,7 +13,10 @@ import type { RouteContext } from './context.js'
 
 export type ChainSummary = z.infer<typeof chainSummary>
 
-/** one chain's summary; never throws (a chain that does not answer is `degraded`) */
+/**
+ * one chain's summary; never throws (a chain that does not answer is `degraded`; one not served
+ * at all — its upstream down since the start, or back as another chain — is `down`, with why)
+ */
 export async function summarize(name: string, isDefault: boolean, engine: Engine): Promise<ChainSummary> {
   const [health, head] = await Promise.all([
     engine.health().catch(() => undefined),
@@ -26,7 +29,8 @@ export async function summarize(name: string, isDefault: boolean, engine: Engine
     network: health?.network ?? 'unknown',
     kind: health?.kind ?? 'ethereum',
     head,
-    status: health && health.upstreamOk && health.cacheOk ? 'ok' : 'degraded',
+    status: health?.unavailable ? 'down' : health && health.upstreamOk && health.cacheOk ? 'ok' : 'degraded',
+    ...(health?.unavailable && { error: health.unavailable }),
   }
 }
 

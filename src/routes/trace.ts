@@ -1,20 +1,23 @@
 /**
  * POST /v1/trace/tx, /v1/trace/call, /v1/trace/call-many (decisions §8). `data` is keyed by the
  * tracer names requested (call-many: `data[bundle][tx]`); reverts are not errors here, they show
- * in the tracer output.
+ * in the tracer output. On an OP-stack chain a call with a gas price also carries `l1Fee`,
+ * `l1GasUsed` and `operatorFee` beside its tracers (call-many: their totals beside `data`), as a
+ * simulation reports them (decisions.md "OP-stack fees of a traced call").
  *
  * A long struct log is streamed from the engine's temporary file (src/respond/jsonAnswer.ts).
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { z } from '@hono/zod-openapi'
-import type { Hex } from 'viem'
+import { toHex, type Hex } from 'viem'
+import type { RollupFeeFields } from '../../engine/types.js'
 import type { HttpEnv } from '../httpEnv.js'
 import { toBlockSelector } from '../normalize/blockSelector.js'
 import { toCallInput } from '../normalize/callInput.js'
 import { fromOverrideMap, toBlockOverrides } from '../normalize/overrides.js'
 import { readJson, validate } from '../normalize/parseBody.js'
 import { toTracerConfig } from '../normalize/tracerConfig.js'
-import { envelope, traceResult } from '../schemas/responses.js'
+import { callTraceResult, envelope, rollupFeeTotals, traceResult } from '../schemas/responses.js'
 import { traceCallManyRequest, traceCallRequest, traceTxRequest } from '../schemas/trace.js'
 import { jsonAnswer } from '../respond/jsonAnswer.js'
 import type { RouteContext } from './context.js'
@@ -51,7 +54,7 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     tags: ['trace'],
     summary: 'Trace a hypothetical call (debug_traceCall)',
     body: traceCallRequest,
-    ok: { schema: envelope(traceResult), description: 'tracer outputs keyed by tracer name' },
+    ok: { schema: envelope(callTraceResult), description: 'tracer outputs keyed by tracer name; on an OP-stack chain, for a call with a gas price, its l1Fee, l1GasUsed and operatorFee beside them' },
     errors: [400, 404, 413, 415, 502, 504],
   })
   app.post('/v1/trace/call', async (c) => {
@@ -72,7 +75,10 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     summary: 'Trace bundles of calls in sequence, state carried over',
     description: '`data[b][t]` is the tracer output of transaction t of bundle b; bundles run one after another.',
     body: traceCallManyRequest,
-    ok: { schema: envelope(z.array(z.array(traceResult))), description: 'tracer outputs per bundle and transaction' },
+    ok: {
+      schema: envelope(z.array(z.array(callTraceResult))).extend(rollupFeeTotals.shape),
+      description: 'tracer outputs per bundle and transaction; on an OP-stack chain the fees of each call with a gas price beside its tracers, and their totals beside `data`',
+    },
     errors: [400, 404, 413, 415, 502, 504],
   })
   app.post('/v1/trace/call-many', async (c) => {
@@ -85,6 +91,14 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
       tracerConfig: toTracerConfig(req.tracerConfig),
       ...overrides(req),
     })
-    return jsonAnswer(c, { success: true, data })
+    return jsonAnswer(c, { success: true, data, ...rollupFeeTotalsOf(data.flat()) })
   })
+}
+
+/** the calls' OP-stack fees summed, as a simulation's totals; nothing when no call paid one */
+function rollupFeeTotalsOf(calls: RollupFeeFields[]): RollupFeeFields {
+  const charged = calls.filter((r) => r.l1Fee !== undefined)
+  if (charged.length === 0) return {}
+  const sum = (key: keyof RollupFeeFields) => toHex(charged.reduce((n, r) => n + BigInt(r[key] ?? 0), 0n))
+  return { l1Fee: sum('l1Fee'), l1GasUsed: sum('l1GasUsed'), operatorFee: sum('operatorFee') }
 }

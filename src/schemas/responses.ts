@@ -113,6 +113,12 @@ export const callError = z.object({
   gasRequired: hexQuantity.optional(),
 })
 
+const rollupFeeFields = {
+  l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains, a call with a gas price: the L1 data fee charged, wei' }),
+  l1GasUsed: hexQuantity.optional().openapi({ description: 'OP-stack chains: the L1 gas the call\'s data counts as' }),
+  operatorFee: hexQuantity.optional().openapi({ description: 'OP-stack chains from Isthmus: the operator fee charged, wei' }),
+}
+
 export const callResult = z.object({
   callIndex: z.number().int(),
   status,
@@ -123,9 +129,7 @@ export const callResult = z.object({
   transfers: z.array(transfer).optional(),
   contractAddress: address.optional(),
   callTree: decodedCallFrame.optional().openapi({ description: 'with params.traceCalls' }),
-  l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains, a call with a gas price: the L1 data fee charged, wei' }),
-  l1GasUsed: hexQuantity.optional().openapi({ description: 'OP-stack chains: the L1 gas the call\'s data counts as' }),
-  operatorFee: hexQuantity.optional().openapi({ description: 'OP-stack chains from Isthmus: the operator fee charged, wei' }),
+  ...rollupFeeFields,
 })
 
 export const simulationResult = z
@@ -189,6 +193,14 @@ export const traceResult = z
   })
   .openapi('TraceResult', { description: 'keyed by the tracer names requested; geth v1.17 output per tracer' })
 
+/** a traced call: the tracers' outputs and, beside them (never inside), what an OP-stack chain charged it */
+export const callTraceResult = traceResult
+  .extend(rollupFeeFields)
+  .openapi('CallTraceResult', { description: 'keyed by the tracer names requested (geth v1.17 output per tracer); on an OP-stack chain, for a call with a gas price, its fees beside them' })
+
+/** a call-many's fees summed (OP-stack chains, when any call paid one) */
+export const rollupFeeTotals = z.object(rollupFeeFields)
+
 export const chainSummary = z
   .object({
     name: z.string().openapi({ description: "the route segment: /v1/chains/{name}/…; 'default' for the unprefixed routes" }),
@@ -197,7 +209,10 @@ export const chainSummary = z
     network: z.string(),
     kind: z.enum(['ethereum', 'op-stack', 'arbitrum']),
     head: z.string().nullable().openapi({ description: 'the newest block number (hex); null when the upstream does not answer' }),
-    status: z.enum(['ok', 'degraded']),
+    status: z.enum(['ok', 'degraded', 'down']).openapi({
+      description: "degraded: its upstream or the cache store does not answer now; down: the chain is not served (its upstream has not answered since the start, retried in the background, or came back as another chain id): its routes answer 503 CHAIN_UNAVAILABLE",
+    }),
+    error: z.string().optional().openapi({ description: 'a chain that is down: why' }),
   })
   .openapi('Chain')
 

@@ -47,8 +47,13 @@ describe('chains config', () => {
     expect(c.chains).toEqual({})
   })
 
+  it('a chain without rpc_url is an embedded devnet of its kind', () => {
+    const c = loadConfig({ env: { APP_ENV: 'test', CHAIN_OPDEV_KIND: 'op-stack', CHAIN_OPDEV_HARDFORK: 'fjord' } })
+    expect(c.chains.opdev).toEqual({ kind: 'op-stack', hardfork: 'fjord' })
+  })
+
   it.each([
-    [{ CHAIN_BASE_KIND: 'op-stack' }, /config chains\.base\.rpc_url \(in test\.toml\): .*/],
+    [{ CHAIN_BASE_RPC_URL: '' }, /config chains\.base\.rpc_url \(from CHAIN_BASE_RPC_URL\): .*leave it out for an embedded devnet/],
     [{ CHAIN_BASE_RPC_URL: 'http://x', CHAIN_BASE_KIND: 'polygon' }, /config chains\.base\.kind \(from CHAIN_BASE_KIND\): /],
     [{ CHAIN_BASE_RPC_URL: 'http://x', CHAIN_BASE_CHAIN_ID: 'eight' }, /config chains\.base\.chain_id \(from CHAIN_BASE_CHAIN_ID\): expected a non-negative integer/],
   ])('refuses %j with the key named', (env, message) => {

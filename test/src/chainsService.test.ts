@@ -1,15 +1,18 @@
 /**
  * The service itself (src/main.ts, worker threads and all) serving a named chain configured only
  * from the environment (CHAIN_<NAME>_*): the chain answers under its prefix; a chain id that does
- * not match its upstream fails the start with one line naming the chain.
+ * not match its upstream fails the start with one line naming the chain; a chain whose upstream is
+ * down at start leaves the service starting, and is served once a real Anvil answers on its URL; a
+ * chain without an upstream is an embedded devnet of its kind.
  */
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requireAnvil, type AnvilInstance } from '../support/anvil.js'
+import { freePort, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { startOpAnvil } from '../support/opAnvil.js'
+import { parsePromText, sampleSum } from '../support/promText.js'
 import { testToken } from './support/startTestApp.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -64,4 +67,36 @@ describe.runIf(haveAnvil)('the service with a chain from CHAIN_<NAME>_* variable
     expect(err.stderr).toMatch(/failed to start: chain 'base': the upstream answers chain id 10, not the configured 8453/)
     expect(err.stderr).not.toContain(op.url)
   }, 60_000)
+
+  it('starts with a chain whose upstream is down, serves it once its Anvil answers, and runs a chain without rpc_url as a devnet of its kind', async () => {
+    const port = await freePort()
+    const svc = startService({ CHAIN_LATE_RPC_URL: `http://127.0.0.1:${port}`, CHAIN_LATE_CHAIN_ID: '31337', CHAIN_OPDEV_KIND: 'op-stack' })
+    let late: AnvilInstance | undefined
+    try {
+      const url = await svc.listening
+      const chains = async () => ((await (await fetch(`${url}/v1/chains`, { headers: { authorization: `Bearer ${testToken}` } })).json()) as { data: { name: string; status: string; kind: string; network: string }[] }).data
+      expect((await chains()).map((c) => [c.name, c.status])).toEqual([['default', 'ok'], ['late', 'down'], ['opdev', 'ok']])
+      expect((await chains()).find((c) => c.name === 'opdev')).toMatchObject({ kind: 'op-stack', network: 'devnet' })
+      const down = await fetch(`${url}/v1/chains/late/rpc/${testToken}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
+      expect(((await down.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32000, message: expect.stringContaining("chain 'late'") })
+      // the scrape still answers, the chain's upstream counted down
+      const scrape = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${testToken}` } })
+      expect(scrape.status).toBe(200)
+      expect(sampleSum(parsePromText(await scrape.text()), 'evmsim_upstream_up', { chain: 'late' })).toBe(0)
+      late = await startAnvil({ port })
+      let status = ''
+      for (let i = 0; i < 200 && status !== 'ok'; i++) {
+        status = (await chains()).find((c) => c.name === 'late')!.status
+        if (status !== 'ok') await new Promise((ok) => setTimeout(ok, 100))
+      }
+      expect(status).toBe('ok')
+      const rpc = await fetch(`${url}/v1/chains/late/rpc/${testToken}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
+      expect(((await rpc.json()) as { result: string }).result).toBe('0x7a69')
+    } finally {
+      const exited = new Promise((resolve) => svc.child.once('exit', resolve))
+      svc.child.kill('SIGTERM')
+      await exited
+      await late?.stop()
+    }
+  }, 90_000)
 })

@@ -202,6 +202,51 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     expect(free.l1Fee).toBeUndefined()
   })
 
+  it('a traced call with a gas price reports its l1Fee, l1GasUsed and operatorFee beside the tracers (call-many: and their totals), what Anvil charges the same transaction sent', async () => {
+    const price = 2_000_000_000n
+    const sender = DEV_ACCOUNTS[8] as Hex
+    const small = { from: sender, to: SINK_A, data: '0x0102', gasPrice: hex(price) }
+    const large = { from: sender, to: SINK_B, data: incompressible(900), gasPrice: hex(price) }
+    const res = await app.fetch('/v1/trace/call', post({ call: small, blockTag: 'latest', tracerConfig: { callTracer: {} } }))
+    const body = await res.json()
+    expect(res.status, JSON.stringify(body)).toBe(200)
+    const traced = body.data as { callTracer: Record<string, unknown>; l1Fee: string; l1GasUsed: string; operatorFee: string }
+    // the tracer's output stays geth's: no fee field inside it
+    expect(Object.keys(traced.callTracer)).not.toContain('l1Fee')
+    expect(BigInt(traced.l1Fee)).toBeGreaterThan(0n)
+    // the JSON-RPC tracer prints the tracer's output alone
+    const rpcFrame = await serviceRpc<Record<string, unknown>>('debug_traceCall', [small, 'latest', { tracer: 'callTracer' }])
+    expect(rpcFrame).toEqual(traced.callTracer)
+
+    // call-many: each call's fees beside its tracers, their sum beside data
+    const many = await app.fetch('/v1/trace/call-many', post({ bundles: [{ transactions: [small] }, { transactions: [large, { ...small, gasPrice: undefined }] }], blockTag: 'latest', tracerConfig: { callTracer: {} } }))
+    const manyBody = await many.json()
+    expect(many.status, JSON.stringify(manyBody)).toBe(200)
+    const [[first], [second, free]] = manyBody.data as { l1Fee?: string; l1GasUsed?: string; operatorFee?: string }[][]
+    expect(first!.l1Fee).toBe(traced.l1Fee)
+    expect(BigInt(second!.l1GasUsed!)).toBeGreaterThan(BigInt(first!.l1GasUsed!))
+    // a call without a gas price pays nothing (eth_call semantics) and reports nothing
+    expect(free!.l1Fee).toBeUndefined()
+    expect(BigInt(manyBody.l1Fee)).toBe(BigInt(first!.l1Fee!) + BigInt(second!.l1Fee!))
+    expect(BigInt(manyBody.operatorFee)).toBe(BigInt(first!.operatorFee!) + BigInt(second!.operatorFee!))
+    expect(BigInt(manyBody.l1GasUsed)).toBe(BigInt(first!.l1GasUsed!) + BigInt(second!.l1GasUsed!))
+
+    // the same transaction sent: what Anvil charged is the vaults' credit and the sender's cost
+    const head = BigInt(await anvil.rpc<string>('eth_blockNumber', []))
+    const sent = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: sender, to: SINK_A, input: '0x0102', gasPrice: hex(price), gas: hex(100_000n) }])
+    await anvil.rpc('evm_mine', [])
+    const receipt = await receiptOf(anvil, sent)
+    const balance = async (a: string, n: bigint) => BigInt(await anvil.rpc<string>('eth_getBalance', [a, hex(n)]))
+    const credit = async (a: string) => (await balance(a, head + 1n)) - (await balance(a, head))
+    expect(BigInt(traced.l1Fee)).toBe(await credit(L1_FEE_VAULT))
+    expect(BigInt(traced.operatorFee)).toBe(await credit(OPERATOR_FEE_VAULT))
+    expect(BigInt(traced.operatorFee) > 0n).toBe(fork === 'isthmus')
+    expect(BigInt(receipt.gasUsed)).toBe(BigInt(traced.callTracer.gasUsed as string))
+    expect(-(await credit(sender))).toBe(BigInt(receipt.gasUsed) * price + BigInt(traced.l1Fee) + BigInt(traced.operatorFee))
+    // a small transaction is priced at Fjord's 100-byte minimum, signed or not (decisions.md "OP-stack fees of a traced call")
+    expect(BigInt(traced.l1GasUsed)).toBe(1600n)
+  })
+
   it('`cast run` replays each fee-paying transaction through the service', async () => {
     const url = `${app.url}/v1/rpc/${app.config.api.auth_token}`
     for (const m of mined.slice(3)) {

@@ -53,12 +53,14 @@ export interface AnvilOptions {
   /** extra CLI args, e.g. ['--hardfork', 'cancun'] */
   args?: string[]
   chainId?: number
+  /** a port chosen ahead (a URL configured before the node starts); default: a free one */
+  port?: number
 }
 
 export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilInstance> {
   const bin = anvilBinary()
   if (!bin) throw new Error('Anvil binary not found (npm i @foundry-rs/anvil-linux-amd64)')
-  const port = await freePort()
+  const port = opts.port ?? (await freePort())
   const args = [
     '--host', '127.0.0.1', '--port', String(port),
     '--steps-tracing', '--silent',

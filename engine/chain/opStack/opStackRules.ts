@@ -28,11 +28,12 @@ import type { Address } from 'viem'
 import { EngineError } from '../../errors.js'
 import { createCommonFactory } from '../../hardfork.js'
 import type { ExecutionContext } from '../../execution/types.js'
-import type { ChainRules, FeeRun, FeeSettlement, SpecialRun } from '../rules.js'
-import { decodeDeposit, depositOf } from './deposit.js'
+import type { ChainRules, FeeRun, FeeSettlement, RollupFees, SpecialRun } from '../rules.js'
+import { decodeDeposit, decodeDepositBytes, depositBytes, depositJson, depositOf, DEPOSIT_TX_TYPE, encodeDeposit } from './deposit.js'
+import { l1InfoDeposit } from './l1Info.js'
 import { ethereumForkOf, isOpFork, opActive, opForkAt, opScheduleOf, OP_FORKS, type OpFork } from './forks.js'
 import {
-  BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT, fjordEstimatedSize, l1Cost, operatorFee, readL1BlockInfo,
+  BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT, fjordEstimatedSize, l1Cost, operatorFee, readL1BlockInfo,
   type L1BlockInfo, type L1Cost,
 } from './l1Fee.js'
 
@@ -142,7 +143,38 @@ export function createOpStackRules(opts: OpStackRulesOptions): OpStackRules {
     specialRun,
     precompiles: (common, block) => opPrecompiles(common, forkAt(block)),
     feeRecipients: [L1_FEE_VAULT, BASE_FEE_VAULT, OPERATOR_FEE_VAULT],
+    blockCoinbase: SEQUENCER_FEE_VAULT,
+    blockStartTxs: async (state, block) => [encodeDeposit(await l1InfoDeposit(state, forkAt(block)))],
+    decodeRaw: (bytes, common) => (bytes[0] === DEPOSIT_TX_TYPE ? decodeDepositBytes(bytes, common) : undefined),
+    txJsonFields: depositJson,
+    encodeTx: depositBytes,
+    receiptFields: async ({ ctx, tx, fees, nonceBefore }) => opReceiptFields(forkAt(ctx.block), depositOf(tx) !== undefined, await readL1BlockInfo(ctx.state, forkAt(ctx.block)), fees, nonceBefore),
   }
+}
+
+const hexOf = (n: bigint): string => `0x${n.toString(16)}`
+
+/**
+ * The fields op-geth adds to a receipt (core/types/receipt.go deriveFields, internal/ethapi
+ * marshalReceipt): a deposit's nonce (its sender's nonce before it ran) and, from Canyon, its
+ * receipt version 1; every other transaction's L1 fee, the L1 base fee as `l1GasPrice`, the L1
+ * gas, before Ecotone the scalar as a decimal `l1FeeScalar`, from Ecotone the two scalars and the
+ * blob base fee, from Isthmus the operator fee parameters.
+ */
+function opReceiptFields(fork: OpFork, deposit: boolean, info: L1BlockInfo, fees: RollupFees | undefined, nonceBefore: bigint): Record<string, unknown> {
+  if (deposit) return { depositNonce: hexOf(nonceBefore), ...(opActive(fork, 'canyon') && { depositReceiptVersion: '0x1' }) }
+  const out: Record<string, unknown> = {
+    l1GasPrice: hexOf(info.l1BaseFee),
+    l1GasUsed: hexOf(fees?.l1GasUsed ?? 0n),
+    l1Fee: hexOf(fees?.l1Fee ?? 0n),
+  }
+  if (!opActive(fork, 'ecotone')) {
+    out.l1FeeScalar = String(Number(info.baseFeeScalar) / 1e6)
+    return out
+  }
+  Object.assign(out, { l1BaseFeeScalar: hexOf(info.baseFeeScalar), l1BlobBaseFee: hexOf(info.blobBaseFee), l1BlobBaseFeeScalar: hexOf(info.blobBaseFeeScalar) })
+  if (opActive(fork, 'isthmus')) Object.assign(out, { operatorFeeScalar: hexOf(info.operatorFeeScalar), operatorFeeConstant: hexOf(info.operatorFeeConstant) })
+  return out
 }
 
 /**
