@@ -5,11 +5,11 @@
  * nothing of HTTP: failures are thrown as `EngineError` with a code.
  */
 import type { Address, Hex } from 'viem'
-import type { CallInput, ExecutionStatus } from './execution/types.js'
+import type { CallInput, ExecutionStatus, RunStop } from './execution/types.js'
 import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
 import type { CacheStore } from './cache/cacheStore.js'
 
-export type { Authorization, CallInput } from './execution/types.js'
+export type { Authorization, CallInput, RunStop } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
 export type { CallTreeConfig } from './decoding/callTree/types.js'
 /** the store the engine reads and writes through (built by the host: host/cache/) */
@@ -379,12 +379,18 @@ export interface Engine {
   forkRpc(forkId: string, method: string, params: unknown[]): Promise<unknown>
   health(): Promise<EngineHealth>
   close(): Promise<void>
+  /**
+   * The same engine for one request: its runs stop where `stop` says (the request's deadline, an
+   * abort once it timed out or its client went away) instead of running on for nobody. Absent on
+   * an engine that cannot stop a run in place.
+   */
+  withStop?(stop: RunStop): Engine
 }
 
 /**
  * The engine's operations by name, written once next to their signatures: a pool forwards these
  * and a worker thread serves these (host/workers/, host/protocol.ts); `close` is each holder's
- * own. The compiler ties the list to Engine both ways: a name here that Engine lacks, or a method
+ * own, and `withStop` each holder's view of itself. The compiler ties the list to Engine both ways: a name here that Engine lacks, or a method
  * of Engine missing here, is a type error.
  */
 export const ENGINE_OPERATIONS = [
@@ -408,12 +414,12 @@ export const ENGINE_OPERATIONS = [
   'onFork',
   'forkRpc',
   'health',
-] as const satisfies readonly Exclude<keyof Engine, 'close'>[]
+] as const satisfies readonly Exclude<keyof Engine, 'close' | 'withStop'>[]
 export type EngineOperation = (typeof ENGINE_OPERATIONS)[number]
 /** the operations of an Engine, without `close` */
 export type EngineOperations = Pick<Engine, EngineOperation>
 // compiles only while every method of Engine but close is listed above
-true satisfies [Exclude<keyof Engine, EngineOperation | 'close'>] extends [never] ? true : { unlisted: Exclude<keyof Engine, EngineOperation | 'close'> }
+true satisfies [Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'>] extends [never] ? true : { unlisted: Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'> }
 
 /** the operations that run on a fork's chain as on the engine's own */
 export const FORK_OPERATIONS = [
