@@ -7,7 +7,10 @@
  * The check sits in front of ethereumjs' `Interpreter.runStep` (installed at load on the
  * prototype the EVM uses, as engine/execution/leanStepHook.ts does for the step hook): a load and a
  * decrement per step, the clock and the flag read once per STOP_EVERY steps, and only for an EVM
- * that carries a stop (`watchRunStop`). The error it throws is not an EVM error, so the
+ * that carries a stop (`watchRunStop`). Such a run also lets the event loop in every
+ * YIELD_EVERY_MS: where the engine runs on the thread that serves HTTP, a run that never waits
+ * for anything would otherwise keep the abort of its gone client (and every other request) out
+ * until it ends. The error it throws is not an EVM error, so the
  * interpreter passes it up through every frame and runTx, as it does the trace timeout's
  * (engine/execution/tracingAdapter.ts): the run ends with EXECUTION_TIMEOUT and its engine call
  * with it.
@@ -25,9 +28,14 @@ export const STOP_EVERY = 2048
 
 const RUN_STOP = Symbol('runStop')
 
+/** how long a watched run computes before it lets the event loop in once (ms) */
+export const YIELD_EVERY_MS = 25
+
 interface Watch {
   stop: RunStop
   countdown: number
+  /** when the run last let the event loop in (Date.now()) */
+  yieldedAt: number
 }
 
 /** why the run must stop now, or undefined */
@@ -54,7 +62,7 @@ export function checkRunStop(stop: RunStop | undefined): void {
 
 /** the runs of this EVM stop where `stop` says */
 export function watchRunStop(evm: object, stop: RunStop): void {
-  ;(evm as { [RUN_STOP]?: Watch })[RUN_STOP] = { stop, countdown: STOP_EVERY }
+  ;(evm as { [RUN_STOP]?: Watch })[RUN_STOP] = { stop, countdown: STOP_EVERY, yieldedAt: Date.now() }
 }
 
 /** whether the interpreter's step carries the check (asserted by a test) */
@@ -69,6 +77,17 @@ async function installRunStop(): Promise<void> {
     if (watch !== undefined && --watch.countdown === 0) {
       watch.countdown = STOP_EVERY
       checkRunStop(watch.stop)
+      // a long run lets the event loop in now and then: on a thread that serves HTTP too (an
+      // engine in process) the abort of a client that went away is seen, and other requests
+      // are answered meanwhile; the interpreter awaits a step that answers a promise
+      const now = Date.now()
+      if (now - watch.yieldedAt >= YIELD_EVERY_MS) {
+        watch.yieldedAt = now
+        return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+          checkRunStop(watch.stop)
+          return stock.call(this, opcodeObj)
+        })
+      }
     }
     return stock.call(this, opcodeObj)
   }
