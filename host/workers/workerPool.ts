@@ -447,7 +447,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     for (const s of slots) if (s && s.ready && !s.retired && (!best || s.inflight.size < best.inflight.size)) best = s
     if (!best) return Promise.reject(new EngineError('INTERNAL_ERROR', 'no simulation worker is ready'))
     const slot = best
-    return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject }))
+    return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) }))
   }
 
   /**
@@ -470,7 +470,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   function callEvery<T>(method: EngineOperation, args: unknown[]): Promise<T>[] {
     return slots
       .filter((s): s is Slot => !!s && s.ready && !s.retired)
-      .map((s) => new Promise<T>((resolve, reject) => dispatch(s, { method, args, resolve: resolve as (v: unknown) => void, reject })))
+      .map((s) => new Promise<T>((resolve, reject) => dispatch(s, { method, args, resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) })))
   }
 
   /**
