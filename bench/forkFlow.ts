@@ -20,6 +20,9 @@ const accounts = [
   privateKeyToAccount('0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6'),
 ]
 
+/** the bench's row; `BENCH_ONLY='CI flow' npm run bench` runs this flow alone */
+export const FORK_FLOW_ROW = 'CI flow on a fork (create, fund 3, deploy 2, 100 transfers, 20 swaps, reads, a trace; 20 ms a round trip)'
+
 export interface ForkFlowResult {
   oursMs: number
   anvilMs: number
@@ -99,6 +102,7 @@ export async function measureForkFlow(opts: ForkFlowOptions): Promise<ForkFlowRe
       createRoundTrips = total() - before
       await flow(rpcAt(`${data.rpcUrl}/${opts.token}`))
       oursMs = performance.now() - t0
+      if (process.env.FORK_FLOW_COUNTS) console.log('ours', proxy.requests(), JSON.stringify(proxy.counts()))
     } finally {
       await svc.stop()
     }
@@ -106,7 +110,9 @@ export async function measureForkFlow(opts: ForkFlowOptions): Promise<ForkFlowRe
     const t1 = performance.now()
     const anvil = await startAnvil({ args: ['--fork-url', proxy.url, '--fork-block-number', String(BigInt(block))] })
     try {
+      const before = proxy.counts()
       await flow(anvil.rpc as Rpc)
+      if (process.env.FORK_FLOW_COUNTS) console.log('anvil', proxy.requests(), JSON.stringify(proxy.counts()), 'before', JSON.stringify(before))
     } finally {
       await anvil.stop()
     }

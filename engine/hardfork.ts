@@ -16,6 +16,7 @@
 import { Common, Hardfork, Holesky, Hoodi, Mainnet, Sepolia, createCommonFromGethGenesis, createCustomCommon, type ChainConfig, type GethGenesis } from '@ethereumjs/common'
 import { EVM } from '@ethereumjs/evm'
 import { EngineError } from './errors.js'
+import { ecrecover } from './ecrecover.js'
 import { keccak256 } from './keccak.js'
 import { kzgBackend } from './kzg.js'
 
@@ -92,8 +93,8 @@ function withEipSet(common: Common): Common {
   return common
 }
 
-/** ethereumjs' cryptography for every Common: KZG for blobs, a WebAssembly keccak (keccak.ts) */
-const customCrypto = () => ({ kzg: kzgBackend(), keccak256 })
+/** ethereumjs' cryptography for every Common: KZG for blobs, WebAssembly keccak and ecrecover (keccak.ts, ecrecover.ts) */
+const customCrypto = () => ({ kzg: kzgBackend(), keccak256, ecrecover })
 
 /** the Common every factory copies from: the tx gas cap lifted, the EIP lookup a Set */
 const forRpc = (common: Common): Common => withEipSet(withoutTxGasCap(common))

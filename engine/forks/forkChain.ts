@@ -13,6 +13,7 @@ import { createBlockHeaderFromRLP, type BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
+import { LRUCache } from 'lru-cache'
 import type { Address, Hex } from 'viem'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
 import type { DevnetReceipt } from '../devnet/mineBlock.js'
@@ -58,13 +59,37 @@ export interface ForkView {
 export const forkNumber = (view: ForkView): bigint => view.base.header.number
 export const headNumber = (view: ForkView): bigint => view.base.header.number + BigInt(view.blocks.length)
 
-/** a stored transaction as the engine runs it (an impersonated one answers for its sender) */
+/**
+ * Decoded pool transactions, by hash and fork. A send decodes its transaction once to check it,
+ * then mining, the block's transaction root, loading the mined block and every later trace need
+ * it again; each decode copies the chain's Common (ethereumjs' constructor does) and, unfrozen,
+ * recovers the signature on every `getSenderAddress`. A transaction is immutable once decoded, so
+ * one object serves them all.
+ */
+const decoded = new LRUCache<string, TypedTransaction>({ max: 4096 })
+
+/**
+ * A stored transaction as the engine runs it. Its sender is the one recorded when the fork
+ * accepted it (a recovered signature, or the impersonated account): the store is the service's
+ * own, so a replay never recovers the signature again.
+ */
 export function decodePoolTx(common: Common, t: PoolTx): TypedTransaction {
-  const tx = createTxFromRLP(hexToBytes(t.raw), { common, freeze: false })
-  if (!t.impersonated) return tx
+  const held = decoded.get(decodedKey(common, t))
+  return held ?? holdDecodedTx(common, t, createTxFromRLP(hexToBytes(t.raw), { common, freeze: false }))
+}
+
+const decodedKey = (common: Common, t: PoolTx) => `${common.hardfork()}:${t.impersonated ? 'i' : 's'}:${t.hash}`
+
+/** `tx` (decoded from `t.raw` unfrozen) answering for the recorded sender, kept for the next decode */
+export function holdDecodedTx(common: Common, t: PoolTx, tx: TypedTransaction): TypedTransaction {
   const sender = new EjsAddress(hexToBytes(t.from))
-  const hash = hexToBytes(t.hash)
-  Object.assign(tx, { getSenderAddress: () => sender, isSigned: () => true, hash: () => hash })
+  const fixed: Record<string, unknown> = { getSenderAddress: () => sender }
+  if (t.impersonated) {
+    const hash = hexToBytes(t.hash)
+    Object.assign(fixed, { isSigned: () => true, hash: () => hash })
+  }
+  Object.assign(tx, fixed)
+  decoded.set(decodedKey(common, t), tx)
   return tx
 }
 

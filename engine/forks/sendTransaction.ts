@@ -20,7 +20,8 @@ import { fromRlp, keccak256, toHex, type Address, type Hex } from 'viem'
 import { EngineError } from '../errors.js'
 import { feeFields } from '../execution/validateTx.js'
 import type { OverlayStateManager } from '../state/index.js'
-import { createAddressFromString } from '@ethereumjs/util'
+import { createAddressFromString, type Address as EjsAddress } from '@ethereumjs/util'
+import { holdDecodedTx } from './forkChain.js'
 import type { PoolTx } from './types.js'
 
 const invalid = (message: string, rpcCode = -32000) => new EngineError('VALIDATION_ERROR', message, { rpcCode, rpcMessage: message })
@@ -44,18 +45,21 @@ export async function acceptRawTransaction(
   }
   let tx: TypedTransaction
   try {
-    tx = createTxFromRLP(bytes, { common })
+    tx = createTxFromRLP(bytes, { common, freeze: false })
   } catch (e) {
     throw invalid(`rlp: ${(e as Error).message.split(' (tx type')[0]}`)
   }
-  let from: Address
+  let sender: EjsAddress
   try {
-    from = tx.getSenderAddress().toString().toLowerCase() as Address
+    sender = tx.getSenderAddress()
   } catch (e) {
     throw invalid(`invalid sender: ${(e as Error).message.split(' (tx type')[0]}`)
   }
+  const from = sender.toString().toLowerCase() as Address
   await checkAgainstState(tx, from, head)
-  return { tx, entry: { raw: raw.toLowerCase() as Hex, from, hash: toHex(tx.hash()), impersonated: false } }
+  const entry: PoolTx = { raw: raw.toLowerCase() as Hex, from, hash: toHex(tx.hash()), impersonated: false }
+  // the signature is recovered once: mining and every later replay use this object
+  return { tx: holdDecodedTx(common, entry, tx), entry }
 }
 
 /** a signed tx's chain id: a typed tx's first field, a legacy tx's EIP-155 v (undefined: unprotected or unreadable) */

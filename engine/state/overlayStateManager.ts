@@ -145,7 +145,11 @@ export class OverlayStateManager implements StateManagerInterface {
     const a = address.toString() as Hex
     const k = slotKeyFromBytes(key)
     const id = a + k
-    if (!this.txOriginal.has(id)) this.txOriginal.set(id, await this.originalAt(a, k))
+    // outside a transaction (no checkpoint: a block's system calls, state overrides) a write
+    // happens before the next transaction starts, so it is that transaction's original value, as
+    // geth's Finalise between system calls makes it; nothing to record, and nothing to read (a
+    // writable fork's every block would otherwise read a history-contract slot from the upstream)
+    if (this.checkpoints.length > 0 && !this.txOriginal.has(id)) this.txOriginal.set(id, await this.originalAt(a, k))
     this.setSlot(a, k, storageValue(value))
   }
 
