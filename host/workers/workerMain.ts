@@ -56,7 +56,8 @@ function runStopOf(mark: StopMark): RunStop {
   const flags = stopFlags
   return {
     ...(mark.deadline !== undefined && { deadline: mark.deadline }),
-    ...(flags && { signal: { get aborted() { return Atomics.load(flags, mark.index) !== 0 } } }),
+    // index -1: every flag was taken, the deadline alone stops the run
+    ...(flags && mark.index >= 0 && { signal: { get aborted() { return Atomics.load(flags, mark.index) !== 0 } } }),
   }
 }
 const methods = new Set<string>(ENGINE_OPERATIONS)

@@ -307,6 +307,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       const head = queue[0]!
       if (head.deadline !== undefined && head.deadline <= Date.now()) {
         queue.shift()
+        head.unlisten?.()
         head.reject(timeoutError(head, 'waited'))
         continue
       }
