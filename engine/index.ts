@@ -59,6 +59,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         kind: opts.chainKind,
         headMaxAgeMs: opts.headMaxAgeMs,
         forkCacheBytes: opts.forkCacheBytes,
+        knownChainId: opts.knownChainId,
       })
     : opts.devnetImport
       ? await createImportedDevnet(opts.devnetImport)

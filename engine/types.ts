@@ -446,6 +446,11 @@ export interface EngineOptions {
   chainKind?: 'ethereum' | 'op-stack' | 'arbitrum'
   /** the chain id the upstream must answer: a mismatch fails the start (VALIDATION_ERROR) */
   expectChainId?: number
+  /**
+   * the chain id the upstream already answered (a pool's replacement worker): the engine starts
+   * without asking it again, so it starts while the upstream is silent or down
+   */
+  knownChainId?: number
   cache: CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint

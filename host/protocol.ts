@@ -63,6 +63,7 @@ export interface WorkerSetup {
 
 /** where a call's run stops: its flag in WorkerSetup.stopFlags, and its deadline (epoch ms) */
 export interface StopMark {
+  /** -1: no flag was free (the deadline alone stops the run) */
   index: number
   deadline?: number
 }
@@ -76,7 +77,8 @@ export type ToWorker = { type: 'call'; id: number; method: EngineOperation; args
 
 /** worker thread → pool */
 export type FromWorker =
-  | { type: 'ready' }
+  /** `chainId`: its chain's id, which a replacement worker is started with (EngineOptions.knownChainId) */
+  | { type: 'ready'; chainId?: number }
   | { type: 'initError'; error: SerializedError }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: SerializedError }

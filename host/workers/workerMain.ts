@@ -94,7 +94,9 @@ try {
   // forks in Redis are every worker's; on memory:// the pool sends every fork call to one worker
   const forkStore = setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl) ? createRedisForkStore({ url: setup.cacheUrl, prefix: setup.cachePrefix }) : undefined
   engine = await mod.createEngine({ ...setup.engine, cache, logger, ...(forkStore && { forkStore }) })
-  send({ type: 'ready' })
+  // answered by the engine itself, from what it learnt at start
+  const chainId = Number(await engine.readChain('eth_chainId', []).catch(() => undefined))
+  send({ type: 'ready', ...(Number.isSafeInteger(chainId) && chainId > 0 && { chainId }) })
 } catch (err) {
   send({ type: 'initError', error: serializeError(err) })
 }

@@ -151,6 +151,12 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   let rotate = 0
   let closing = false
   let lastHealth: { health: EngineHealth; at: number } | undefined
+  /**
+   * the chain id the first worker to start learnt: its replacements start with it instead of
+   * asking the upstream (a worker replaced while the upstream is silent would otherwise fail to
+   * start, and retry with a growing pause, until the upstream answers again)
+   */
+  let knownChainId: number | undefined
 
   const closedError = () => new EngineError('INTERNAL_ERROR', 'the engine is shut down')
 
@@ -162,8 +168,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     const spillOwner = spill?.owner
     starts[index]!++
     const stopFlags = new SharedArrayBuffer(STOP_FLAGS * Int32Array.BYTES_PER_ELEMENT)
+    const engineSetup = { ...setup.engine, ...(spill && { spill }), ...(knownChainId !== undefined && setup.engine.rpcUrl && { knownChainId }) }
     const worker = new Worker(entry.script, {
-      workerData: { ...setup, stopFlags, ...(spill && { engine: { ...setup.engine, spill } }) },
+      workerData: { ...setup, stopFlags, engine: engineSetup },
       eval: entry.eval,
       ...(workerMaxHeapMb && { resourceLimits: { maxOldGenerationSizeMb: workerMaxHeapMb } }),
     })
@@ -176,6 +183,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       worker.on('message', (msg: FromWorker) => {
         switch (msg.type) {
           case 'ready':
+            if (msg.chainId !== undefined) knownChainId ??= msg.chainId
             slot.ready = true
             resolveReady()
             pump()
