@@ -56,7 +56,7 @@ export interface WorkerPoolOptions extends EngineOptions {
   maxConcurrentPerWorker?: number
   /** each worker's in-process cache level, bytes (default 64 MiB) */
   workerCacheBytes?: number
-  /** a call running longer is answered EXECUTION_TIMEOUT and its worker replaced (default: none) */
+  /** a call running longer is answered EXECUTION_TIMEOUT and stopped in place (default: none) */
   callTimeoutMs?: number
   /**
    * how long health() waits for a worker before answering from the last check (default 950: a
