@@ -130,6 +130,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     forkRpc: (forkId, method, params) =>
       guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stop ? stoppedAt(c, stop) : c }, p) }, forkId, method, params)),
     health,
+    metrics,
     close,
     withStop: (s) => engineWith(s),
   })
@@ -141,6 +142,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       opts.cache.ping().catch(() => false),
     ])
     return { network: chain.network, chainId: chain.chainId, kind: chain.rules?.kind ?? 'ethereum' as const, upstreamOk, cacheOk }
+  }
+
+  async function metrics() {
+    // a fork store out of reach counts none open rather than failing the scrape
+    return { ...chain.metrics?.(), forksOpen: await forks.count().catch(() => 0) }
   }
 
   async function close() {

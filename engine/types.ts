@@ -8,12 +8,15 @@ import type { Address, Hex } from 'viem'
 import type { CallInput, ExecutionStatus, RunStop } from './execution/types.js'
 import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
 import type { CacheStore } from './cache/cacheStore.js'
+import type { EngineMetrics } from './engineMetrics.js'
 
 export type { Authorization, CallInput, RunStop } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
 export type { CallTreeConfig } from './decoding/callTree/types.js'
 /** the store the engine reads and writes through (built by the host: host/cache/) */
 export type { CacheStore } from './cache/cacheStore.js'
+/** the engine's counts for the host's metrics */
+export type { EngineMetrics } from './engineMetrics.js'
 /** what the engine throws, and what `src/` maps to statuses and JSON-RPC codes */
 export { EngineError, isEngineError, type EngineErrorCode } from './errors.js'
 /** the chain reads the engine answers (the JSON-RPC layer forwards no other method) */
@@ -378,6 +381,8 @@ export interface Engine {
   /** a development-node JSON-RPC method on a fork (FORK_DEV_METHODS: sending, mining, cheats, …) */
   forkRpc(forkId: string, method: string, params: unknown[]): Promise<unknown>
   health(): Promise<EngineHealth>
+  /** what the engine counted since it started, for the host's metrics (engine/engineMetrics.ts) */
+  metrics(): Promise<EngineMetrics>
   close(): Promise<void>
   /**
    * The same engine for one request: its runs stop where `stop` says (the request's deadline, an
@@ -414,6 +419,7 @@ export const ENGINE_OPERATIONS = [
   'onFork',
   'forkRpc',
   'health',
+  'metrics',
 ] as const satisfies readonly Exclude<keyof Engine, 'close' | 'withStop'>[]
 export type EngineOperation = (typeof ENGINE_OPERATIONS)[number]
 /** the operations of an Engine, without `close` */

@@ -26,6 +26,8 @@ import { listen, type ServedApp } from './server.js'
 import { createWorkerPoolEngine, defaultWorkerCount } from './workers/index.js'
 import { createChainSet, startNamedChains, type ChainSet } from './chains.js'
 import type { HostLogger } from './logger.js'
+import { createServiceMetrics, type ServiceMetrics } from './metrics/serviceMetrics.js'
+import { metricsThroughPrimary } from './cluster/metricsGather.js'
 
 export type { HostLogger } from './logger.js'
 
@@ -39,6 +41,8 @@ export interface HostedParts {
   /** where the rate limit counts, when not `cache` (one HTTP process of several on memory://) */
   rateLimitCounter?: Pick<CacheStore, 'increment'>
   logger: HostLogger
+  /** the instance's metrics (GET /metrics), every thread and process of it */
+  metrics?: ServiceMetrics
 }
 
 export interface InstanceOptions {
@@ -104,8 +108,9 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   })
   // the named chains: an engine (a pool) each, its own key space in the store (host/chains.ts)
   let chains: ChainSet | undefined
+  let named: Record<string, Engine> = {}
   if (chainCount > 1) {
-    const named = await startNamedChains(config.chains, cache, (c) =>
+    named = await startNamedChains(config.chains, cache, (c) =>
       createWorkerPoolEngine({
         ...engineOptions,
         cache: c.cache,
@@ -126,7 +131,15 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   // several processes on memory://: each reserves blocks of counts far from the limit (host/cluster/leasedCounter.ts)
   const rateLimitCounter =
     forked && !isSharedCacheUrl(config.cache.url) ? createLeasedCounter(cache, { limit: config.api.rate_limit_requests, processes }) : undefined
-  const app = opts.app({ engine, cache, logger, rateLimitCounter, ...(chains && { chains }) })
+  // one of several processes: /metrics on it reports them all, through the primary
+  let viaPrimary: (() => Promise<object[][]>) | undefined
+  const metrics = createServiceMetrics({
+    chains: [{ name: 'default', engine }, ...Object.entries(named).map(([name, e]) => ({ name, engine: e }))],
+    sharedForks: isSharedCacheUrl(config.cache.url),
+    ...(forked && { gather: () => viaPrimary!() }),
+  })
+  if (forked) viaPrimary = metricsThroughPrimary(metrics.collect)
+  const app = opts.app({ engine, cache, logger, rateLimitCounter, metrics, ...(chains && { chains }) })
   const server = await listen(app, { host: config.server.host, port: config.server.port })
   logger.info(
     { env: config.env, url: server.url, workers, chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC', chains: chains?.names() ?? [], auth: config.api.auth_token !== '' },

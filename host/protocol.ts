@@ -40,6 +40,31 @@ export interface LookupReply {
   id: number
   value: Uint8Array | undefined
 }
+/**
+ * The instance's metrics when several HTTP processes serve (host/cluster/metricsGather.ts): the
+ * process asked for /metrics asks the primary (`metricsAsk`), which asks every process for its own
+ * (`metricsCollect`, answered `metricsCollected` with prom-client's JSON form) and answers the
+ * asker with all of them and its own (`metricsGathered`); the asker combines them.
+ */
+export interface MetricsAsk {
+  type: 'metricsAsk'
+  id: number
+}
+export interface MetricsCollect {
+  type: 'metricsCollect'
+  id: number
+}
+export interface MetricsCollected {
+  type: 'metricsCollected'
+  id: number
+  metrics: object[]
+}
+export interface MetricsGathered {
+  type: 'metricsGathered'
+  id: number
+  parts: object[][]
+}
+
 /** primary → HTTP process: finish the requests in flight and exit (host/cluster/stopRequest.ts) */
 export const STOP_MESSAGE = { type: 'stop' } as const
 
@@ -87,10 +112,10 @@ export type FromWorker =
   | { type: 'closed' }
 
 /** primary → HTTP process */
-export type ToProcess = CacheReply | LookupRequest | typeof STOP_MESSAGE
+export type ToProcess = CacheReply | LookupRequest | MetricsCollect | MetricsGathered | typeof STOP_MESSAGE
 
 /** HTTP process → primary */
-export type FromProcess = CacheRequest | LookupReply
+export type FromProcess = CacheRequest | LookupReply | MetricsAsk | MetricsCollected
 
 export function serializeError(err: unknown): SerializedError {
   if (isEngineError(err)) {

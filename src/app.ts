@@ -4,7 +4,7 @@
  * start it on a free port with @hono/node-server.
  *
  * Middleware order and why:
- *   requestId → logger (see every answer, errors included) → CORS (preflights answered before
+ *   requestId → logger and metrics (see every answer, errors included) → CORS (preflights answered before
  *   auth) → rate limit (before auth, so token guessing is limited too) → auth → timeout →
  *   body size → content type → routes. The JSON-RPC endpoint (src/rpc/) sits behind the same
  *   chain; its failures, middleware ones included, leave as JSON-RPC error objects.
@@ -47,6 +47,10 @@ import { registerUi, uiPaths } from './routes/ui.js'
 import { registerForks } from './routes/forks.js'
 import { registerForkRest } from './routes/forkRest.js'
 import { registerForkRpc } from './rpc/forkRoute.js'
+import { requestMetrics } from './middleware/requestMetrics.js'
+import { registerMetrics } from './routes/metrics.js'
+import { createServiceMetrics, type ServiceMetrics } from '../host/metrics/serviceMetrics.js'
+import { isSharedCacheUrl } from '../host/cache/createCacheStore.js'
 
 export interface CreateAppOptions {
   config: ServiceConfig
@@ -58,6 +62,8 @@ export interface CreateAppOptions {
   logger: HttpLogger
   /** where the rate limit counts (default: `cache`; an HTTP process of several: host/cluster/leasedCounter.ts) */
   rateLimitCounter?: Pick<CacheStore, 'increment'>
+  /** the instance's metrics (host/instance.ts gathers every thread and process); default: this app's engines */
+  metrics?: ServiceMetrics
 }
 
 const healthPath = '/v1/health'
@@ -74,7 +80,7 @@ export const isPublicPath = (fullPath: string) => {
   path.startsWith(uiPaths.assets)
 }
 
-export function createApp({ config, engine: defaultEngine, chains, cache, logger, rateLimitCounter }: CreateAppOptions): OpenAPIHono<HttpEnv> {
+export function createApp({ config, engine: defaultEngine, chains, cache, logger, rateLimitCounter, metrics: given }: CreateAppOptions): OpenAPIHono<HttpEnv> {
   // a named chain's routes are the same routes: matched on the path without /v1/chains/{name}
   const app = new OpenAPIHono<HttpEnv>({ getPath: (req) => routePath(new URL(req.url).pathname) })
   const engine = chains?.engine ?? defaultEngine
@@ -94,6 +100,13 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
 
   app.use(requestId())
   app.use(requestLogger({ logger }))
+  const metrics =
+    given ??
+    createServiceMetrics({
+      chains: [{ name: 'default', engine: defaultEngine }, ...(chains?.names() ?? []).map((name) => ({ name, engine: chains!.get(name)! }))],
+      sharedForks: isSharedCacheUrl(config.cache.url),
+    })
+  app.use(requestMetrics({ metrics, chains: new Set(chains?.names() ?? []) }))
   app.use(corsFromConfig(config.api.cors))
   app.use(
     rateLimit({
@@ -136,5 +149,6 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
   registerForkRpc(app, { engine, config, logger })
   registerExplorer(app, { version })
   registerUi(app)
+  registerMetrics(app, { metrics })
   return app
 }

@@ -9,6 +9,8 @@ export interface HttpEnv {
     requestId: string
     /** when the request's runs must stop (src/middleware/requestTimeout.ts) */
     runStop?: RunStop
+    /** the JSON-RPC method a request's metrics name (src/rpc/route.ts: a served method, `batch` or `other`) */
+    rpcMethod?: string
   }
 }
 

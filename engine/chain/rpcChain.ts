@@ -356,10 +356,17 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       rawRead: async (method, params) => checkForwarded(method, params, await rpc.request(method, params)),
       reorgDepth: REORG_DEPTH,
       forgetHead: () => head.forget(),
+      metrics: () => ({
+        upstream: { httpRequests: baseRpc.stats.httpRequests, calls: baseRpc.metrics.snapshot() },
+        forkReads: { ...fork.reads },
+        head: Number(head.number),
+      }),
       async ping() {
         try {
           // a probe: asks even a node that stalled, so health sees it answer again
-          readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber', [], { probe: true }))
+          const n = readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber', [], { probe: true }))
+          // the head it answers is a head seen (what the metrics report of an idle chain)
+          head.saw(BigInt(n))
           return true
         } catch {
           return false

@@ -10,6 +10,7 @@ import type { BlockEnv, RunStop } from '../execution/types.js'
 import type { AccessList, OverlayStateManager } from '../state/index.js'
 import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 import type { ChainRules } from './rules.js'
+import type { ChainMetrics } from '../engineMetrics.js'
 
 export interface BlockHeaderInfo extends BlockEnv {
   hash: Hex
@@ -102,6 +103,8 @@ export interface ChainSource {
    */
   forgetHead?(): boolean
   ping(): Promise<boolean>
+  /** what the source counted for the operator (engine/engineMetrics.ts); absent: nothing to count (the devnet) */
+  metrics?(): ChainMetrics
   /**
    * The same chain for one engine call: every upstream wait it causes ends by `budget`
    * (engine/rpc/upstreamBudget.ts). Absent where nothing is waited for (the devnet).

@@ -50,6 +50,8 @@ export interface ForkService {
   create(params: CreateForkParams): Promise<ForkInfo>
   get(id: string): Promise<ForkInfo>
   list(): Promise<ForkInfo[]>
+  /** forks open (not expired) */
+  count(): Promise<number>
   delete(id: string): Promise<void>
   /** the newest view of the fork (throws FORK_NOT_FOUND) */
   view(id: string): Promise<ForkView>
@@ -210,6 +212,7 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
       const all = await store.list()
       return all.sort((a, b) => a.record.createdAt - b.record.createdAt).map((s) => infoOf(s.record, s.expiresAt))
     },
+    count: () => store.count(),
     async delete(id) {
       if (!FORK_ID.test(id) || !(await store.delete(id))) throw forkNotFound(id)
       views.delete(id)

@@ -18,7 +18,8 @@
  *   whose outcome is known; any answer of the node (even an HTTP error) ends the stall.
  * - Every failure becomes `EngineError('STATE_ACCESS_ERROR')`. The upstream URL may carry an API
  *   key, so no message ever contains it (nor the host, nor a low-level cause that would name it).
- * - `stats` counts HTTP requests and calls so tests can assert round trips.
+ * - `stats` counts HTTP requests and calls so tests can assert round trips; `metrics` counts each
+ *   call's outcome (ok, error, timeout) and duration by method (upstreamMetrics.ts), once per call.
  *
  * @example
  * const rpc = createRpcClient({ url, timeoutMs: 10_000 })
@@ -29,6 +30,7 @@
  */
 import { EngineError } from '../errors.js'
 import { upstreamOutOfTime, type UpstreamBudget } from './upstreamBudget.js'
+import { UpstreamMetrics } from './upstreamMetrics.js'
 
 export interface RpcClientOptions {
   url: string
@@ -68,6 +70,8 @@ export interface RpcClient {
   /** sends deferred calls no other batch carried */
   flushDeferred(): void
   readonly stats: RpcStats
+  /** each call's outcome and duration by method */
+  readonly metrics: UpstreamMetrics
   close(): void
 }
 
@@ -96,6 +100,8 @@ class TransportFailure {
   constructor(
     readonly message: string,
     readonly retry: boolean,
+    /** the node did not answer in time */
+    readonly timeout = false,
   ) {}
 }
 
@@ -104,6 +110,10 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
   const retryDelayMs = opts.retryDelayMs ?? 100
   const maxBatch = Math.max(1, opts.maxBatchSize ?? 100)
   const stats: RpcStats = { httpRequests: 0, calls: 0 }
+  const metrics = new UpstreamMetrics()
+  /** failures that are the node not answering in time (counted as `timeout`, not `error`) */
+  const timeouts = new WeakSet<object>()
+  const timedOut = <E extends object>(e: E): E => (timeouts.add(e), e)
   const redact = redactor(opts.url)
   let queue: PendingCall[] = []
   let scheduled = false
@@ -138,7 +148,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
         if (ctrl.signal.aborted) {
           // a wait cut short by a caller's nearly spent budget says little about the node
           if (waitMs * 2 >= opts.timeoutMs) stalledSince ??= Date.now()
-          throw new TransportFailure(`did not answer within ${waitMs} ms`, true)
+          throw new TransportFailure(`did not answer within ${waitMs} ms`, true, true)
         }
         throw new TransportFailure(networkReason(e), true)
       }
@@ -148,7 +158,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
       try {
         text = await res.text()
       } catch {
-        if (ctrl.signal.aborted) throw new TransportFailure(`did not answer within ${waitMs} ms`, true)
+        if (ctrl.signal.aborted) throw new TransportFailure(`did not answer within ${waitMs} ms`, true, true)
         throw new TransportFailure('connection dropped while reading the answer', true)
       }
       if (!res.ok) {
@@ -172,7 +182,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
     const refused = batch.filter((c) => !c.probe)
     if (refused.length > 0) {
       probe()
-      const err = fail(`did not answer (stalled since ${new Date(stalledSince).toISOString()}: no answer within ${opts.timeoutMs} ms); failing fast until it answers again (${describe(refused)})`, { stalled: true })
+      const err = timedOut(fail(`did not answer (stalled since ${new Date(stalledSince).toISOString()}: no answer within ${opts.timeoutMs} ms); failing fast until it answers again (${describe(refused)})`, { stalled: true }))
       for (const c of refused) c.reject(err)
     }
     if (probes.length > 0) return sendNow(probes)
@@ -205,13 +215,14 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
         // would wait out the same silence (start-up reads, without a budget, still try again)
         if (!canRetry || !t.retry || i >= retries || closed || (stalledSince !== undefined && calls.every((c) => c.budget))) {
           const err = fail(`${t.message} (${describe(calls)})`)
+          if (t.timeout) timedOut(err)
           for (const c of calls) c.reject(err)
           return
         }
         const delay = retryDelayMs * 2 ** i
         // a retry only for calls whose budget outlasts the backoff; the others end now
         const late = calls.filter((c) => c.budget && c.budget.deadline - Date.now() <= delay)
-        for (const c of late) c.reject(upstreamOutOfTime(c.budget!, `${t.message}; ${c.method}`))
+        for (const c of late) c.reject(timedOut(upstreamOutOfTime(c.budget!, `${t.message}; ${c.method}`)))
         calls = calls.filter((c) => !c.done)
         if (calls.length === 0) return
         await new Promise((r) => setTimeout(r, delay))
@@ -258,11 +269,16 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
 
   return {
     stats,
+    metrics,
     request<T>(method: string, params: unknown[] = [], o: RpcRequestOptions = {}): Promise<T> {
       if (closed) return Promise.reject(fail('client is closed'))
       const budget = o.budget
-      if (budget && budget.deadline <= Date.now()) return Promise.reject(upstreamOutOfTime(budget, method))
+      if (budget && budget.deadline <= Date.now()) {
+        metrics.record(method, 'timeout', 0)
+        return Promise.reject(upstreamOutOfTime(budget, method))
+      }
       stats.calls++
+      const started = performance.now()
       return new Promise<T>((resolve, reject) => {
         let timer: NodeJS.Timeout | undefined
         const call: PendingCall = {
@@ -277,17 +293,19 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
             if (call.done) return
             call.done = true
             clearTimeout(timer)
+            metrics.record(method, 'ok', (performance.now() - started) / 1000)
             resolve(v as T)
           },
           reject(e) {
             if (call.done) return
             call.done = true
             clearTimeout(timer)
+            metrics.record(method, typeof e === 'object' && e !== null && timeouts.has(e) ? 'timeout' : 'error', (performance.now() - started) / 1000)
             reject(e)
           },
         }
         // the deadline holds even while the call waits in a batch that waits on another's answer
-        if (budget) timer = setTimeout(() => call.reject(upstreamOutOfTime(budget, method)), budget.deadline - Date.now())
+        if (budget) timer = setTimeout(() => call.reject(timedOut(upstreamOutOfTime(budget, method))), budget.deadline - Date.now())
         queue.push(call)
         if (!scheduled && !o.deferred) {
           scheduled = true
@@ -386,6 +404,7 @@ export function withBudget(rpc: RpcClient, budget: UpstreamBudget): RpcClient {
     request: (method, params, o) => rpc.request(method, params, { ...o, budget }),
     flushDeferred: () => rpc.flushDeferred(),
     stats: rpc.stats,
+    metrics: rpc.metrics,
     close: () => rpc.close(),
   }
 }

@@ -68,6 +68,11 @@ export class ForkCache {
   private scheduled = false
   /** the access-list hints a cold prefetch reads ahead by (a cache of its own, same store) */
   readonly hints: AccessListHints
+  /**
+   * reads by where they were answered: the hot layer (or a read of the same key already on its
+   * way), the cache store, the upstream; plain counts, one per read (the host's metrics)
+   */
+  readonly reads = { memory: 0, store: 0, upstream: 0 }
 
   constructor(opts: ForkCacheOptions) {
     this.chainId = opts.chainId
@@ -132,9 +137,15 @@ export class ForkCache {
 
   private read(read: Read, key: string, ttl: number | undefined, budget: UpstreamBudget | undefined): Promise<HotValue> {
     const h = this.hot.get(key)
-    if (h !== undefined) return Promise.resolve(h)
+    if (h !== undefined) {
+      this.reads.memory++
+      return Promise.resolve(h)
+    }
     const f = this.inflight.get(key)
-    if (f) return f
+    if (f) {
+      this.reads.memory++
+      return f
+    }
     const p = new Promise<HotValue>((resolve, reject) => {
       this.queue.push({ read, key, ttl, budget, resolve, reject })
       if (!this.scheduled) {
@@ -158,10 +169,12 @@ export class ForkCache {
     items.forEach((q, i) => {
       const v = stored[i] && decodeStored(q.read, stored[i]!)
       if (v === undefined) return misses.push(q)
+      this.reads.store++
       this.keep(q.key, v, q.ttl)
       q.resolve(v)
     })
     if (!misses.length) return
+    this.reads.upstream += misses.length
     const writes: { key: string; value: Uint8Array; ttlSeconds?: number }[] = []
     // every upstream call below is issued synchronously in this loop: one JSON-RPC batch
     await Promise.all(misses.map((q) => this.fetch(q, writes)))

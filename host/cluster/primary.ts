@@ -26,6 +26,7 @@ import { STOP_MESSAGE, type FromProcess, type ToProcess } from '../protocol.js'
 import { isSimulationKey } from '../../engine/simulation/simulationStore.js'
 import type { HostLogger } from '../logger.js'
 import { createSiblingLookup } from './siblingLookup.js'
+import { createMetricsGather } from './metricsGather.js'
 
 /** the environment variable that tells a forked process its index */
 export const PROCESS_INDEX_ENV = 'EVMSIM_HTTP_PROCESS'
@@ -54,6 +55,9 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
   const listening = new WeakSet<Worker>()
 
   const simulations = createSiblingLookup()
+  // GET /metrics on any process reports every process (metricsGather.ts)
+  const metrics = createMetricsGather()
+  const countListening = () => metrics.setListening(Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && !w.isDead() && listening.has(w)).length)
   const siblingsOf = (asker: Worker): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w !== asker && w.isConnected() && listening.has(w))
 
@@ -66,6 +70,12 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
     }
     worker.on('message', (msg: FromProcess) => {
       if (msg?.type === 'lookupReply') return simulations.onReply(msg)
+      if (msg?.type === 'metricsCollected') return metrics.onCollected(msg)
+      if (msg?.type === 'metricsAsk') {
+        const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected() && listening.has(w))
+        const channel = (w: Worker) => ({ send: (m: ToProcess) => void (w.isConnected() && w.send(m)) })
+        return metrics.onAsk(msg, channel(worker), live.map(channel))
+      }
       if (msg?.type !== 'cache' || !view) return
       void answerCacheOp(view, msg, (reply) => {
         if (worker.isConnected()) worker.send(reply satisfies ToProcess)
@@ -74,9 +84,12 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
     worker.once('listening', () => {
       listening.add(worker)
       failures.set(index, 0)
+      countListening()
     })
     worker.once('exit', (code, signal) => {
+      countListening()
       if (stopping || !started) return
+      metrics.processReplaced()
       const failed = (failures.get(index) ?? 0) + 1
       failures.set(index, failed)
       const delay = Math.min(RESPAWN_MAX_DELAY_MS, 250 * 2 ** (failed - 1))

@@ -8,12 +8,12 @@
  * const engine = await createWorkerPoolEngine({ ...engineOptions, cache, workers: config.workers, cacheUrl: config.cache.url })
  */
 import { availableParallelism } from 'node:os'
-import type { Engine, EngineOptions } from '../../engine/types.js'
-import { startWorkerPool, type WorkerPoolOptions } from './workerPool.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineOperations, type EngineOptions } from '../../engine/types.js'
+import { startWorkerPool, type HostedEngine, type WorkerPoolOptions } from './workerPool.js'
 import { createRedisForkStore } from '../cache/redisForkStore.js'
 import { sweepOldSpills, sweepStaleSpills } from '../spill/spillOwnership.js'
 
-export { startWorkerPool, type WorkerPoolEngine, type WorkerPoolOptions, type WorkerPoolStats } from './workerPool.js'
+export { startWorkerPool, type EngineRuns, type HostedEngine, type WorkerPoolEngine, type WorkerPoolOptions, type WorkerPoolStats } from './workerPool.js'
 
 /** the cores this process may use */
 export function defaultWorkerCount(): number {
@@ -26,7 +26,7 @@ type EngineModule = { createEngine(opts: EngineOptions): Engine | Promise<Engine
 const SPILL_SWEEP_EVERY_MS = 60_000
 const SPILL_MAX_AGE_MS = 10 * 60_000
 
-export async function createWorkerPoolEngine(opts: WorkerPoolOptions): Promise<Engine> {
+export async function createWorkerPoolEngine(opts: WorkerPoolOptions): Promise<HostedEngine> {
   const engine = await createEngineOnCores(opts)
   if (!opts.spill) return engine
   // files a killed process left; then, periodically, results whose request went away unclaimed
@@ -43,7 +43,7 @@ export async function createWorkerPoolEngine(opts: WorkerPoolOptions): Promise<E
   return engine
 }
 
-async function createEngineOnCores(opts: WorkerPoolOptions): Promise<Engine> {
+async function createEngineOnCores(opts: WorkerPoolOptions): Promise<HostedEngine> {
   if (!(opts.workers > 1)) {
     // one core's worth: run in this thread; the facade is loaded lazily so a pool's main
     // thread never pays for a VM it does not use
@@ -54,7 +54,44 @@ async function createEngineOnCores(opts: WorkerPoolOptions): Promise<Engine> {
       healthTimeoutMs: _h, engineModule: _e, workerMaxHeapMb: _x, ...engine } = opts
     // forks in Redis when the cache is Redis: every instance serves every fork
     const forkStore = engine.forkStore ?? (cacheUrl && /^rediss?:/i.test(cacheUrl) ? createRedisForkStore({ url: cacheUrl, prefix: cachePrefix }) : undefined)
-    return createEngine({ ...engine, ...(forkStore && { forkStore }) })
+    return countingRuns(await createEngine({ ...engine, ...(forkStore && { forkStore }) }))
   }
   return startWorkerPool(opts)
+}
+
+/** the operations the host asks about the engine itself: not runs */
+const NOT_RUNS = new Set<string>(['health', 'metrics'])
+
+/**
+ * The in-process engine with its runs in flight counted (a counter up and down per call, not per
+ * step): what the pool knows of its workers, the in-process engine does not.
+ */
+function countingRuns(engine: Engine): HostedEngine {
+  let inFlight = 0
+  const done = () => void inFlight--
+  /** `e`'s operations, counted; a request's view (withStop) counted the same */
+  const counting = (e: Engine): HostedEngine => {
+    const counted = Object.fromEntries(
+      ENGINE_OPERATIONS.map((method) => {
+        const op = (e[method] as (...a: unknown[]) => Promise<unknown>).bind(e)
+        if (NOT_RUNS.has(method)) return [method, op]
+        return [
+          method,
+          (...args: unknown[]) => {
+            inFlight++
+            const p = op(...args)
+            p.then(done, done)
+            return p
+          },
+        ]
+      }),
+    ) as unknown as EngineOperations
+    return {
+      ...counted,
+      close: () => engine.close(),
+      runs: () => ({ queued: 0, inFlight, engines: 1, replacements: { crash: 0, timeout: 0 } }),
+      ...(e.withStop && { withStop: (stop) => counting(e.withStop!(stop)) }),
+    }
+  }
+  return counting(engine)
 }

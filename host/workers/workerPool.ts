@@ -30,8 +30,9 @@
  */
 import { Worker } from 'node:worker_threads'
 import { EngineError } from '../../engine/errors.js'
-import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineMetrics, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
 import type { RunStop } from '../../engine/execution/types.js'
+import { addEngineMetrics } from '../../engine/engineMetrics.js'
 import {
   deserializeError,
   plainCopy,
@@ -79,7 +80,22 @@ export interface WorkerPoolStats {
   workers: { index: number; ready: boolean; inflight: number; served: number; starts: number }[]
 }
 
-export interface WorkerPoolEngine extends Engine {
+/** how an engine's runs stand, for the host's metrics: waiting, running, engines up, workers replaced */
+export interface EngineRuns {
+  queued: number
+  inFlight: number
+  /** engines ready to run (worker threads; 1 in process) */
+  engines: number
+  /** workers replaced since start: died (out of heap, a crash) or stopped at the request timeout */
+  replacements: { crash: number; timeout: number }
+}
+
+/** an engine as the host runs it: the operations, and how its runs stand */
+export interface HostedEngine extends Engine {
+  runs(): EngineRuns
+}
+
+export interface WorkerPoolEngine extends HostedEngine {
   stats(): WorkerPoolStats
 }
 
@@ -101,6 +117,8 @@ interface Job {
   unlisten?: () => void
   /** where it runs */
   running?: { slot: Slot; id: number }
+  /** asked of one worker about itself (its metrics): never run again on another */
+  pinned?: true
 }
 
 interface Slot {
@@ -117,6 +135,8 @@ interface Slot {
   /** one stop flag per call in flight, shared with the worker (WorkerSetup.stopFlags) */
   flags: Int32Array
   freeFlags: number[]
+  /** the worker's engine counts as last answered */
+  metrics?: EngineMetrics
 }
 
 /** a call that loses its worker with less time than this left is not run again (ms) */
@@ -129,6 +149,8 @@ const STOP_FLAGS = 64
 const HEALTH_STALE_MS = 10_000
 /** how long the first health probe (no earlier answer to fall back on) waits for a worker, ms */
 const FIRST_HEALTH_WAIT_MS = 2_000
+/** how long a metrics scrape waits for a worker before counting what it answered last, ms */
+const METRICS_WAIT_MS = 1_000
 
 export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolEngine> {
   const size = Math.max(1, Math.floor(opts.workers))
@@ -157,6 +179,11 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
    * start, and retry with a growing pause, until the upstream answers again)
    */
   let knownChainId: number | undefined
+  /** the counts of workers gone (replaced), as they last answered: the totals never go back */
+  let retiredMetrics: EngineMetrics = { forksOpen: 0 }
+  const replacements = { crash: 0, timeout: 0 }
+  // forks in Redis are every worker's: each counts them all
+  const sharedForks = !!(cacheUrl && /^rediss?:/i.test(cacheUrl))
 
   const closedError = () => new EngineError('INTERNAL_ERROR', 'the engine is shut down')
 
@@ -219,6 +246,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       })
       worker.on('exit', (code) => {
         slot.ready = false
+        // its counts so far stay in the totals; forks open is a gauge, not carried over
+        if (slot.metrics) retiredMetrics = addEngineMetrics(retiredMetrics, { ...slot.metrics, forksOpen: 0 }, false)
+        slot.metrics = undefined
         // its unclaimed temporary files (a trace cut short, a result nobody took) go with it
         if (spillOwner) removeSpillOwner(spillOwner)
         for (const [id, job] of slot.inflight) {
@@ -229,6 +259,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
         }
         if (slots[index] === slot) slots[index] = undefined
         if (!slot.retired && !closing) {
+          replacements.crash++
           logger?.warn({ worker: index, exitCode: code }, 'simulation worker exited; starting a new one')
           respawn(index, 0)
         }
@@ -401,6 +432,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   function replaceWorker(slot: Slot) {
     slot.retired = true
     slot.ready = false
+    replacements.timeout++
     const others = [...slot.inflight.values()].filter((j) => !j.abandoned)
     for (const j of slot.inflight.values()) clearTimeout(j.timer)
     slot.inflight.clear()
@@ -409,7 +441,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       j.flag = undefined
       j.running = undefined
     }
-    for (const j of others) if (j.deadline !== undefined && j.deadline - now <= RERUN_MIN_MS) giveUp(j, timeoutError(j))
+    // those asked of this worker about itself end here too
+    const endsHere = (j: Job) => j.pinned || (j.deadline !== undefined && j.deadline - now <= RERUN_MIN_MS)
+    for (const j of others) if (endsHere(j)) giveUp(j, j.pinned ? closedError() : timeoutError(j))
     queue.unshift(...others.filter((j) => !j.abandoned))
     void slot.worker.terminate()
     if (slots[slot.index] === slot) slots[slot.index] = undefined
@@ -483,6 +517,40 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   }
 
   /**
+   * Every worker's counts, summed, with those of the workers replaced so far: each ready worker is
+   * asked (bypassing the queue); one busy computing past METRICS_WAIT_MS counts what it answered
+   * last (its late answer is kept for the next scrape).
+   */
+  async function metrics(): Promise<EngineMetrics> {
+    const asked = slots
+      .filter((s): s is Slot => !!s && s.ready && !s.retired)
+      .map((s) =>
+        new Promise<EngineMetrics>((resolve, reject) => dispatch(s, { method: 'metrics', args: [], resolve: resolve as (v: unknown) => void, reject, pinned: true, deadline: deadlineOf(undefined) }))
+          .then((m) => {
+            if (slots[s.index] === s) s.metrics = m
+          })
+          .catch(() => undefined),
+      )
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([Promise.all(asked), new Promise<void>((r) => (timer = setTimeout(r, METRICS_WAIT_MS)))])
+    clearTimeout(timer)
+    let total = retiredMetrics
+    for (const s of slots) if (s?.metrics) total = addEngineMetrics(total, s.metrics, sharedForks)
+    return total
+  }
+
+  function runs(): EngineRuns {
+    let inFlight = 0
+    let engines = 0
+    for (const s of slots) {
+      if (!s || s.retired) continue
+      inFlight += s.inflight.size
+      if (s.ready) engines++
+    }
+    return { queued: queue.length, inFlight, engines, replacements: { ...replacements } }
+  }
+
+  /**
    * A stored simulation normally lives in the shared store. With Redis out of reach it lives only
    * in the local level of the worker that ran it, so a miss is asked of every worker then (only
    * then: a worker busy with a long trace would hold up every unknown id's 404).
@@ -503,8 +571,10 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     throw err
   }
 
-  /** what every view of the pool shares: health, stats, close */
+  /** what every view of the pool shares: health, metrics, runs, stats, close */
   const shared = {
+    metrics,
+    runs,
     async health() {
       // straight to the least busy worker, never behind queued requests
       const asked = probeHealth()
@@ -555,7 +625,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
         }),
       )
     },
-  } satisfies Pick<WorkerPoolEngine, 'health' | 'stats' | 'close'>
+  } satisfies Pick<WorkerPoolEngine, 'health' | 'metrics' | 'runs' | 'stats' | 'close'>
 
   /**
    * The pool, its calls stopping where `stop` says (one request's view, withStop). Every operation

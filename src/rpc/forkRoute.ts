@@ -17,7 +17,7 @@ import { ApiError } from '../errors/apiError.js'
 import { requestEngine } from '../middleware/requestTimeout.js'
 import { answerText, dispatch, parseFailure } from './dispatch.js'
 import { rpcMethods } from './methods/index.js'
-import { scrubber } from './route.js'
+import { methodLabel, scrubber } from './route.js'
 import type { RpcMethodTable } from './types.js'
 
 export interface ForkRpcRouteOptions {
@@ -60,6 +60,8 @@ export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOpt
     } catch {
       return c.body(answerText(parseFailure()), 200, { 'Content-Type': 'application/json' })
     }
+    const methods = forkMethods(forkId)
+    c.set('rpcMethod', methodLabel(body, methods))
     // an unknown fork is answered once for the whole request, as HTTP 404
     try {
       await opts.engine.getFork(forkId)
@@ -69,7 +71,7 @@ export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOpt
       throw e
     }
     const answer = await dispatch(body, {
-      methods: forkMethods(forkId),
+      methods,
       ctx: { engine: forkEngine(requestEngine(c, opts.engine), forkId), config: opts.config, signal: c.req.raw.signal },
       maxBatch: opts.config.limits.max_rpc_batch,
       scrub,

@@ -44,6 +44,7 @@ export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): v
     } catch {
       return c.body(answerText(parseFailure()), 200, { 'Content-Type': 'application/json' })
     }
+    c.set('rpcMethod', methodLabel(body, methods))
     // the raw ids and the nesting depth: what JSON.parse does not keep (src/normalize/jsonShape.ts)
     const shape = scanJson(text)
     const answer = await dispatch(body, {
@@ -62,6 +63,17 @@ export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): v
   }
   app.post(RPC_PATH, handle)
   app.post(`${RPC_PATH}/:token`, handle)
+}
+
+/**
+ * The method a request's metrics name (src/middleware/requestMetrics.ts): one the table serves,
+ * `batch` for a batch, `other` for anything else — never a name a caller made up, so the label's
+ * values stay a bounded set.
+ */
+export function methodLabel(body: unknown, methods: RpcMethodTable): string {
+  if (Array.isArray(body)) return 'batch'
+  const method = (body as { method?: unknown } | null)?.method
+  return typeof method === 'string' && Object.hasOwn(methods, method) ? method : 'other'
 }
 
 /**

@@ -88,6 +88,7 @@ export function createTestEngine(): TestEngine {
       throw new Error('the test engine has no forks')
     }) as Engine['forkRpc'],
     health: record('health', async () => engine.healthState) as Engine['health'],
+    metrics: record('metrics', async () => ({ forksOpen: 0 })) as Engine['metrics'],
     close: record('close', async () => {
       engine.closed = true
     }) as Engine['close'],
