@@ -21,6 +21,7 @@ export type EngineErrorCode =
   | 'NOT_EMULATED'
   | 'FORK_NOT_FOUND'
   | 'FORK_LIMIT_REACHED'
+  | 'FORKS_UNAVAILABLE'
 
 export class EngineError extends Error {
   override readonly name = 'EngineError'

@@ -36,6 +36,7 @@ import type { ChainOperations, Engine, EngineOptions, RunStop } from './types.js
 import { FORK_OPERATIONS } from './types.js'
 import { createForkService } from './forks/forkService.js'
 import { createMemoryForkStore } from './forks/memoryForkStore.js'
+import { createUnavailableForkStore } from './forks/unavailableForkStore.js'
 import { forkChainOf } from './forks/forkChain.js'
 import { forkRpc } from './forks/devMethods.js'
 import { DEFAULT_FORK_LIMITS } from './forks/types.js'
@@ -110,7 +111,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       readChain: (method, params) => g((d) => readChain({ chain: d.chain, cache: opts.cache }, method, params)),
     }
   }
-  const forks = createForkService({ chain, store: opts.forkStore ?? createMemoryForkStore(), limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits } })
+  const forks = createForkService({ chain, store: opts.forksUnavailable !== undefined ? createUnavailableForkStore(opts.forksUnavailable) : (opts.forkStore ?? createMemoryForkStore()), limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits } })
 
   /** the engine, its runs stopping where `stop` says (one request's view: Engine.withStop) */
   const engineWith = (stop: RunStop | undefined): Engine => ({

@@ -484,6 +484,8 @@ export interface EngineOptions {
   spill?: { owner?: string; thresholdBytes?: number; maxBytes: number }
   /** where writable forks live (default: in this process only) */
   forkStore?: ForkStore
+  /** why this engine holds no forks (one of several HTTP processes on memory://): every fork call is FORKS_UNAVAILABLE with it */
+  forksUnavailable?: string
   forkLimits?: Partial<ForkLimits>
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }
 }

@@ -93,6 +93,10 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
       maxBlocks: config.forks.max_blocks,
       maxStateBytes: config.forks.max_state_mb * 2 ** 20,
     },
+    // several processes on memory://: each would hold forks of its own, unknown to the others
+    ...(forked && !isSharedCacheUrl(config.cache.url) && {
+      forksUnavailable: `writable forks need a shared cache store with ${processes} HTTP processes (PROCESSES): on memory:// each process would hold forks the others cannot see`,
+    }),
     logger,
   }
   const engine = await createWorkerPoolEngine({

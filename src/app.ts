@@ -51,6 +51,7 @@ import { requestMetrics } from './middleware/requestMetrics.js'
 import { registerMetrics } from './routes/metrics.js'
 import { createServiceMetrics, type ServiceMetrics } from '../host/metrics/serviceMetrics.js'
 import { isSharedCacheUrl } from '../host/cache/createCacheStore.js'
+import { registerRpcDocument } from './routes/rpcDocument.js'
 
 export interface CreateAppOptions {
   config: ServiceConfig
@@ -147,7 +148,8 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
   registerForks(app, ctx)
   registerForkRest(app, ctx, errors.onError)
   registerForkRpc(app, { engine, config, logger })
-  registerExplorer(app, { version })
+  registerRpcDocument(app)
+  registerExplorer(app, { version, chains: chains?.names() ?? [] })
   registerUi(app)
   registerMetrics(app, { metrics })
   return app

@@ -245,8 +245,15 @@ function txJson(_view: DevnetView, b: ReadableBlock, index: number) {
   if (j.maxFeePerGas !== undefined) out.maxFeePerGas = j.maxFeePerGas
   if (j.maxPriorityFeePerGas !== undefined) out.maxPriorityFeePerGas = j.maxPriorityFeePerGas
   if (j.accessList !== undefined) out.accessList = j.accessList
+  if (Array.isArray(j.authorizationList)) out.authorizationList = j.authorizationList.map(authorizationJson)
   if (j.type !== undefined && j.type !== '0x0') out.yParity = j.v
   return out
+}
+
+/** geth's SetCodeAuthorization JSON: quantities without leading zeros (ethereumjs writes a zero as "0x") */
+function authorizationJson(a: Record<string, string>) {
+  const n = (v: string) => q(v === '0x' ? 0n : BigInt(v))
+  return { chainId: n(a.chainId!), address: a.address, nonce: n(a.nonce!), yParity: n(a.yParity!), r: n(a.r!), s: n(a.s!) }
 }
 
 function receiptJson(b: ReadableBlock, index: number) {

@@ -14,13 +14,14 @@ import { EngineError } from '../errors.js'
 import type { CallParams, GasEstimate } from '../types.js'
 import { decodePoolTx, forkChainOf, headNumber, indexBlocks, loadBlock, type ForkView } from './forkChain.js'
 import { mineForkBlock } from './forkMiner.js'
-import { DiffLayer, mergeWrites, writesFromJson, writesToJson, type WritesJson } from './forkState.js'
+import { DiffLayer, emptyWrites, mergeWrites, writesToJson } from './forkState.js'
+import { anvilStateOf, encodeAnvilState, parseAnvilState } from './anvilState.js'
 import type { ForkService } from './forkService.js'
 import { acceptRawTransaction, buildSentTransaction, checkAgainstState, type SendCall } from './sendTransaction.js'
 import * as p from './devParams.js'
 import type { ForkMark, ForkRecord, PoolTx, StoredBlock } from './types.js'
 import { createAddressFromString } from '@ethereumjs/util'
-import type { OverlayStateManager } from '../state/index.js'
+import type { OverlayStateManager, StateWrites } from '../state/index.js'
 import type { StateOverrides } from '../types.js'
 
 const q = (n: bigint | number): Hex => `0x${n.toString(16)}`
@@ -310,14 +311,11 @@ export async function forkRpc(deps: DevDeps, id: string, method: string, params:
     }
     case 'anvil_dumpState': {
       const view = await forks.view(id)
-      return dumpOf(view)
+      return encodeAnvilState(await anvilStateOf(changedByFork(view), await headState(view), headNumber(view)))
     }
     case 'anvil_loadState': {
-      const dump = p.dump(p.required(params, 0), 0)
-      return change(async (view) => {
-        const loaded = writesFromJson(dump.state)
-        return { record: { ...view.record, pending: writesToJson(view.pending ? mergeWrites(view.pending, loaded) : loaded) }, result: true }
-      })
+      const loaded = parseAnvilState(p.required(params, 0), 0)
+      return cheat(async () => loaded, true)
     }
     case 'anvil_reset':
       return reset(deps, id, params)
@@ -352,24 +350,11 @@ async function submit(deps: DevDeps, view: ForkView, entry: PoolTx, nonce: bigin
   return { record: mined.record, blocks, result: entry.hash, view: mined.view }
 }
 
-export interface ForkDump {
-  chainId: number
-  forkBlockNumber: Hex
-  headBlockNumber: Hex
-  /** every account, code and slot the fork changed (mined and pending) */
-  state: WritesJson
-}
-
-function dumpOf(view: ForkView): ForkDump {
+/** every account, code and slot the fork changed (mined and pending) */
+function changedByFork(view: ForkView): StateWrites {
   const top = view.blocks.length ? view.blocks[view.blocks.length - 1]!.end : undefined
   const mined = top ? top.flatten() : undefined
-  const all = mined && view.pending ? mergeWrites(mined, view.pending) : (mined ?? view.pending)
-  return {
-    chainId: view.record.chainId,
-    forkBlockNumber: view.record.forkBlockNumber,
-    headBlockNumber: q(headNumber(view)),
-    state: all ? writesToJson(all) : { accounts: {}, code: {}, storage: {} },
-  }
+  return (mined && view.pending ? mergeWrites(mined, view.pending) : (mined ?? view.pending)) ?? emptyWrites()
 }
 
 /** anvil_reset: the fork starts over from its fork point, or from another block of the same upstream */

@@ -4,7 +4,6 @@
  */
 import type { Address, Hex } from 'viem'
 import { EngineError } from '../errors.js'
-import type { WritesJson } from './forkState.js'
 import type { SendCall } from './sendTransaction.js'
 
 export function bad(index: number, why: string): EngineError {
@@ -83,23 +82,6 @@ function parseAccessList(v: unknown): { address: Address; storageKeys: Hex[] }[]
     address: address(e?.address, 0),
     storageKeys: Array.isArray(e?.storageKeys) ? e.storageKeys.map((k) => word(k, 0)) : [],
   }))
-}
-
-/** anvil_loadState: the JSON anvil_dumpState returned, as an object or as hex of its UTF-8 text */
-export function dump(v: unknown, i: number): { state: WritesJson } {
-  let o = v
-  if (typeof v === 'string') {
-    try {
-      o = JSON.parse(Buffer.from(data(v, i).slice(2), 'hex').toString('utf8'))
-    } catch {
-      throw bad(i, 'a state dump of this service (anvil_dumpState) expected')
-    }
-  }
-  const s = (o as { state?: WritesJson } | null)?.state
-  if (!s || typeof s !== 'object' || typeof s.accounts !== 'object' || typeof s.code !== 'object' || typeof s.storage !== 'object') {
-    throw bad(i, 'a state dump of this service (anvil_dumpState) expected')
-  }
-  return { state: s }
 }
 
 /** anvil_reset / hardhat_reset: `{ forking: { jsonRpcUrl?, blockNumber? } }` */

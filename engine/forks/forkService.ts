@@ -37,6 +37,11 @@ export function forkNotFound(id: string): EngineError {
   return new EngineError('FORK_NOT_FOUND', `fork ${id} not found (unknown, deleted or expired)`, { forkId: id }, 'create a fork with POST /v1/forks')
 }
 
+function tooManyForks(max: number): EngineError {
+  return new EngineError('FORK_LIMIT_REACHED', `there are already ${max} forks (forks.max_forks)`, { limit: 'forks.max_forks' },
+    'delete a fork you no longer need, or raise forks.max_forks')
+}
+
 export interface ForkServiceOptions {
   chain: ChainSource
   store: ForkStore
@@ -169,10 +174,8 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
   const service: ForkService = {
     limits,
     async create(params) {
-      if ((await store.count()) >= limits.maxForks) {
-        throw new EngineError('FORK_LIMIT_REACHED', `there are already ${limits.maxForks} forks (forks.max_forks)`, { limit: 'forks.max_forks' },
-          'delete a fork you no longer need, or raise forks.max_forks')
-      }
+      // a cheap early refusal (no upstream read when full); the store's create is the atomic check
+      if ((await store.count()) >= limits.maxForks) throw tooManyForks(limits.maxForks)
       const header = await chain.resolveBlock(params.blockNumber !== undefined ? { number: params.blockNumber } : { tag: params.blockTag ?? 'latest' })
       const id = `fork_${randomUUID()}`
       const ttlSeconds = params.ttlSeconds ?? limits.defaultTtlSeconds
@@ -200,7 +203,9 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
         snapshots: {},
         nextSnapshotId: 0,
       }
-      if (!(await store.commit(id, null, record, []))) throw new EngineError('INTERNAL_ERROR', 'a new fork id collided')
+      const created = await store.create(id, record, limits.maxForks)
+      if (created === 'full') throw tooManyForks(limits.maxForks)
+      if (created === 'taken') throw new EngineError('INTERNAL_ERROR', 'a new fork id collided')
       // the expiry the caller is told counts from the creation it is told of (the store's own is a moment later)
       return infoOf(record, record.createdAt + ttlSeconds * 1000)
     },

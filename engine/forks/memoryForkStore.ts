@@ -45,6 +45,13 @@ export function createMemoryForkStore(now: () => number = Date.now): ForkStore {
       forks.set(id, entry)
       return true
     },
+    async create(id, record, maxForks) {
+      // one synchronous check and write: nothing else runs in between in this process
+      if (live(id)) return 'taken'
+      if ([...forks.keys()].filter((k) => live(k)).length >= maxForks) return 'full'
+      forks.set(id, { record: JSON.stringify(record), version: record.version, expiresAt: now() + record.ttlSeconds * 1000, blocks: new Map() })
+      return 'created'
+    },
     async touch(id, ttlSeconds) {
       const e = live(id)
       if (!e) return undefined

@@ -130,6 +130,12 @@ export interface ForkStore {
    * False when another writer got there first.
    */
   commit(id: string, expected: number | null, record: ForkRecord, blocks: StoredBlock[]): Promise<boolean>
+  /**
+   * Atomically: stores a new fork's `record` (version 1) only if no fork has this id and fewer
+   * than `maxForks` live forks exist — one check and write, so creations racing on several
+   * instances never pass the cap. 'full': refused by the cap; 'taken': the id exists.
+   */
+  create(id: string, record: ForkRecord, maxForks: number): Promise<'created' | 'full' | 'taken'>
   /** moves the expiry to now + the fork's TTL; the new expiry, undefined when the fork is gone */
   touch(id: string, ttlSeconds: number): Promise<number | undefined>
   delete(id: string): Promise<boolean>

@@ -38,6 +38,16 @@ if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
 return 1`
 
+/** a new fork, counted against the cap in the same script: the index drops the expired, then counts the live */
+const CREATE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 2 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[6])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[7]) then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'record', ARGV[2], 'expiresAt', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+return 1`
+
 const TOUCH_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'expiresAt', ARGV[2])
@@ -62,7 +72,8 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
   const blocksKey = (id: string) => `${prefix}fork:${id}:blocks`
   const indexKey = `${prefix}forks`
 
-  async function run<T>(what: () => Promise<T>): Promise<T> {
+  /** `write`: a commit, which Redis may still run after a timeout (it was sent), but never after a refused connection */
+  async function run<T>(what: () => Promise<T>, write = false): Promise<T> {
     await connecting
     let timer: NodeJS.Timeout | undefined
     try {
@@ -73,7 +84,12 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
         }),
       ])
     } catch (e) {
-      throw new EngineError('STATE_ACCESS_ERROR', `the fork store at ${where} did not answer: the fork is unchanged`, { cause: (e as Error).message },
+      const cause = (e as Error).message
+      if (write && cause === 'timeout') {
+        throw new EngineError('STATE_ACCESS_ERROR', `the fork store at ${where} did not answer in time: the change may have landed whole or not at all`, { cause },
+          'read the fork (eth_blockNumber, the receipt) before sending again')
+      }
+      throw new EngineError('STATE_ACCESS_ERROR', `the fork store at ${where} did not answer: the fork is unchanged`, { cause },
         'retry when the cache store is reachable')
     } finally {
       clearTimeout(timer)
@@ -105,7 +121,15 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
         ]
         const done = await cmd(['EVAL', COMMIT_SCRIPT, '3', metaKey(id), blocksKey(id), indexKey, ...args])
         return Number(done) === 1
-      }),
+      }, true),
+    create: (id, record, maxForks) =>
+      run(async () => {
+        const now = Date.now()
+        const ttlMs = record.ttlSeconds * 1000
+        const args = [String(record.version), JSON.stringify(record), String(ttlMs), String(now + ttlMs), id, String(now), String(maxForks)]
+        const done = Number(await cmd(['EVAL', CREATE_SCRIPT, '2', metaKey(id), indexKey, ...args]))
+        return done === 1 ? 'created' : done === 2 ? 'taken' : 'full'
+      }, true),
     touch: (id, ttlSeconds) =>
       run(async () => {
         const expiresAt = Date.now() + ttlSeconds * 1000
@@ -128,9 +152,16 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
       }),
     count: () => run(async () => Number(await cmd(['ZCOUNT', indexKey, String(Date.now()), '+inf']))),
     async close() {
+      if (closed) return
       closed = true
       await connecting
-      await client.quit().catch(() => client.destroy())
+      // a Redis that is down never answers QUIT: drop the socket then
+      try {
+        if (client.isReady) await client.close()
+        else client.destroy()
+      } catch {
+        client.destroy()
+      }
     },
   }
 }

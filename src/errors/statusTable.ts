@@ -23,6 +23,7 @@ export const statusByCode = {
   INTERNAL_ERROR: 500,
   NOT_EMULATED: 501,
   STATE_ACCESS_ERROR: 502,
+  FORKS_UNAVAILABLE: 503,
   EXECUTION_TIMEOUT: 504,
 } as const satisfies Record<ApiErrorCode, number>
 

@@ -21,10 +21,22 @@ const assets: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 }
 
-export function registerExplorer(app: OpenAPIHono<HttpEnv>, info: { version: string }): void {
+/**
+ * `chains`: the named chains a deployment serves besides the default one. Every route answers
+ * for one of them under /v1/chains/{name}/ too: the document says so once, as a second server
+ * whose `name` variable lists them (the explorer's server picker), not as every path twice.
+ */
+export function registerExplorer(app: OpenAPIHono<HttpEnv>, info: { version: string; chains?: string[] }): void {
   registerSecuritySchemes(app)
+  const chains = info.chains ?? []
   app.doc31(explorerPaths.schema, {
     openapi: '3.1.0',
+    ...(chains.length > 0 && {
+      servers: [
+        { url: '/', description: 'the default chain' },
+        { url: '/v1/chains/{name}', description: 'a named chain (GET /v1/chains): every route, under its prefix', variables: { name: { default: chains[0]!, enum: chains } } },
+      ],
+    }),
     info: {
       title: 'EVM simulation and tracing service',
       version: info.version,
@@ -38,6 +50,8 @@ export function registerExplorer(app: OpenAPIHono<HttpEnv>, info: { version: str
       { name: 'simulation', description: 'simulate calls, batches and access lists' },
       { name: 'trace', description: 'geth tracers: callTracer, prestateTracer, structLogger, 4byteTracer' },
       { name: 'service', description: 'health' },
+      { name: 'json-rpc', description: 'JSON-RPC 2.0: the eth_, debug_ and trace_ methods of geth and reth' },
+      { name: 'forks', description: 'writable forks: the resource, a development node\'s JSON-RPC and the REST routes on a fork' },
     ],
   })
 

@@ -16,6 +16,8 @@ import type { RouteContext } from './context.js'
 import { requestEngine } from '../middleware/requestTimeout.js'
 import { registerSimulate } from './simulate.js'
 import { registerTrace } from './trace.js'
+import { forkIdParam } from '../schemas/forks.js'
+import { errorEnvelope } from '../schemas/responses.js'
 
 export const FORK_REST_PATHS = ['simulate', 'simulate/batch', 'simulate/access-list', 'trace/tx', 'trace/call', 'trace/call-many'] as const
 
@@ -38,6 +40,8 @@ export function registerForkRest(app: OpenAPIHono<HttpEnv>, ctx: RouteContext, o
   registerAccessList(inner, innerCtx)
   registerTrace(inner, innerCtx)
 
+  documentOnFork(app, inner)
+
   for (const path of FORK_REST_PATHS) {
     app.post(`/v1/forks/:forkId/${path}`, async (c) => {
       const forkId = c.req.param('forkId')
@@ -45,6 +49,28 @@ export function registerForkRest(app: OpenAPIHono<HttpEnv>, ctx: RouteContext, o
       await ctx.engine.getFork(forkId)
       const req = new Request(new URL(`/v1/${path}`, c.req.url), { method: 'POST', headers: c.req.raw.headers, body: await c.req.text() })
       return current.run({ forkId, requestId: c.get('requestId'), engine: requestEngine(c, ctx.engine) }, () => inner.fetch(req))
+    })
+  }
+}
+
+/** each twin's OpenAPI operation, under /v1/forks/{forkId}/ with the fork's id as a path parameter */
+function documentOnFork(app: OpenAPIHono<HttpEnv>, twins: OpenAPIHono<HttpEnv>): void {
+  for (const def of twins.openAPIRegistry.definitions) {
+    if (def.type !== 'route') continue
+    const path = FORK_REST_PATHS.find((p) => def.route.path === `/v1/${p}`)
+    if (!path) continue
+    const { route } = def
+    app.openAPIRegistry.registerPath({
+      ...route,
+      path: `/v1/forks/{forkId}/${path}`,
+      tags: ['forks'],
+      summary: `${route.summary ?? path}, on a fork`,
+      description: `The body and answer of POST /v1/${path}, run on the fork's head (or a fork block it names); the fork never changes by it. ${route.description ?? ''}`.trim(),
+      request: { ...route.request, params: forkIdParam },
+      responses: {
+        ...route.responses,
+        404: { description: 'FORK_NOT_FOUND (an unknown, deleted or expired fork) / TRANSACTION_NOT_FOUND / BLOCK_NOT_FOUND', content: { 'application/json': { schema: errorEnvelope } } },
+      },
     })
   }
 }

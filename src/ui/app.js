@@ -48,7 +48,31 @@ async function loadChains() {
   $('chain-field').hidden = false
 }
 const chainPrefix = () => ($('chain').value ? `/v1/chains/${encodeURIComponent($('chain').value)}` : '')
-void loadChains()
+void loadChains().then(loadForks)
+
+// --- fork --------------------------------------------------------------------------------
+// a writable fork of the chain (docs/forks.md): its transactions and state are traced through
+// /v1/forks/{forkId}/trace/…; the field suggests the live forks (GET /v1/forks), `?fork=` fills it
+const FORK_ID = /^fork_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+async function loadForks() {
+  const headers = {}
+  const token = sessionStorage.getItem(TOKEN_KEY)
+  if (token) headers.authorization = `Bearer ${token}`
+  const res = await fetch(`${chainPrefix()}/v1/forks`, { headers }).catch(() => undefined)
+  const list = res?.ok ? (await res.json()).data : []
+  $('fork-list').replaceChildren(
+    ...list.map((f) => h('option', { value: f.forkId }, `${f.label ?? 'fork'} · block ${BigInt(f.forkBlockNumber)} → ${BigInt(f.headBlockNumber)}`)),
+  )
+}
+$('chain').addEventListener('change', () => void loadForks())
+$('token-form').addEventListener('submit', () => void loadForks())
+function forkPath(path) {
+  const id = $('fork').value.trim()
+  if (!id) return path
+  if (!FORK_ID.test(id)) throw new Error('fork: fork_ followed by a UUID (POST /v1/forks answers it), or empty for the chain itself')
+  return `/v1/forks/${id}${path.slice('/v1'.length)}`
+}
+$('fork').value = new URLSearchParams(location.search).get('fork') ?? ''
 
 // --- form --------------------------------------------------------------------------------
 function mode() {
@@ -126,7 +150,7 @@ async function post(path, body) {
   const headers = { 'content-type': 'application/json' }
   const token = sessionStorage.getItem(TOKEN_KEY)
   if (token) headers.authorization = `Bearer ${token}`
-  const res = await fetch(chainPrefix() + path, { method: 'POST', headers, body: JSON.stringify(body) })
+  const res = await fetch(chainPrefix() + forkPath(path), { method: 'POST', headers, body: JSON.stringify(body) })
   const answer = await res.json().catch(() => ({ success: false, error: { message: `HTTP ${res.status}` } }))
   if (!answer.success) {
     const err = answer.error ?? {}
@@ -160,6 +184,7 @@ form.addEventListener('submit', async (e) => {
   let request
   try {
     request = requestBody()
+    forkPath(request.path)
   } catch (err) {
     return status(err.message, true)
   }
@@ -170,7 +195,10 @@ form.addEventListener('submit', async (e) => {
     const data = await post(request.path, request.body)
     show(data)
     status(`done in ${Math.round(performance.now() - started)} ms`)
-    if (mode() === 'tx') history.replaceState(null, '', `?tx=${request.body.transactionHash}`)
+    if (mode() === 'tx') {
+      const fork = $('fork').value.trim()
+      history.replaceState(null, '', `?${fork ? `fork=${fork}&` : ''}tx=${request.body.transactionHash}`)
+    }
   } catch (err) {
     status(err.message, true)
   } finally {

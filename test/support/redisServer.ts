@@ -29,7 +29,7 @@ export interface RedisServer {
   port: number
   /** kills the process (SIGKILL: an outage, not a graceful shutdown) */
   kill(): Promise<void>
-  /** starts it again on the same port (data is gone: no persistence) */
+  /** starts it again on the same port (data is gone, unless started with `persist`) */
   restart(): Promise<void>
   /** SIGSTOP: the socket stays open but nothing answers (a stalled Redis) */
   pause(): void
@@ -57,6 +57,8 @@ export interface RedisServerOptions {
   password?: string
   /** serve TLS only (no plain port), with this certificate and key; clients are not asked for one */
   tls?: { certFile: string; keyFile: string }
+  /** an append-only file synced on every write: what was written survives a kill and a restart */
+  persist?: boolean
 }
 
 export async function startRedisServer(opts: RedisServerOptions = {}): Promise<RedisServer> {
@@ -70,7 +72,8 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
     : ['--port', String(port)]
   const auth = opts.password ? ['--requirepass', opts.password] : []
   const launch = async () => {
-    child = spawn(bin, [...listen, ...auth, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    const aof = opts.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']
+    child = spawn(bin, [...listen, ...auth, '--bind', '127.0.0.1', '--save', '', ...aof, '--dir', dir], {
       stdio: 'ignore',
     })
     await waitForPort(port, 10_000)

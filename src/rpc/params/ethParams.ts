@@ -68,9 +68,9 @@ export function blockArg(v: unknown, index: number): BlockRef {
   return blockArgument(v, index, '')
 }
 
-/** geth TransactionArgs fields this endpoint reads; the blob and 7702 fields are refused by name */
-const CALL_FIELDS = new Set(['from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'nonce', 'data', 'input', 'accessList', 'chainId', 'type'])
-const UNSUPPORTED_CALL_FIELDS = new Set(['blobVersionedHashes', 'maxFeePerBlobGas', 'blobs', 'commitments', 'proofs', 'authorizationList'])
+/** geth TransactionArgs fields this endpoint reads; the blob fields are refused by name */
+const CALL_FIELDS = new Set(['from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'nonce', 'data', 'input', 'accessList', 'chainId', 'type', 'authorizationList'])
+const UNSUPPORTED_CALL_FIELDS = new Set(['blobVersionedHashes', 'maxFeePerBlobGas', 'blobs', 'commitments', 'proofs'])
 
 /**
  * geth TransactionArgs → CallInput. `from` defaults to the zero address, `input` wins over `data`
@@ -83,7 +83,7 @@ export function callArgs(v: unknown, index: number, chainId: number): CallInput 
   for (const k of Object.keys(v)) {
     if (UNSUPPORTED_CALL_FIELDS.has(k)) {
       if (v[k] === null || (Array.isArray(v[k]) && (v[k] as unknown[]).length === 0)) continue
-      throw invalidArgument(index, `${k}: blob and EIP-7702 transaction fields are not supported by this endpoint`)
+      throw invalidArgument(index, `${k}: blob transaction fields are not supported by this endpoint`)
     }
     if (!CALL_FIELDS.has(k)) throw invalidArgument(index, `unknown field ${JSON.stringify(k)}`)
   }
@@ -121,7 +121,30 @@ export function callArgs(v: unknown, index: number, chainId: number): CallInput 
   opt('type', (x) => quantity(x, index, 'type', 0xffn))
   const list = opt('accessList', (x) => accessList(x, index))
   if (list !== undefined) call.accessList = list
+  const auths = opt('authorizationList', (x) => authorizationList(x, index))
+  if (auths !== undefined) call.authorizationList = auths
   return call
+}
+
+const AUTHORIZATION_FIELDS = new Set(['chainId', 'address', 'nonce', 'yParity', 'r', 's'])
+
+/** geth's SetCodeAuthorization JSON ({ chainId, address, nonce, yParity, r, s }); the engine checks the list as geth's preCheck does */
+function authorizationList(v: unknown, index: number): NonNullable<CallInput['authorizationList']> {
+  if (!Array.isArray(v)) throw invalidArgument(index, 'authorizationList: array expected')
+  return v.map((e, i) => {
+    const field = `authorizationList[${i}]`
+    if (!isObject(e)) throw invalidArgument(index, `${field}: object expected`)
+    for (const k of Object.keys(e)) if (!AUTHORIZATION_FIELDS.has(k)) throw invalidArgument(index, `${field}: unknown field ${JSON.stringify(k)}`)
+    const yParity = quantity(e.yParity, index, `${field}.yParity`, 0xffn)
+    return {
+      chainId: quantity(e.chainId, index, `${field}.chainId`),
+      address: address(e.address, index, `${field}.address`),
+      nonce: quantity(e.nonce, index, `${field}.nonce`, UINT64_MAX),
+      yParity: Number(yParity),
+      r: quantity(e.r, index, `${field}.r`),
+      s: quantity(e.s, index, `${field}.s`),
+    }
+  })
 }
 
 function accessList(v: unknown, index: number): NonNullable<CallInput['accessList']> {

@@ -93,3 +93,31 @@ describe.runIf(REDIS_URL)('forks shared by two instances over one Redis', () => 
     expect((await pub.waitForTransactionReceipt({ hash: next })).blockNumber).toBe(BigInt(receipt.result.blockNumber) + 1n)
   }, 60_000)
 })
+
+describe.runIf(REDIS_URL)('forks.max_forks across two instances over one Redis', () => {
+  const prefix = `forktest-${randomUUID()}:`
+  const start = () => startForkApp({ forkStore: createRedisForkStore({ url: REDIS_URL!, prefix }), env: { FORKS_MAX_FORKS: '3' } })
+  let a: ForkApp
+  let b: ForkApp
+  beforeAll(async () => {
+    ;[a, b] = await Promise.all([start(), start()])
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+  })
+
+  it('lets creations racing on both instances make no more forks than the cap', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? b : a).request('POST', '/v1/forks', { label: `race-${i}` })))
+    const statuses = answers.map((r) => r.status)
+    expect(statuses.filter((s) => s === 201)).toHaveLength(3)
+    expect(statuses.filter((s) => s === 409)).toHaveLength(9)
+    for (const refused of answers.filter((r) => r.status === 409)) expect(refused.json.error.code).toBe('FORK_LIMIT_REACHED')
+    expect((await b.request('GET', '/v1/forks')).json.data).toHaveLength(3)
+    // a deleted fork frees its place, on either instance
+    const first = answers.find((r) => r.status === 201)!.json.data.forkId as string
+    expect((await b.request('DELETE', `/v1/forks/${first}`)).status).toBe(200)
+    expect((await a.request('POST', '/v1/forks', {})).status).toBe(201)
+    expect((await b.request('POST', '/v1/forks', {})).status).toBe(409)
+  }, 60_000)
+})

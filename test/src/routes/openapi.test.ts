@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestApp, type TestApp } from '../support/startTestApp.js'
+import { createEngine } from '../../../engine/index.js'
+import { createChainSet } from '../../../host/chains.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
+import { startTestApp, testToken, type TestApp } from '../support/startTestApp.js'
 
 interface Operation {
   requestBody?: { required?: boolean; content: Record<string, { schema: unknown; example?: unknown }> }
@@ -8,6 +11,7 @@ interface Operation {
   parameters?: { name: string; in: string }[]
 }
 
+const forkRestEndpoints = ['simulate', 'simulate/batch', 'simulate/access-list', 'trace/tx', 'trace/call', 'trace/call-many'].map((p) => `/v1/forks/{forkId}/${p}`)
 const postEndpoints = ['/v1/simulate', '/v1/simulate/batch', '/v1/simulate/access-list', '/v1/trace/tx', '/v1/trace/call', '/v1/trace/call-many', '/v1/simulate/signature']
 
 describe('GET /v1/openapi.json', () => {
@@ -29,13 +33,60 @@ describe('GET /v1/openapi.json', () => {
   it('is OpenAPI 3.1 with every endpoint of the spec and decisions', () => {
     expect(doc.openapi).toBe('3.1.0')
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [...postEndpoints, '/v1/health', '/v1/simulations/{simulationId}', '/v1/forks', '/v1/forks/{forkId}'].sort(),
+      [...postEndpoints, '/v1/health', '/v1/simulations/{simulationId}', '/v1/forks', '/v1/forks/{forkId}', '/v1/rpc', '/v1/forks/{forkId}/rpc', ...forkRestEndpoints].sort(),
     )
     // the fork resource (docs/forks.md)
     expect(Object.keys(doc.paths['/v1/forks']!).sort()).toEqual(['get', 'post'])
     expect(Object.keys(doc.paths['/v1/forks/{forkId}']!).sort()).toEqual(['delete', 'get'])
     expect(doc.paths['/v1/health']!.get).toBeDefined()
     expect(doc.paths['/v1/simulations/{simulationId}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'simulationId', in: 'path' })])
+  })
+
+  it('lists the JSON-RPC endpoints with JSON-RPC bodies, a fork\'s with its forkId and FORK_NOT_FOUND', () => {
+    for (const path of ['/v1/rpc', '/v1/forks/{forkId}/rpc']) {
+      const op = doc.paths[path]!.post!
+      expect(op.requestBody?.required, path).toBe(true)
+      expect(JSON.stringify(op.requestBody!.content['application/json']!.schema)).toContain('JsonRpcBody')
+      expect(JSON.stringify(op.responses['200']!.content!['application/json']!.schema)).toContain('JsonRpcAnswer')
+      expect(op.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }])
+    }
+    expect(doc.paths['/v1/forks/{forkId}/rpc']!.post!.parameters).toEqual([expect.objectContaining({ name: 'forkId', in: 'path' })])
+    expect(doc.paths['/v1/forks/{forkId}/rpc']!.post!.responses['404']).toBeDefined()
+    expect(doc.paths['/v1/rpc']!.post!.parameters ?? []).toEqual([])
+  })
+
+  it('documents the REST routes on a fork with their twins\' bodies and answers', () => {
+    for (const path of forkRestEndpoints) {
+      const op = doc.paths[path]!.post!
+      const twin = doc.paths[path.replace('/forks/{forkId}', '')]!.post!
+      expect(op.requestBody, path).toEqual(twin.requestBody)
+      expect(op.responses['200'], path).toEqual(twin.responses['200'])
+      expect(op.parameters, path).toEqual([expect.objectContaining({ name: 'forkId', in: 'path', required: true })])
+      expect((op.responses['404'] as { description: string }).description, path).toMatch(/FORK_NOT_FOUND/)
+    }
+  })
+
+  it('a deployment with named chains offers them as a second server, /v1/chains/{name}', async () => {
+    const opts = { gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 10_000, simulationTtlSeconds: 60 }
+    const devnet = await createEngine({ ...opts, cache: createMemoryCacheStore() })
+    const chains = createChainSet(devnet, { second: await createEngine({ ...opts, cache: createMemoryCacheStore() }) })
+    const withChains = await startTestApp({ engine: devnet, chains })
+    try {
+      const named = (await (await withChains.fetch('/v1/openapi.json')).json()) as { servers: unknown[]; paths: Record<string, unknown> }
+      expect(named.servers).toEqual([
+        expect.objectContaining({ url: '/' }),
+        expect.objectContaining({ url: '/v1/chains/{name}', variables: { name: { default: 'second', enum: ['second'] } } }),
+      ])
+      expect(named.paths['/v1/chains']).toBeDefined()
+      // the server's URL before a documented path is a route that answers for that chain
+      const res = await withChains.fetch('/v1/chains/second/v1/rpc', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${testToken}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
+      expect(((await res.json()) as { result: string }).result).toBe('0x7a69')
+    } finally {
+      await withChains.close()
+      await chains.close()
+    }
+    // a deployment of one chain has no servers to pick
+    expect((doc as { servers?: unknown }).servers).toBeUndefined()
   })
 
   it('every POST has a required JSON request schema with an example, and 200 + error response schemas', () => {
