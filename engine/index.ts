@@ -32,7 +32,7 @@ import { loadSimulation } from './simulation/simulationStore.js'
 import { createTraceService } from './trace/index.js'
 import { DEFAULT_SPILL_THRESHOLD_BYTES, newSpillOwner, removeSpillOwner, type SpillOptions } from './spill/spillFiles.js'
 import type { RunDeps } from './run/index.js'
-import type { ChainOperations, Engine, EngineOptions } from './types.js'
+import type { ChainOperations, Engine, EngineOptions, RunStop } from './types.js'
 import { FORK_OPERATIONS } from './types.js'
 import { createForkService } from './forks/forkService.js'
 import { createMemoryForkStore } from './forks/memoryForkStore.js'
@@ -60,6 +60,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         kind: opts.chainKind,
         headMaxAgeMs: opts.headMaxAgeMs,
         forkCacheBytes: opts.forkCacheBytes,
+        knownChainId: opts.knownChainId,
       })
     : opts.devnetImport
       ? await createImportedDevnet(opts.devnetImport)
@@ -92,9 +93,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const chainFor = (budget: UpstreamBudget): ChainSource => chain.withBudget?.(budget) ?? chain
   const traces = (c: ChainSource) => createTraceService(c, { ...deps, spill })
 
-  /** every operation over one chain source: the engine's own, or a writable fork's */
-  const operationsOver = (over: ChainSource): ChainOperations => {
-    const g = <T>(run: (deps: RunDeps) => Promise<T>) => guard(over, run)
+  /** every operation over one chain source: the engine's own, or a writable fork's; its runs stop where `stop` says */
+  const operationsOver = (over: ChainSource, stop?: RunStop): ChainOperations => {
+    const g = <T>(run: (deps: RunDeps) => Promise<T>) => guard(over, run, stop)
     return {
       simulate: (params) => g((d) => simulate(d, params)),
       simulateSteps: (params) => g((d) => simulateSteps(d, params)),
@@ -110,43 +111,50 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       readChain: (method, params) => g((d) => readChain({ chain: d.chain, cache: opts.cache }, method, params)),
     }
   }
-  const own = operationsOver(chain)
   const forks = createForkService({ chain, store: opts.forksUnavailable !== undefined ? createUnavailableForkStore(opts.forksUnavailable) : (opts.forkStore ?? createMemoryForkStore()), limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits } })
-  const onForkChain = async <T>(forkId: string, run: (forkChain: ChainSource) => Promise<T>): Promise<T> =>
-    guard(chain, async () => run(forkChainOf(await forks.view(forkId))))
 
-  return {
-    ...own,
-    previewSignature: (params) => guard(chain, (d) => previewSignature(d, params)),
+  /** the engine, its runs stopping where `stop` says (one request's view: Engine.withStop) */
+  const engineWith = (stop: RunStop | undefined): Engine => ({
+    ...operationsOver(chain, stop),
+    previewSignature: (params) => guard(chain, (d) => previewSignature(d, params), stop),
     createFork: (params) => guard(chain, () => forks.create(params)),
     getFork: (forkId) => guard(chain, () => forks.get(forkId)),
     listForks: () => guard(chain, () => forks.list()),
     deleteFork: (forkId) => guard(chain, () => forks.delete(forkId)),
     onFork: (forkId, method, args) =>
-      onForkChain(forkId, (forkChain) => {
+      guard(chain, async () => {
+        const forkChain = forkChainOf(await forks.view(forkId))
         if (!FORK_OPERATIONS.includes(method)) throw new EngineError('VALIDATION_ERROR', `${String(method)} does not run on a fork`)
-        const fn = operationsOver(forkChain)[method] as (...a: unknown[]) => Promise<never>
+        const fn = operationsOver(forkChain, stop)[method] as (...a: unknown[]) => Promise<never>
         return fn(...(args as unknown[]))
       }),
     forkRpc: (forkId, method, params) =>
-      guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: c }, p) }, forkId, method, params)),
-    async health() {
-      const [upstreamOk, cacheOk] = await Promise.all([
-        chainFor(newUpstreamBudget(probeMs)).ping().catch(() => false),
-        opts.cache.ping().catch(() => false),
-      ])
-      return { network: chain.network, chainId: chain.chainId, kind: chain.rules?.kind ?? 'ethereum', upstreamOk, cacheOk }
-    },
-    async metrics() {
-      // a fork store out of reach counts none open rather than failing the scrape
-      return { ...chain.metrics?.(), forksOpen: await forks.count().catch(() => 0) }
-    },
-    async close() {
-      // files of this engine that nobody claimed; a claimed one is already unlinked
-      if (spill) removeSpillOwner(spill.owner)
-      await forks.close()
-      await chain.close()
-    },
+      guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stop ? stoppedAt(c, stop) : c }, p) }, forkId, method, params)),
+    health,
+    metrics,
+    close,
+    withStop: (s) => engineWith(s),
+  })
+  return engineWith(undefined)
+
+  async function health() {
+    const [upstreamOk, cacheOk] = await Promise.all([
+      chainFor(newUpstreamBudget(probeMs)).ping().catch(() => false),
+      opts.cache.ping().catch(() => false),
+    ])
+    return { network: chain.network, chainId: chain.chainId, kind: chain.rules?.kind ?? 'ethereum' as const, upstreamOk, cacheOk }
+  }
+
+  async function metrics() {
+    // a fork store out of reach counts none open rather than failing the scrape
+    return { ...chain.metrics?.(), forksOpen: await forks.count().catch(() => 0) }
+  }
+
+  async function close() {
+    // files of this engine that nobody claimed; a claimed one is already unlinked
+    if (spill) removeSpillOwner(spill.owner)
+    await forks.close()
+    await chain.close()
   }
 
   /**
@@ -154,10 +162,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
    * bug, reported as INTERNAL_ERROR with a generic message (the real one is logged, never sent:
    * it could carry an upstream URL).
    */
-  async function guard<T>(over: ChainSource, run: (deps: RunDeps) => Promise<T>): Promise<T> {
+  async function guard<T>(over: ChainSource, run: (deps: RunDeps) => Promise<T>, stop?: RunStop): Promise<T> {
     try {
       // one upstream budget for the whole call, the rerun on a forgotten head included
-      const callDeps = { ...deps, chain: over.withBudget?.(newUpstreamBudget(budgetMs)) ?? over }
+      const budgeted = over.withBudget?.(newUpstreamBudget(budgetMs)) ?? over
+      const callDeps = { ...deps, chain: stop ? stoppedAt(budgeted, stop) : budgeted }
       return await run(callDeps).catch((e: unknown) => {
         // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
         // more on `latest` resolved anew, never fail the request for it
@@ -172,6 +181,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       throw new EngineError('INTERNAL_ERROR', 'internal error while executing the request')
     }
   }
+}
+
+/** the chain as one engine call sees it: every execution context opened on it carries `stop` */
+function stoppedAt(chain: ChainSource, stop: RunStop): ChainSource {
+  return Object.create(chain, { runStop: { value: stop, enumerable: true } }) as ChainSource
 }
 
 /** how long a health probe waits for the upstream, ms */

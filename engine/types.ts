@@ -5,12 +5,12 @@
  * nothing of HTTP: failures are thrown as `EngineError` with a code.
  */
 import type { Address, Hex } from 'viem'
-import type { CallInput, ExecutionStatus } from './execution/types.js'
+import type { CallInput, ExecutionStatus, RunStop } from './execution/types.js'
 import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
 import type { CacheStore } from './cache/cacheStore.js'
 import type { EngineMetrics } from './engineMetrics.js'
 
-export type { Authorization, CallInput } from './execution/types.js'
+export type { Authorization, CallInput, RunStop } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
 export type { CallTreeConfig } from './decoding/callTree/types.js'
 /** the store the engine reads and writes through (built by the host: host/cache/) */
@@ -400,12 +400,18 @@ export interface Engine {
   /** what the engine counted since it started, for the host's metrics (engine/engineMetrics.ts) */
   metrics(): Promise<EngineMetrics>
   close(): Promise<void>
+  /**
+   * The same engine for one request: its runs stop where `stop` says (the request's deadline, an
+   * abort once it timed out or its client went away) instead of running on for nobody. Absent on
+   * an engine that cannot stop a run in place.
+   */
+  withStop?(stop: RunStop): Engine
 }
 
 /**
  * The engine's operations by name, written once next to their signatures: a pool forwards these
  * and a worker thread serves these (host/workers/, host/protocol.ts); `close` is each holder's
- * own. The compiler ties the list to Engine both ways: a name here that Engine lacks, or a method
+ * own, and `withStop` each holder's view of itself. The compiler ties the list to Engine both ways: a name here that Engine lacks, or a method
  * of Engine missing here, is a type error.
  */
 export const ENGINE_OPERATIONS = [
@@ -430,12 +436,12 @@ export const ENGINE_OPERATIONS = [
   'forkRpc',
   'health',
   'metrics',
-] as const satisfies readonly Exclude<keyof Engine, 'close'>[]
+] as const satisfies readonly Exclude<keyof Engine, 'close' | 'withStop'>[]
 export type EngineOperation = (typeof ENGINE_OPERATIONS)[number]
 /** the operations of an Engine, without `close` */
 export type EngineOperations = Pick<Engine, EngineOperation>
 // compiles only while every method of Engine but close is listed above
-true satisfies [Exclude<keyof Engine, EngineOperation | 'close'>] extends [never] ? true : { unlisted: Exclude<keyof Engine, EngineOperation | 'close'> }
+true satisfies [Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'>] extends [never] ? true : { unlisted: Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'> }
 
 /** the operations that run on a fork's chain as on the engine's own */
 export const FORK_OPERATIONS = [
@@ -462,6 +468,11 @@ export interface EngineOptions {
   chainKind?: 'ethereum' | 'op-stack' | 'arbitrum'
   /** the chain id the upstream must answer: a mismatch fails the start (VALIDATION_ERROR) */
   expectChainId?: number
+  /**
+   * the chain id the upstream already answered (a pool's replacement worker): the engine starts
+   * without asking it again, so it starts while the upstream is silent or down
+   */
+  knownChainId?: number
   cache: CacheStore
   /** default and maximum gas of a call (geth RPC gas cap) */
   gasCap: bigint

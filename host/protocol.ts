@@ -78,6 +78,19 @@ export interface WorkerSetup {
   localCacheBytes: number
   /** module exporting createEngine (default: engine/index) */
   engineModule?: string
+  /**
+   * one Int32 flag per call in flight (`StopMark.index`), shared with the pool: it sets a call's
+   * flag when the call's request is given up, and the worker's run, even one that never yields,
+   * reads it every few thousand EVM steps (engine/execution/runStop.ts)
+   */
+  stopFlags?: SharedArrayBuffer
+}
+
+/** where a call's run stops: its flag in WorkerSetup.stopFlags, and its deadline (epoch ms) */
+export interface StopMark {
+  /** -1: no flag was free (the deadline alone stops the run) */
+  index: number
+  deadline?: number
 }
 
 export type SerializedError =
@@ -85,11 +98,12 @@ export type SerializedError =
   | { kind: 'other'; name: string; message: string; stack?: string }
 
 /** pool → worker thread */
-export type ToWorker = { type: 'call'; id: number; method: EngineOperation; args: unknown[] } | CacheReply | { type: 'close' }
+export type ToWorker = { type: 'call'; id: number; method: EngineOperation; args: unknown[]; stop?: StopMark } | CacheReply | { type: 'close' }
 
 /** worker thread → pool */
 export type FromWorker =
-  | { type: 'ready' }
+  /** `chainId`: its chain's id, which a replacement worker is started with (EngineOptions.knownChainId) */
+  | { type: 'ready'; chainId?: number }
   | { type: 'initError'; error: SerializedError }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: SerializedError }

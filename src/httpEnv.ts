@@ -1,11 +1,14 @@
 /** The hono environment of this service: node bindings (for the socket address) and per-request variables. */
 import type { HttpBindings } from '@hono/node-server'
+import type { RunStop } from '../engine/types.js'
 
 export interface HttpEnv {
   Bindings: Partial<HttpBindings>
   Variables: {
     /** X-Request-Id of this request (the caller's when sane, else a UUID) */
     requestId: string
+    /** when the request's runs must stop (src/middleware/requestTimeout.ts) */
+    runStop?: RunStop
     /** the JSON-RPC method a request's metrics name (src/rpc/route.ts: a served method, `batch` or `other`) */
     rpcMethod?: string
   }

@@ -53,6 +53,8 @@ export interface RpcChainOptions {
   kind?: ChainKind
   /** for tests: a ready client (its request counter is what they assert on) */
   rpc?: RpcClient
+  /** the chain id the upstream answered before: not asked again (a replacement worker starts while the upstream is silent) */
+  knownChainId?: number
   /**
    * how long the newest head seen counts as `latest` (ms): a request at `latest` within that age
    * runs on it without asking upstream. 0: `latest` is resolved on every request.
@@ -77,7 +79,7 @@ const q = (n: bigint): Hex => `0x${n.toString(16)}`
 
 export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const baseRpc = opts.rpc ?? createRpcClient({ url: opts.url, timeoutMs: opts.timeoutMs })
-  const chainIdHex = readUpstream('eth_chainId', await baseRpc.request('eth_chainId'))
+  const chainIdHex = opts.knownChainId !== undefined ? q(BigInt(opts.knownChainId)) : readUpstream('eth_chainId', await baseRpc.request('eth_chainId'))
   const chainId = Number(BigInt(chainIdHex))
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered an invalid chain id')
   const rules = chainRulesFor({ chainId, kind: opts.kind, hardfork: opts.hardfork })

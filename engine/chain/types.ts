@@ -6,7 +6,7 @@ import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Address, Hex } from 'viem'
 import type { BlockSelector } from '../vocabulary.js'
-import type { BlockEnv } from '../execution/types.js'
+import type { BlockEnv, RunStop } from '../execution/types.js'
 import type { AccessList, OverlayStateManager } from '../state/index.js'
 import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
 import type { ChainRules } from './rules.js'
@@ -110,5 +110,10 @@ export interface ChainSource {
    * (engine/rpc/upstreamBudget.ts). Absent where nothing is waited for (the devnet).
    */
   withBudget?(budget: UpstreamBudget): ChainSource
+  /**
+   * Set on the view of the chain one engine call runs on (engine/index.ts): when that call's
+   * runs must stop early; every execution context opened on it carries it.
+   */
+  readonly runStop?: RunStop
   close(): Promise<void>
 }

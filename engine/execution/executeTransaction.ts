@@ -31,6 +31,7 @@ import { blockHashSource, buildEvmBlock } from './evmBlock.js'
 import './evmTables.js'
 import { createImpersonatedTx } from './impersonatedTx.js'
 import { preparedCommon } from './preparedCommon.js'
+import { checkRunStop, watchRunStop } from './runStop.js'
 import { senderAsEoa } from './senderAsEoa.js'
 import { TracingAdapter, attachAdapter } from './tracingAdapter.js'
 import { buildTxContext } from './txContext.js'
@@ -75,6 +76,8 @@ async function run(
   opts: ExecuteOptions,
   impersonated: boolean,
 ): Promise<ExecutionResult> {
+  // a request given up starts no more runs (the next call of a bundle, the next probe of a search)
+  checkRunStop(ctx.stop)
   const validation = opts.validation ?? false
   const { feeCap, tip } = feeFields(tx)
   const london = common.isActivatedEIP(1559)
@@ -121,6 +124,7 @@ async function run(
     blockchain: blockHashSource(ctx.getBlockHash),
     ...(chainPrecompiles.length + changed.length > 0 && { evmOpts: { customPrecompiles: [...chainPrecompiles, ...changed] } }),
   })
+  if (ctx.stop) watchRunStop(vm.evm, ctx.stop)
   if (opts.precompiles) coldMovedPrecompiles(vm.evm.journal, opts.precompiles, tx, sender, ctx.block.coinbase)
   const events = vm.evm.events as unknown as { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown }
   if (special && london) {

@@ -62,12 +62,20 @@ interface InterpreterInternals {
 /** whether ethereumjs' Interpreter was found and patched (asserted by a test) */
 export let leanStepHookInstalled = false
 
-async function installLeanStepHook(): Promise<void> {
+/**
+ * The prototype of ethereumjs' Interpreter, the very module the EVM imports (reached by file URL
+ * next to the package entry: the package does not export it); undefined when it is not there.
+ */
+export async function interpreterPrototype(): Promise<object | undefined> {
   const entry = createRequire(import.meta.url).resolve('@ethereumjs/evm') // …/dist/cjs/index.js
   const file = join(dirname(entry), '..', 'esm', 'interpreter.js')
-  if (!existsSync(file)) return
-  const mod = (await import(pathToFileURL(file).href)) as { Interpreter?: { prototype: InterpreterInternals } }
-  const proto = mod.Interpreter?.prototype
+  if (!existsSync(file)) return undefined
+  const mod = (await import(pathToFileURL(file).href)) as { Interpreter?: { prototype: object } }
+  return mod.Interpreter?.prototype
+}
+
+async function installLeanStepHook(): Promise<void> {
+  const proto = (await interpreterPrototype()) as InterpreterInternals | undefined
   if (!proto || typeof proto._runStepHook !== 'function' || typeof proto.lookupOpInfo !== 'function') return
   const stock = proto._runStepHook
   // not async: a step that answers synchronously (every light step, most traced ones) then costs

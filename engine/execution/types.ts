@@ -28,7 +28,22 @@ export interface BlockEnv {
   parentBeaconBlockRoot?: Hex
 }
 
+/**
+ * What ends the runs of one engine call early (Engine.withStop): the request it serves has a
+ * deadline, or has been given up (answered 504, its client gone). Checked before each run and
+ * every STOP_EVERY EVM steps (engine/execution/runStop.ts); a stopped run ends with
+ * EXECUTION_TIMEOUT.
+ */
+export interface RunStop {
+  /** epoch ms past which the run stops */
+  readonly deadline?: number
+  /** set once the request is given up: an AbortSignal, or a flag another thread sets */
+  readonly signal?: { readonly aborted: boolean }
+}
+
 export interface ExecutionContext {
+  /** when the run must stop early (its request timed out or was given up) */
+  stop?: RunStop
   /** hardfork already set for the block */
   common: Common
   /** per-request state; never shared between concurrent requests */

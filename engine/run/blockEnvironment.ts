@@ -40,6 +40,7 @@ export function executionContext(
 ): ExecutionContext {
   const env = applyBlockOverrides(header, overrides)
   return {
+    ...(chain.runStop && { stop: chain.runStop }),
     common: chain.commonAt(env),
     state,
     block: toBlockEnv(env),

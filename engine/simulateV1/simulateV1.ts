@@ -111,7 +111,7 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       env.excessBlobGas = parent.excessBlobGas !== undefined ? nextExcessBlobGas(common, parent) : 0n
       if (o.blobBaseFee !== undefined) env.blobBaseFee = o.blobBaseFee
     } else delete env.parentBeaconBlockRoot
-    const ctx: ExecutionContext = { common, state, block: env, getBlockHash }
+    const ctx: ExecutionContext = { common, state, block: env, getBlockHash, ...(baseCtx.stop && { stop: baseCtx.stop }) }
 
     const precompiles = precompileTable(baseCommon)
     precompiles.apply(block.stateOverrides)

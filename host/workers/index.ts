@@ -68,25 +68,30 @@ const NOT_RUNS = new Set<string>(['health', 'metrics'])
  */
 function countingRuns(engine: Engine): HostedEngine {
   let inFlight = 0
-  const counted = Object.fromEntries(
-    ENGINE_OPERATIONS.map((method) => {
-      const op = (engine[method] as (...a: unknown[]) => Promise<unknown>).bind(engine)
-      if (NOT_RUNS.has(method)) return [method, op]
-      return [
-        method,
-        (...args: unknown[]) => {
-          inFlight++
-          const p = op(...args)
-          p.then(done, done)
-          return p
-        },
-      ]
-    }),
-  ) as unknown as EngineOperations
   const done = () => void inFlight--
-  return {
-    ...counted,
-    close: () => engine.close(),
-    runs: () => ({ queued: 0, inFlight, engines: 1, replacements: { crash: 0, timeout: 0 } }),
+  /** `e`'s operations, counted; a request's view (withStop) counted the same */
+  const counting = (e: Engine): HostedEngine => {
+    const counted = Object.fromEntries(
+      ENGINE_OPERATIONS.map((method) => {
+        const op = (e[method] as (...a: unknown[]) => Promise<unknown>).bind(e)
+        if (NOT_RUNS.has(method)) return [method, op]
+        return [
+          method,
+          (...args: unknown[]) => {
+            inFlight++
+            const p = op(...args)
+            p.then(done, done)
+            return p
+          },
+        ]
+      }),
+    ) as unknown as EngineOperations
+    return {
+      ...counted,
+      close: () => engine.close(),
+      runs: () => ({ queued: 0, inFlight, engines: 1, replacements: { crash: 0, timeout: 0 } }),
+      ...(e.withStop && { withStop: (stop) => counting(e.withStop!(stop)) }),
+    }
   }
+  return counting(engine)
 }

@@ -12,9 +12,9 @@ import { createCacheStore, isSharedCacheUrl } from '../cache/createCacheStore.js
 import { createMemoryCacheStore } from '../cache/memoryCacheStore.js'
 import { createTieredCacheStore } from '../cache/tieredCacheStore.js'
 import { createRedisForkStore } from '../cache/redisForkStore.js'
-import { ENGINE_OPERATIONS, type Engine, type EngineOptions } from '../../engine/types.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineOptions, type RunStop } from '../../engine/types.js'
 import { createParentCacheStore, type ParentCacheStore } from './parentCacheStore.js'
-import { plainCopy, serializeError, type FromWorker, type ToWorker, type WorkerSetup } from '../protocol.js'
+import { plainCopy, serializeError, type FromWorker, type StopMark, type ToWorker, type WorkerSetup } from '../protocol.js'
 
 type EngineModule = { createEngine(opts: EngineOptions): Engine | Promise<Engine> }
 
@@ -49,6 +49,17 @@ if (setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl)) {
 }
 
 let engine: Engine | undefined
+const stopFlags = setup.stopFlags && new Int32Array(setup.stopFlags)
+
+/** a call's stop: its deadline, and its flag, which the pool sets while this thread may be deep in a run */
+function runStopOf(mark: StopMark): RunStop {
+  const flags = stopFlags
+  return {
+    ...(mark.deadline !== undefined && { deadline: mark.deadline }),
+    // index -1: every flag was taken, the deadline alone stops the run
+    ...(flags && mark.index >= 0 && { signal: { get aborted() { return Atomics.load(flags, mark.index) !== 0 } } }),
+  }
+}
 const methods = new Set<string>(ENGINE_OPERATIONS)
 
 port.on('message', async (msg: ToWorker) => {
@@ -66,8 +77,9 @@ port.on('message', async (msg: ToWorker) => {
   try {
     if (!engine) throw new Error('worker engine is not ready')
     if (!methods.has(msg.method)) throw new Error(`unknown engine method ${msg.method}`)
-    const fn = engine[msg.method] as (...a: unknown[]) => Promise<unknown>
-    const value = await fn.apply(engine, msg.args)
+    const serving = msg.stop && engine.withStop ? engine.withStop(runStopOf(msg.stop)) : engine
+    const fn = serving[msg.method] as (...a: unknown[]) => Promise<unknown>
+    const value = await fn.apply(serving, msg.args)
     send({ type: 'result', id: msg.id, ok: true, value })
   } catch (err) {
     send({ type: 'result', id: msg.id, ok: false, error: serializeError(err) })
@@ -82,7 +94,9 @@ try {
   // forks in Redis are every worker's; on memory:// the pool sends every fork call to one worker
   const forkStore = setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl) ? createRedisForkStore({ url: setup.cacheUrl, prefix: setup.cachePrefix }) : undefined
   engine = await mod.createEngine({ ...setup.engine, cache, logger, ...(forkStore && { forkStore }) })
-  send({ type: 'ready' })
+  // answered by the engine itself, from what it learnt at start
+  const chainId = Number(await engine.readChain('eth_chainId', []).catch(() => undefined))
+  send({ type: 'ready', ...(Number.isSafeInteger(chainId) && chainId > 0 && { chainId }) })
 } catch (err) {
   send({ type: 'initError', error: serializeError(err) })
 }

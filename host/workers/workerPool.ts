@@ -9,8 +9,13 @@
  * bigints and bytes cross as they are. A worker that dies is replaced; with `callTimeoutMs`, a
  * call whose time is up — counted from when it was asked, so a wait in the queue counts (its HTTP
  * request has been answered 504 by then) — is answered EXECUTION_TIMEOUT: still queued, it never
- * runs; running, its worker is replaced (the only way to
- * stop a runaway loop), the other calls it held being retried on another worker.
+ * runs; running, it is stopped in place. So is a call whose request is given up (`withStop`: its
+ * client went away): each call in flight has a flag in memory shared with its worker
+ * (WorkerSetup.stopFlags), which the pool sets and the worker's run reads every few thousand EVM
+ * steps, even deep in a loop that never yields (engine/execution/runStop.ts); the worker answers
+ * the stopped call at once and its place is free. A worker whose stopped call has not ended within
+ * STOP_GRACE_MS (an engine that cannot stop in place) is replaced, the other calls it held being
+ * retried on another worker.
  *
  * With `spill`, every worker (each start of it) writes its temporary files under a directory of
  * its own, removed when the worker exits for any reason: a crash or a timeout leaves no file.
@@ -26,6 +31,7 @@
 import { Worker } from 'node:worker_threads'
 import { EngineError } from '../../engine/errors.js'
 import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineMetrics, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
+import type { RunStop } from '../../engine/execution/types.js'
 import { addEngineMetrics } from '../../engine/engineMetrics.js'
 import {
   deserializeError,
@@ -51,7 +57,7 @@ export interface WorkerPoolOptions extends EngineOptions {
   maxConcurrentPerWorker?: number
   /** each worker's in-process cache level, bytes (default 64 MiB) */
   workerCacheBytes?: number
-  /** a call running longer is answered EXECUTION_TIMEOUT and its worker replaced (default: none) */
+  /** a call running longer is answered EXECUTION_TIMEOUT and stopped in place (default: none) */
   callTimeoutMs?: number
   /**
    * how long health() waits for a worker before answering from the last check (default 950: a
@@ -70,7 +76,8 @@ export interface WorkerPoolOptions extends EngineOptions {
 
 export interface WorkerPoolStats {
   queued: number
-  workers: { index: number; ready: boolean; inflight: number; served: number }[]
+  /** `starts`: how often the worker at that index was started (1 + its replacements) */
+  workers: { index: number; ready: boolean; inflight: number; served: number; starts: number }[]
 }
 
 /** how an engine's runs stand, for the host's metrics: waiting, running, engines up, workers replaced */
@@ -98,8 +105,18 @@ interface Job {
   resolve(value: unknown): void
   reject(err: Error): void
   timer?: NodeJS.Timeout
-  /** with callTimeoutMs: when the call's time is up (epoch ms), counted from when it was asked, its wait in the queue included */
+  /** when the call's time is up (epoch ms): callTimeoutMs from when it was asked, its wait in the queue included, or its request's deadline if earlier */
   deadline?: number
+  /** the request's stop (withStop): its deadline and the abort of a request given up */
+  stop?: RunStop
+  /** while it runs: its flag in its worker's stopFlags */
+  flag?: number
+  /** answered already (out of time, request given up): its worker's answer only frees its place */
+  abandoned?: boolean
+  /** stops listening for its request's abort */
+  unlisten?: () => void
+  /** where it runs */
+  running?: { slot: Slot; id: number }
   /** asked of one worker about itself (its metrics): never run again on another */
   pinned?: true
 }
@@ -115,12 +132,19 @@ interface Slot {
   onClosed?: () => void
   /** the worker's one-way cache writes not yet done, and the last of them */
   writes: { pending: number; last: Promise<void> }
+  /** one stop flag per call in flight, shared with the worker (WorkerSetup.stopFlags) */
+  flags: Int32Array
+  freeFlags: number[]
   /** the worker's engine counts as last answered */
   metrics?: EngineMetrics
 }
 
 /** a call that loses its worker with less time than this left is not run again (ms) */
 const RERUN_MIN_MS = 100
+/** how long a stopped call may take to end in its worker before the worker is replaced, ms */
+const STOP_GRACE_MS = 500
+/** stop flags per worker: past the calls one worker ever holds at once (its cap, plus health and fork calls) */
+const STOP_FLAGS = 64
 /** how long a worker's health answer may stand in for one that is late (workers all busy), ms */
 const HEALTH_STALE_MS = 10_000
 /** how long the first health probe (no earlier answer to fall back on) waits for a worker, ms */
@@ -143,11 +167,18 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   }
 
   const slots: (Slot | undefined)[] = new Array(size).fill(undefined)
+  const starts: number[] = new Array(size).fill(0)
   const queue: Job[] = []
   let nextId = 0
   let rotate = 0
   let closing = false
   let lastHealth: { health: EngineHealth; at: number } | undefined
+  /**
+   * the chain id the first worker to start learnt: its replacements start with it instead of
+   * asking the upstream (a worker replaced while the upstream is silent would otherwise fail to
+   * start, and retry with a growing pause, until the upstream answers again)
+   */
+  let knownChainId: number | undefined
   /** the counts of workers gone (replaced), as they last answered: the totals never go back */
   let retiredMetrics: EngineMetrics = { forksOpen: 0 }
   const replacements = { crash: 0, timeout: 0 }
@@ -162,17 +193,24 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       owner: newSpillOwner(`w${index}`),
     }
     const spillOwner = spill?.owner
+    starts[index]!++
+    const stopFlags = new SharedArrayBuffer(STOP_FLAGS * Int32Array.BYTES_PER_ELEMENT)
+    const engineSetup = { ...setup.engine, ...(spill && { spill }), ...(knownChainId !== undefined && setup.engine.rpcUrl && { knownChainId }) }
     const worker = new Worker(entry.script, {
-      workerData: spill ? { ...setup, engine: { ...setup.engine, spill } } : setup,
+      workerData: { ...setup, stopFlags, engine: engineSetup },
       eval: entry.eval,
       ...(workerMaxHeapMb && { resourceLimits: { maxOldGenerationSizeMb: workerMaxHeapMb } }),
     })
-    const slot: Slot = { index, worker, ready: false, retired: false, inflight: new Map(), served: 0, writes: { pending: 0, last: Promise.resolve() } }
+    const slot: Slot = {
+      index, worker, ready: false, retired: false, inflight: new Map(), served: 0, writes: { pending: 0, last: Promise.resolve() },
+      flags: new Int32Array(stopFlags), freeFlags: Array.from({ length: STOP_FLAGS }, (_, i) => STOP_FLAGS - 1 - i),
+    }
     slots[index] = slot
     return new Promise<void>((resolveReady, rejectReady) => {
       worker.on('message', (msg: FromWorker) => {
         switch (msg.type) {
           case 'ready':
+            if (msg.chainId !== undefined) knownChainId ??= msg.chainId
             slot.ready = true
             resolveReady()
             pump()
@@ -215,8 +253,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
         if (spillOwner) removeSpillOwner(spillOwner)
         for (const [id, job] of slot.inflight) {
           clearTimeout(job.timer)
+          job.unlisten?.()
           slot.inflight.delete(id)
-          job.reject(new EngineError('INTERNAL_ERROR', 'a simulation worker stopped unexpectedly', { exitCode: code }))
+          if (!job.abandoned) job.reject(new EngineError('INTERNAL_ERROR', 'a simulation worker stopped unexpectedly', { exitCode: code }))
         }
         if (slots[index] === slot) slots[index] = undefined
         if (!slot.retired && !closing) {
@@ -263,7 +302,12 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     slot.inflight.delete(id)
     slot.served++
     clearTimeout(job.timer)
-    if ('error' in outcome) job.reject(deserializeError(outcome.error))
+    job.unlisten?.()
+    if (job.flag !== undefined) slot.freeFlags.push(job.flag)
+    job.flag = undefined
+    if (job.abandoned) {
+      // answered when it was given up; its worker has let go of it
+    } else if ('error' in outcome) job.reject(deserializeError(outcome.error))
     else job.resolve(outcome.value)
     pump()
   }
@@ -302,6 +346,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       const head = queue[0]!
       if (head.deadline !== undefined && head.deadline <= Date.now()) {
         queue.shift()
+        head.unlisten?.()
         head.reject(timeoutError(head, 'waited'))
         continue
       }
@@ -309,6 +354,10 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       if (!slot) return
       dispatch(slot, queue.shift()!)
     }
+  }
+
+  function givenUpError(job: Job): EngineError {
+    return new EngineError('EXECUTION_TIMEOUT', `${job.method} was given up by its request (timed out, or its client went away) and stopped`)
   }
 
   function timeoutError(job: Job, how: 'ran' | 'waited' = 'ran'): EngineError {
@@ -323,18 +372,26 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   function dispatch(slot: Slot, job: Job) {
     const id = ++nextId
     const msg: ToWorker = { type: 'call', id, method: job.method, args: job.args }
+    // a call that may have to stop gets a flag (all taken: it still stops at its deadline)
+    if (job.deadline !== undefined || job.stop?.signal) {
+      job.flag = slot.freeFlags.pop()
+      if (job.flag !== undefined) Atomics.store(slot.flags, job.flag, 0)
+      msg.stop = { index: job.flag ?? -1, ...(job.deadline !== undefined && { deadline: job.deadline }) }
+    }
     try {
       slot.worker.postMessage(msg)
     } catch {
       try {
         slot.worker.postMessage(plainCopy(msg))
       } catch (err) {
+        if (job.flag !== undefined) slot.freeFlags.push(job.flag)
+        job.flag = undefined
         return job.reject(new EngineError('INTERNAL_ERROR', `cannot pass the request to a worker: ${(err as Error).message}`))
       }
     }
     slot.inflight.set(id, job)
-    if (callTimeoutMs && callTimeoutMs > 0) {
-      job.deadline ??= Date.now() + callTimeoutMs
+    job.running = { slot, id }
+    if (job.deadline !== undefined) {
       job.timer = setTimeout(() => timeOut(slot, id), Math.max(1, job.deadline - Date.now()))
       job.timer.unref()
     }
@@ -342,33 +399,87 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
 
   function timeOut(slot: Slot, id: number) {
     const job = slot.inflight.get(id)
-    if (!job) return
-    slot.inflight.delete(id)
-    job.reject(timeoutError(job))
-    // a busy loop cannot be interrupted: replace the worker; its other calls go to another one,
-    // except those whose own time is (all but) up: rerun, each would cost another worker; and
-    // those asked of this worker about itself
+    if (job) giveUp(job, timeoutError(job))
+  }
+
+  /**
+   * Answers a call that is no longer wanted (out of time, its request given up) at once, and
+   * stops it: out of the queue, or, running, by its flag; a worker that has not let go of it
+   * within STOP_GRACE_MS is replaced.
+   */
+  function giveUp(job: Job, err: EngineError) {
+    if (job.abandoned) return
+    job.abandoned = true
+    job.unlisten?.()
+    job.reject(err)
+    const queued = queue.indexOf(job)
+    if (queued >= 0) return void queue.splice(queued, 1)
+    const at = job.running
+    if (!at || at.slot.inflight.get(at.id) !== job) return
+    if (job.flag !== undefined) Atomics.store(at.slot.flags, job.flag, 1)
+    clearTimeout(job.timer)
+    job.timer = setTimeout(() => {
+      if (at.slot.inflight.get(at.id) === job) replaceWorker(at.slot)
+    }, STOP_GRACE_MS)
+    job.timer.unref()
+  }
+
+  /**
+   * A worker that does not let go of a stopped call (a loop the engine cannot stop): replaced; its
+   * other calls go to another one, except those whose own time is (all but) up: rerun, each would
+   * cost another worker.
+   */
+  function replaceWorker(slot: Slot) {
     slot.retired = true
     slot.ready = false
     replacements.timeout++
-    const others = [...slot.inflight.values()]
+    const others = [...slot.inflight.values()].filter((j) => !j.abandoned)
+    for (const j of slot.inflight.values()) clearTimeout(j.timer)
     slot.inflight.clear()
     const now = Date.now()
+    for (const j of others) {
+      j.flag = undefined
+      j.running = undefined
+    }
+    // those asked of this worker about itself end here too
     const endsHere = (j: Job) => j.pinned || (j.deadline !== undefined && j.deadline - now <= RERUN_MIN_MS)
-    for (const j of others) clearTimeout(j.timer)
-    for (const j of others) if (endsHere(j)) j.reject(j.pinned ? closedError() : timeoutError(j))
-    queue.unshift(...others.filter((j) => !endsHere(j)))
+    for (const j of others) if (endsHere(j)) giveUp(j, j.pinned ? closedError() : timeoutError(j))
+    queue.unshift(...others.filter((j) => !j.abandoned))
     void slot.worker.terminate()
     if (slots[slot.index] === slot) slots[slot.index] = undefined
     respawn(slot.index, 0)
     pump()
   }
 
-  function call<T>(method: EngineOperation, args: unknown[]): Promise<T> {
+  /** a call's deadline: callTimeoutMs from now, or its request's if earlier */
+  function deadlineOf(stop: RunStop | undefined): number | undefined {
+    const own = callTimeoutMs && callTimeoutMs > 0 ? Date.now() + callTimeoutMs : undefined
+    if (stop?.deadline === undefined) return own
+    return own === undefined ? stop.deadline : Math.min(own, stop.deadline)
+  }
+
+  /** a job for `method`; with a request's stop, given up as soon as that request is */
+  function newJob(method: EngineOperation, args: unknown[], resolve: (v: unknown) => void, reject: (e: Error) => void, stop: RunStop | undefined): Job | undefined {
+    const job: Job = { method, args, resolve, reject, deadline: deadlineOf(stop), ...(stop && { stop }) }
+    const signal = stop?.signal as Partial<AbortSignal> | undefined
+    if (signal?.aborted) {
+      reject(givenUpError(job))
+      return undefined
+    }
+    if (signal && typeof signal.addEventListener === 'function') {
+      const onAbort = () => giveUp(job, givenUpError(job))
+      signal.addEventListener('abort', onAbort, { once: true })
+      job.unlisten = () => signal.removeEventListener!('abort', onAbort)
+    }
+    return job
+  }
+
+  function call<T>(method: EngineOperation, args: unknown[], stop?: RunStop): Promise<T> {
     if (closing) return Promise.reject(closedError())
     return new Promise<T>((resolve, reject) => {
-      const deadline = callTimeoutMs && callTimeoutMs > 0 ? Date.now() + callTimeoutMs : undefined
-      queue.push({ method, args, resolve: resolve as (v: unknown) => void, reject, deadline })
+      const job = newJob(method, args, resolve as (v: unknown) => void, reject, stop)
+      if (!job) return
+      queue.push(job)
       pump()
     })
   }
@@ -379,7 +490,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     for (const s of slots) if (s && s.ready && !s.retired && (!best || s.inflight.size < best.inflight.size)) best = s
     if (!best) return Promise.reject(new EngineError('INTERNAL_ERROR', 'no simulation worker is ready'))
     const slot = best
-    return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject }))
+    return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) }))
   }
 
   /**
@@ -387,19 +498,22 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
    * lives in one worker's memory, so every fork call goes to the first worker (a replaced first
    * worker starts with no forks: memory:// forks last as long as the worker does).
    */
-  function forkCall<T>(method: EngineOperation, args: unknown[]): Promise<T> {
-    if (cacheUrl && /^rediss?:/i.test(cacheUrl)) return call(method, args)
+  function forkCall<T>(method: EngineOperation, args: unknown[], stop?: RunStop): Promise<T> {
+    if (cacheUrl && /^rediss?:/i.test(cacheUrl)) return call(method, args, stop)
     if (closing) return Promise.reject(closedError())
     const first = slots[0]
     if (!first || !first.ready || first.retired) return Promise.reject(new EngineError('STATE_ACCESS_ERROR', 'the worker holding the forks is restarting; retry'))
-    return new Promise<T>((resolve, reject) => dispatch(first, { method, args, resolve: resolve as (v: unknown) => void, reject }))
+    return new Promise<T>((resolve, reject) => {
+      const job = newJob(method, args, resolve as (v: unknown) => void, reject, stop)
+      if (job) dispatch(first, job)
+    })
   }
 
   /** the same call on every ready worker at once, bypassing the queue */
   function callEvery<T>(method: EngineOperation, args: unknown[]): Promise<T>[] {
     return slots
       .filter((s): s is Slot => !!s && s.ready && !s.retired)
-      .map((s) => new Promise<T>((resolve, reject) => dispatch(s, { method, args, resolve: resolve as (v: unknown) => void, reject })))
+      .map((s) => new Promise<T>((resolve, reject) => dispatch(s, { method, args, resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) })))
   }
 
   /**
@@ -411,7 +525,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     const asked = slots
       .filter((s): s is Slot => !!s && s.ready && !s.retired)
       .map((s) =>
-        new Promise<EngineMetrics>((resolve, reject) => dispatch(s, { method: 'metrics', args: [], resolve: resolve as (v: unknown) => void, reject, pinned: true }))
+        new Promise<EngineMetrics>((resolve, reject) => dispatch(s, { method: 'metrics', args: [], resolve: resolve as (v: unknown) => void, reject, pinned: true, deadline: deadlineOf(undefined) }))
           .then((m) => {
             if (slots[s.index] === s) s.metrics = m
           })
@@ -441,8 +555,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
    * in the local level of the worker that ran it, so a miss is asked of every worker then (only
    * then: a worker busy with a long trace would hold up every unknown id's 404).
    */
-  async function getSimulation(id: string) {
-    const found = await call<Awaited<ReturnType<Engine['getSimulation']>>>('getSimulation', [id])
+  async function getSimulation(id: string, stop?: RunStop) {
+    const found = await call<Awaited<ReturnType<Engine['getSimulation']>>>('getSimulation', [id], stop)
     if (found !== undefined || size < 2 || !(cacheUrl && /^rediss?:/i.test(cacheUrl)) || (await cache.ping())) return found
     const answers = await Promise.allSettled(callEvery<typeof found>('getSimulation', [id]))
     for (const a of answers) if (a.status === 'fulfilled' && a.value !== undefined) return a.value
@@ -457,23 +571,10 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     throw err
   }
 
-  // every operation goes to a worker with its arguments as given, so an operation or an optional
-  // parameter added to Engine later crosses too; two are the pool's own below
-  const forwarded = Object.fromEntries(
-    ENGINE_OPERATIONS.map((method) => [method, (...args: unknown[]) => call(method, args)]),
-  ) as unknown as EngineOperations
-
-  return {
-    ...forwarded,
-    getSimulation: (id) => getSimulation(id),
+  /** what every view of the pool shares: health, metrics, runs, stats, close */
+  const shared = {
     metrics,
     runs,
-    createFork: (...args) => forkCall('createFork', args),
-    getFork: (...args) => forkCall('getFork', args),
-    listForks: (...args) => forkCall('listForks', args),
-    deleteFork: (...args) => forkCall('deleteFork', args),
-    onFork: (...args) => forkCall('onFork', args),
-    forkRpc: (...args) => forkCall('forkRpc', args),
     async health() {
       // straight to the least busy worker, never behind queued requests
       const asked = probeHealth()
@@ -499,6 +600,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
         ready: !!s?.ready,
         inflight: s?.inflight.size ?? 0,
         served: s?.served ?? 0,
+        starts: starts[index]!,
       })),
     }),
     async close() {
@@ -523,5 +625,29 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
         }),
       )
     },
+  } satisfies Pick<WorkerPoolEngine, 'health' | 'metrics' | 'runs' | 'stats' | 'close'>
+
+  /**
+   * The pool, its calls stopping where `stop` says (one request's view, withStop). Every operation
+   * goes to a worker with its arguments as given, so an operation or an optional parameter added
+   * to Engine later crosses too; getSimulation and the fork operations are the pool's own.
+   */
+  function engineFor(stop: RunStop | undefined): WorkerPoolEngine {
+    const forwarded = Object.fromEntries(
+      ENGINE_OPERATIONS.map((method) => [method, (...args: unknown[]) => call(method, args, stop)]),
+    ) as unknown as EngineOperations
+    return {
+      ...forwarded,
+      getSimulation: (id) => getSimulation(id, stop),
+      createFork: (...args) => forkCall('createFork', args, stop),
+      getFork: (...args) => forkCall('getFork', args, stop),
+      listForks: (...args) => forkCall('listForks', args, stop),
+      deleteFork: (...args) => forkCall('deleteFork', args, stop),
+      onFork: (...args) => forkCall('onFork', args, stop),
+      forkRpc: (...args) => forkCall('forkRpc', args, stop),
+      ...shared,
+      withStop: (s) => engineFor(s),
+    }
   }
+  return engineFor(undefined)
 }

@@ -1,5 +1,6 @@
 /**
- * One JSON log line per request: request id, method, path (no query string), status, duration.
+ * One JSON log line per request: request id, method, path (no query string), status, duration,
+ * and `clientGone` when the client went away before its answer.
  * Headers are never logged, so neither the auth token nor anything else a caller sends leaks; a
  * token in a JSON-RPC path is masked.
  *
@@ -26,6 +27,8 @@ export function requestLogger(opts: RequestLoggerOptions): MiddlewareHandler<Htt
       path: maskRpcPath(c.req.path),
       status,
       durationMs: Math.round((performance.now() - start) * 10) / 10,
+      // the client went away before its answer: the request's runs were stopped then
+      ...(c.req.raw.signal.aborted && { clientGone: true }),
     }
     if (status >= 500) opts.logger.error(line, 'request')
     else if (status >= 400) opts.logger.warn(line, 'request')

@@ -1,12 +1,16 @@
 /**
- * Answers 504 EXECUTION_TIMEOUT when a request runs past `ms` (decisions §2). The handler cannot
- * be cancelled from here (the engine bounds its own work, e.g. the worker pool's call timeout);
- * this guarantees the caller an answer in bounded time.
+ * Answers 504 EXECUTION_TIMEOUT when a request runs past `ms` (decisions §2), and stops its runs:
+ * the request's stop (`runStop`: its deadline, and an abort once it has timed out or its client
+ * has gone away) is what `requestEngine` hands the engine (Engine.withStop), whose runs check it
+ * before they start and every few thousand EVM steps (engine/execution/runStop.ts). A run that
+ * ends itself at the deadline is answered as the timeout it is, the same 504.
  *
  * @example
  * app.use(requestTimeout({ ms: config.server.request_timeout_ms }))
+ * await requestEngine(c, engine).call(params) // stops when the request is given up
  */
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
+import type { Engine } from '../../engine/types.js'
 import { ApiError } from '../errors/apiError.js'
 import type { HttpEnv } from '../httpEnv.js'
 
@@ -15,15 +19,25 @@ export interface RequestTimeoutOptions {
 }
 
 export function requestTimeout(opts: RequestTimeoutOptions): MiddlewareHandler<HttpEnv> {
-  return async (_c, next) => {
+  return async (c, next) => {
+    const deadline = Date.now() + opts.ms
+    const givenUp = new AbortController()
+    const client = c.req.raw.signal
+    const clientGone = () => givenUp.abort('the client went away')
+    client.addEventListener('abort', clientGone, { once: true })
+    c.set('runStop', { deadline, signal: givenUp.signal })
     let timer: NodeJS.Timeout | undefined
     const expired = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), opts.ms)
+      timer = setTimeout(() => {
+        givenUp.abort('the request timed out')
+        resolve('timeout')
+      }, opts.ms)
     })
     const work = next().then(() => 'done' as const)
     work.catch(() => {}) // a late failure after the timeout answer has nowhere to go
     try {
-      if ((await Promise.race([work, expired])) === 'timeout') {
+      // a run stopped at the deadline ends its work just before the timer can fire
+      if ((await Promise.race([work, expired])) === 'timeout' || Date.now() >= deadline) {
         throw new ApiError(
           'EXECUTION_TIMEOUT',
           `the request ran longer than ${opts.ms} ms`,
@@ -33,6 +47,13 @@ export function requestTimeout(opts: RequestTimeoutOptions): MiddlewareHandler<H
       }
     } finally {
       clearTimeout(timer)
+      client.removeEventListener('abort', clientGone)
     }
   }
+}
+
+/** the engine as this request's runs see it: they stop once the request is given up */
+export function requestEngine(c: Context<HttpEnv>, engine: Engine): Engine {
+  const stop = c.get('runStop')
+  return stop ? (engine.withStop?.(stop) ?? engine) : engine
 }

@@ -18,6 +18,7 @@ import { readJson, validate } from '../normalize/parseBody.js'
 import { batchItem, envelope } from '../schemas/responses.js'
 import { batchRequest, sequenceBatchRequest, simulationRequest } from '../schemas/simulate.js'
 import type { RouteContext } from './context.js'
+import { requestEngine } from '../middleware/requestTimeout.js'
 import { document } from './document.js'
 import { callFailure, simulationFailure } from './simulationFailure.js'
 import { toSimulateParams } from './simulationParams.js'
@@ -49,7 +50,8 @@ export function registerBatch(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     if (Array.isArray(body)) {
       assertBatchSize(body.length, max, 'requests')
       if (body.length === 0) throw validationError([{ path: '', message: 'the batch is empty' }])
-      const data = await Promise.all(body.map((item) => simulateItem(item, ctx, requestId)))
+      const engineCtx = { ...ctx, engine: requestEngine(c, ctx.engine) }
+      const data = await Promise.all(body.map((item) => simulateItem(item, engineCtx, requestId)))
       return c.json({ success: true, data }, 200)
     }
     if (typeof body === 'object' && body !== null && Array.isArray((body as { transactions?: unknown }).transactions)) {
@@ -57,7 +59,7 @@ export function registerBatch(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     }
     const req = validate(sequenceBatchRequest, body)
     const calls = req.transactions.map((call, i) => toCallInput(call, `transactions[${i}]`))
-    const result = await ctx.engine.simulate({
+    const result = await requestEngine(c, ctx.engine).simulate({
       calls,
       block: fromTagOrNumber(req.blockNumber, 'blockNumber'),
       validation: false,

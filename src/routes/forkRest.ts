@@ -13,6 +13,7 @@ import type { HttpEnv } from '../httpEnv.js'
 import { registerAccessList } from './accessList.js'
 import { registerBatch } from './batch.js'
 import type { RouteContext } from './context.js'
+import { requestEngine } from '../middleware/requestTimeout.js'
 import { registerSimulate } from './simulate.js'
 import { registerTrace } from './trace.js'
 import { forkIdParam } from '../schemas/forks.js'
@@ -21,12 +22,12 @@ import { errorEnvelope } from '../schemas/responses.js'
 export const FORK_REST_PATHS = ['simulate', 'simulate/batch', 'simulate/access-list', 'trace/tx', 'trace/call', 'trace/call-many'] as const
 
 export function registerForkRest(app: OpenAPIHono<HttpEnv>, ctx: RouteContext, onError: (err: unknown, c: Context<HttpEnv>) => Response): void {
-  const current = new AsyncLocalStorage<{ forkId: string; requestId: string }>()
-  // the engine as the fork of the request at hand
+  const current = new AsyncLocalStorage<{ forkId: string; requestId: string; engine: Engine }>()
+  // the engine as the fork of the request at hand, its runs stopping when that request is given up
   const onFork = Object.fromEntries(
-    FORK_OPERATIONS.map((m) => [m, (...args: unknown[]) => ctx.engine.onFork(current.getStore()!.forkId, m, args as never)]),
+    FORK_OPERATIONS.map((m) => [m, (...args: unknown[]) => current.getStore()!.engine.onFork(current.getStore()!.forkId, m, args as never)]),
   )
-  const engine = { ...ctx.engine, ...onFork } as Engine
+  const engine = { ...ctx.engine, ...onFork, withStop: undefined } as Engine
   const inner = new OpenAPIHono<HttpEnv>()
   inner.use(async (c, next) => {
     c.set('requestId', current.getStore()!.requestId)
@@ -47,7 +48,7 @@ export function registerForkRest(app: OpenAPIHono<HttpEnv>, ctx: RouteContext, o
       // FORK_NOT_FOUND before the body is read
       await ctx.engine.getFork(forkId)
       const req = new Request(new URL(`/v1/${path}`, c.req.url), { method: 'POST', headers: c.req.raw.headers, body: await c.req.text() })
-      return current.run({ forkId, requestId: c.get('requestId') }, () => inner.fetch(req))
+      return current.run({ forkId, requestId: c.get('requestId'), engine: requestEngine(c, ctx.engine) }, () => inner.fetch(req))
     })
   }
 }

@@ -14,6 +14,7 @@ import { readJson, validate } from '../normalize/parseBody.js'
 import { envelope, simulationResult, stepSimulationEnvelope } from '../schemas/responses.js'
 import { simulationRequest, stepSimulationRequest } from '../schemas/simulate.js'
 import type { RouteContext } from './context.js'
+import { requestEngine } from '../middleware/requestTimeout.js'
 import { document } from './document.js'
 import { callFailure, simulationFailure } from './simulationFailure.js'
 import { toSimulateParams } from './simulationParams.js'
@@ -35,11 +36,11 @@ export function registerSimulate(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): 
 
   app.post('/v1/simulate', async (c) => {
     const body = await readJson(c)
-    if (isShapeB(body)) return c.json({ success: true, result: await simulateSteps(body, ctx) }, 200)
+    if (isShapeB(body)) return c.json({ success: true, result: await simulateSteps(body, { ...ctx, engine: requestEngine(c, ctx.engine) }) }, 200)
 
     const req = validate(simulationRequest, body)
     const params = toSimulateParams(req, ctx.config.limits.max_calls_per_simulation)
-    const result = await ctx.engine.simulate(params)
+    const result = await requestEngine(c, ctx.engine).simulate(params)
     const failure = simulationFailure(result, params.calls)
     if (failure) throw failure
     return c.json({ success: true, data: result }, 200)

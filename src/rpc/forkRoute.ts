@@ -9,11 +9,12 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { ServiceConfig } from '../../config/loadConfig.js'
 import { FORK_DEV_METHODS } from '../../engine/index.js'
-import { FORK_OPERATIONS, type Engine } from '../../engine/types.js'
+import { FORK_OPERATIONS, type Engine, type RunStop } from '../../engine/types.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { scanJson } from '../normalize/jsonShape.js'
 import { jsonTextAnswer } from '../respond/jsonAnswer.js'
 import { ApiError } from '../errors/apiError.js'
+import { requestEngine } from '../middleware/requestTimeout.js'
 import { answerText, dispatch, parseFailure } from './dispatch.js'
 import { rpcMethods } from './methods/index.js'
 import { methodLabel, scrubber } from './route.js'
@@ -28,7 +29,8 @@ export interface ForkRpcRouteOptions {
 /** the engine as one fork's chain: each operation runs on the fork (the fork itself never changes by it) */
 export function forkEngine(engine: Engine, forkId: string): Engine {
   const ops = Object.fromEntries(FORK_OPERATIONS.map((m) => [m, (...args: unknown[]) => engine.onFork(forkId, m, args as never)]))
-  return { ...engine, ...ops } as Engine
+  // the base engine's withStop would answer the chain's own engine, not the fork's
+  return { ...engine, ...ops, withStop: (stop: RunStop) => forkEngine(engine.withStop?.(stop) ?? engine, forkId) } as Engine
 }
 
 /** the fork's table: every /v1/rpc method, plus the development node's */
@@ -70,7 +72,7 @@ export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOpt
     }
     const answer = await dispatch(body, {
       methods,
-      ctx: { engine: forkEngine(opts.engine, forkId), config: opts.config, signal: c.req.raw.signal },
+      ctx: { engine: forkEngine(requestEngine(c, opts.engine), forkId), config: opts.config, signal: c.req.raw.signal },
       maxBatch: opts.config.limits.max_rpc_batch,
       scrub,
       explainRefusals: false,

@@ -12,6 +12,7 @@ import type { Context } from 'hono'
 import type { ServiceConfig } from '../../config/loadConfig.js'
 import type { Engine } from '../../engine/types.js'
 import { ApiError } from '../errors/apiError.js'
+import { requestEngine } from '../middleware/requestTimeout.js'
 import { statusForCode } from '../errors/statusTable.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { scanJson } from '../normalize/jsonShape.js'
@@ -48,7 +49,7 @@ export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): v
     const shape = scanJson(text)
     const answer = await dispatch(body, {
       methods,
-      ctx: { engine: opts.engine, config: opts.config, signal: c.req.raw.signal },
+      ctx: { engine: requestEngine(c, opts.engine), config: opts.config, signal: c.req.raw.signal },
       maxBatch: opts.config.limits.max_rpc_batch,
       scrub,
       onInternal(err, method) {

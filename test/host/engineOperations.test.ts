@@ -1,7 +1,8 @@
 /**
  * The engine's operations are listed once (ENGINE_OPERATIONS, engine/types.ts, tied to the Engine
  * type by the compiler); the in-process facade, the worker pool and the worker each hold every
- * one of them. A holder that misses an operation, or has one the list lacks, fails here.
+ * one of them, and `withStop` (one request's view of itself). A holder that misses an operation,
+ * or has one the list lacks, fails here.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../engine/index.js'
@@ -31,7 +32,7 @@ describe('the engine operations, listed once', () => {
   it('the in-process facade holds exactly the listed operations and close', async () => {
     const engine: Engine = await createEngine({ cache: createMemoryCacheStore(), ...engineOptions })
     opened.push(engine)
-    expect(methodsOf(engine)).toEqual([...ENGINE_OPERATIONS, 'close'].sort())
+    expect(methodsOf(engine)).toEqual([...ENGINE_OPERATIONS, 'close', 'withStop'].sort())
   })
 
   it('the pool forwards every listed operation to a worker, which serves it with its arguments', async () => {
@@ -43,7 +44,7 @@ describe('the engine operations, listed once', () => {
       engineModule: new URL('./workers/fixtures/echoEngine.ts', import.meta.url).href,
     })
     opened.push(pool)
-    expect(methodsOf(pool)).toEqual([...ENGINE_OPERATIONS, 'close', 'runs', 'stats'].sort())
+    expect(methodsOf(pool)).toEqual([...ENGINE_OPERATIONS, 'close', 'runs', 'stats', 'withStop'].sort())
     // metrics is asked of every worker and summed (host/workers/workerPool.ts): not echoed
     for (const method of ENGINE_OPERATIONS.filter((m) => m !== 'metrics')) {
       // as many arguments as the operation takes (the pool's own getSimulation passes the id alone)

@@ -31,9 +31,9 @@ async function pool(maxConcurrentPerWorker: number): Promise<WorkerPoolEngine> {
   return p
 }
 
-/** the replaced worker has started (a call asked before would spend its time waiting for it) */
+/** the stopped call's worker has been replaced and the new one has started (a call asked before would spend its time waiting for it) */
 async function workerReady(p: WorkerPoolEngine): Promise<void> {
-  for (let i = 0; i < 300 && !p.stats().workers.every((w) => w.ready); i++) await new Promise((r) => setTimeout(r, 50))
+  for (let i = 0; i < 300 && !p.stats().workers.every((w) => w.ready && w.inflight === 0); i++) await new Promise((r) => setTimeout(r, 50))
 }
 
 const busy = (p: WorkerPoolEngine, busyMs: number, tag: string) =>

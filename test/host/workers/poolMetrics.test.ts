@@ -38,11 +38,13 @@ describe('worker pool metrics', () => {
     expect(m.head).toBeGreaterThanOrEqual(2)
     expect(pool.runs()).toEqual({ queued: 0, inFlight: 0, engines: 2, replacements: { crash: 0, timeout: 0 } })
 
-    // a run past the call timeout: its worker is replaced
+    // a run past the call timeout that its engine cannot stop: answered at once, its worker
+    // replaced when it does not let go
     const busy = call(pool, 20_000).catch((e: { code?: string }) => e.code)
     for (let i = 0; i < 40 && pool.runs().inFlight === 0; i++) await new Promise((r) => setTimeout(r, 25))
     expect(pool.runs().inFlight).toBe(1)
     expect(await busy).toBe('EXECUTION_TIMEOUT')
+    for (let i = 0; i < 100 && pool.runs().replacements.timeout === 0; i++) await new Promise((r) => setTimeout(r, 25))
     expect(pool.runs().replacements).toEqual({ crash: 0, timeout: 1 })
     for (let i = 0; i < 200 && pool.runs().engines < 2; i++) await new Promise((r) => setTimeout(r, 50))
     expect(pool.runs().engines).toBe(2)

@@ -1,0 +1,97 @@
+/**
+ * Stops a run in place once its request is given up (engine/execution/types.ts RunStop): before a
+ * run starts, and every STOP_EVERY steps of ethereumjs' interpreter while it runs, even a run that
+ * never yields (a loop of JUMPs runs synchronously from its first step to its last: no timer, no
+ * message could interrupt it, only a check inside the loop).
+ *
+ * The check sits in front of ethereumjs' `Interpreter.runStep` (installed at load on the
+ * prototype the EVM uses, as engine/execution/leanStepHook.ts does for the step hook): a load and a
+ * decrement per step, the clock and the flag read once per STOP_EVERY steps, and only for an EVM
+ * that carries a stop (`watchRunStop`). Such a run also lets the event loop in every
+ * YIELD_EVERY_MS: where the engine runs on the thread that serves HTTP, a run that never waits
+ * for anything would otherwise keep the abort of its gone client (and every other request) out
+ * until it ends. The error it throws is not an EVM error, so the
+ * interpreter passes it up through every frame and runTx, as it does the trace timeout's
+ * (engine/execution/tracingAdapter.ts): the run ends with EXECUTION_TIMEOUT and its engine call
+ * with it.
+ *
+ * @example
+ * checkRunStop(ctx.stop) // before the run
+ * if (ctx.stop) watchRunStop(vm.evm, ctx.stop) // during it
+ */
+import { EngineError } from '../errors.js'
+import { interpreterPrototype } from './leanStepHook.js'
+import type { RunStop } from './types.js'
+
+/** steps between two checks (a step of ethereumjs costs tens of ns at least: a check every ~0.1 ms) */
+export const STOP_EVERY = 2048
+
+const RUN_STOP = Symbol('runStop')
+
+/** how long a watched run computes before it lets the event loop in once (ms) */
+export const YIELD_EVERY_MS = 25
+
+interface Watch {
+  stop: RunStop
+  countdown: number
+  /** when the run last let the event loop in (Date.now()) */
+  yieldedAt: number
+}
+
+/** why the run must stop now, or undefined */
+export function runStopped(stop: RunStop): EngineError | undefined {
+  if (stop.signal?.aborted) {
+    return new EngineError('EXECUTION_TIMEOUT', 'the request was given up (it timed out or its client went away): its run was stopped')
+  }
+  if (stop.deadline !== undefined && Date.now() > stop.deadline) {
+    return new EngineError(
+      'EXECUTION_TIMEOUT',
+      'the request ran past its time limit: its run was stopped',
+      undefined,
+      'reduce the work of the request (fewer calls, a lighter tracer, less gas)',
+    )
+  }
+  return undefined
+}
+
+/** throws the EXECUTION_TIMEOUT that ends a run whose request is given up */
+export function checkRunStop(stop: RunStop | undefined): void {
+  const stopped = stop && runStopped(stop)
+  if (stopped) throw stopped
+}
+
+/** the runs of this EVM stop where `stop` says */
+export function watchRunStop(evm: object, stop: RunStop): void {
+  ;(evm as { [RUN_STOP]?: Watch })[RUN_STOP] = { stop, countdown: STOP_EVERY, yieldedAt: Date.now() }
+}
+
+/** whether the interpreter's step carries the check (asserted by a test) */
+export let runStopInstalled = false
+
+async function installRunStop(): Promise<void> {
+  const proto = (await interpreterPrototype()) as { runStep?: (op: unknown) => unknown } | undefined
+  const stock = proto?.runStep
+  if (!proto || typeof stock !== 'function') return
+  proto.runStep = function (this: { _evm: { [RUN_STOP]?: Watch } }, opcodeObj: unknown) {
+    const watch = this._evm[RUN_STOP]
+    if (watch !== undefined && --watch.countdown === 0) {
+      watch.countdown = STOP_EVERY
+      checkRunStop(watch.stop)
+      // a long run lets the event loop in now and then: on a thread that serves HTTP too (an
+      // engine in process) the abort of a client that went away is seen, and other requests
+      // are answered meanwhile; the interpreter awaits a step that answers a promise
+      const now = Date.now()
+      if (now - watch.yieldedAt >= YIELD_EVERY_MS) {
+        watch.yieldedAt = now
+        return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+          checkRunStop(watch.stop)
+          return stock.call(this, opcodeObj)
+        })
+      }
+    }
+    return stock.call(this, opcodeObj)
+  }
+  runStopInstalled = true
+}
+
+await installRunStop()
