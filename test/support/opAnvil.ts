@@ -26,13 +26,12 @@
  */
 import { startAnvil, type AnvilInstance } from './anvil.js'
 
-export const L1_BLOCK = '0x4200000000000000000000000000000000000015'
-export const SEQUENCER_FEE_VAULT = '0x4200000000000000000000000000000000000011'
-export const BASE_FEE_VAULT = '0x4200000000000000000000000000000000000019'
-export const L1_FEE_VAULT = '0x420000000000000000000000000000000000001a'
-export const OPERATOR_FEE_VAULT = '0x420000000000000000000000000000000000001b'
-/** the L1 attributes depositor account (specs: deposits "L1 Attributes Deposited Transaction") */
-export const DEPOSITOR = '0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001'
+import { L1_BLOCK, SEQUENCER_FEE_VAULT } from '../../engine/chain/opStack/l1Fee.js'
+
+// the predeploys' addresses (specs: predeploys) and the L1 attributes depositor (specs: deposits
+// "L1 Attributes Deposited Transaction"), as the engine states them
+export { BASE_FEE_VAULT, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT } from '../../engine/chain/opStack/l1Fee.js'
+export { L1_INFO_DEPOSITOR as DEPOSITOR } from '../../engine/chain/opStack/l1Info.js'
 
 export interface L1Fees {
   l1BaseFee: bigint

@@ -11,7 +11,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { gethCallFrame, type Frame } from '../../tracers/gethRules.js'
 import { forkContracts } from './contracts.js'
-import { startForkApp, type ForkApp } from './forkApp.js'
+import { startForkPair, type ForkApp } from './forkApp.js'
 
 const alice = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
 const bob = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
@@ -110,6 +110,7 @@ describe('a fork against Anvil forking the same upstream at the same block', () 
   let app: ForkApp
   let upstreamToken: Hex
   let forkBlock: Hex
+  let pair: Awaited<ReturnType<typeof startForkPair>> | undefined
   beforeAll(async () => {
     if (!hasAnvil) return
     upstream = await startAnvil()
@@ -120,13 +121,11 @@ describe('a fork against Anvil forking the same upstream at the same block', () 
     while (!mined) mined = await upstream.rpc<{ contractAddress: Hex } | null>('eth_getTransactionReceipt', [hash])
     upstreamToken = mined.contractAddress
     await upstream.rpc('evm_mine')
-    forkBlock = await upstream.rpc<Hex>('eth_blockNumber')
-    anvilFork = await startAnvil({ args: ['--fork-url', upstream.url, '--fork-block-number', String(BigInt(forkBlock))] })
-    app = await startForkApp({ rpcUrl: upstream.url })
+    pair = await startForkPair(upstream)
+    ;({ forkBlock, anvilFork, app } = pair)
   }, 60_000)
   afterAll(async () => {
-    await app?.close()
-    await anvilFork?.stop()
+    await pair?.close()
     await upstream?.stop()
   })
 

@@ -12,7 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { foundry } from 'viem/chains'
 import { requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { compile } from '../../support/solc.js'
-import { startForkApp, type ForkApp } from './forkApp.js'
+import { startForkApp, startForkPair, type ForkApp } from './forkApp.js'
 
 const sponsor = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
 // an account with no code and no funds: it only signs the authorization
@@ -107,17 +107,16 @@ describe('EIP-7702 on a fork against Anvil forking the same upstream at the same
   let anvilFork: AnvilInstance
   let app: ForkApp
   let forkBlock: Hex
+  let pair: Awaited<ReturnType<typeof startForkPair>> | undefined
   beforeAll(async () => {
     if (!hasAnvil) return
     upstream = await startAnvil()
     await upstream.rpc('evm_mine')
-    forkBlock = await upstream.rpc<Hex>('eth_blockNumber')
-    anvilFork = await startAnvil({ args: ['--fork-url', upstream.url, '--fork-block-number', String(BigInt(forkBlock))] })
-    app = await startForkApp({ rpcUrl: upstream.url })
+    pair = await startForkPair(upstream)
+    ;({ forkBlock, anvilFork, app } = pair)
   }, 60_000)
   afterAll(async () => {
-    await app?.close()
-    await anvilFork?.stop()
+    await pair?.close()
     await upstream?.stop()
   })
 

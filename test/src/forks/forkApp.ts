@@ -11,6 +11,8 @@ import type { Engine } from '../../../engine/types.js'
 import { createApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/logger.js'
 import { listen } from '../../../host/server.js'
+import type { Hex } from 'viem'
+import { startAnvil, type AnvilInstance } from '../../support/anvil.js'
 
 export interface ForkApp {
   url: string
@@ -76,6 +78,25 @@ export async function startForkApp(opts: { rpcUrl?: string; forkStore?: ForkStor
     async close() {
       await server.close(1000)
       await engine.close()
+    },
+  }
+}
+
+/**
+ * The two sides of a differential on one upstream: an Anvil forking it at its current block, and
+ * the service (in process) forking it; `forkBlock` is that block, for POST /v1/forks.
+ */
+export async function startForkPair(upstream: AnvilInstance): Promise<{ forkBlock: Hex; anvilFork: AnvilInstance; app: ForkApp; close(): Promise<void> }> {
+  const forkBlock = await upstream.rpc<Hex>('eth_blockNumber')
+  const anvilFork = await startAnvil({ args: ['--fork-url', upstream.url, '--fork-block-number', String(BigInt(forkBlock))] })
+  const app = await startForkApp({ rpcUrl: upstream.url })
+  return {
+    forkBlock,
+    anvilFork,
+    app,
+    async close() {
+      await app.close()
+      await anvilFork.stop()
     },
   }
 }
