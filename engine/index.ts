@@ -32,7 +32,7 @@ import { loadSimulation } from './simulation/simulationStore.js'
 import { createTraceService } from './trace/index.js'
 import { DEFAULT_SPILL_THRESHOLD_BYTES, newSpillOwner, removeSpillOwner, type SpillOptions } from './spill/spillFiles.js'
 import type { RunDeps } from './run/index.js'
-import type { ChainOperations, Engine, EngineOptions, RunStop } from './types.js'
+import type { ChainOperations, Engine, EngineOptions, ForkOperation, RunStop } from './types.js'
 import { FORK_OPERATIONS } from './types.js'
 import { createForkService } from './forks/forkService.js'
 import { createMemoryForkStore } from './forks/memoryForkStore.js'
@@ -42,7 +42,6 @@ import { forkRpc } from './forks/devMethods.js'
 import { DEFAULT_FORK_LIMITS } from './forks/types.js'
 
 export type { Engine, EngineOptions } from './types.js'
-export { DEV_METHODS as FORK_DEV_METHODS } from './forks/devMethods.js'
 
 export async function createEngine(opts: EngineOptions): Promise<Engine> {
   // '' (an empty config value) means "not set", like undefined
@@ -93,49 +92,82 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const chainFor = (budget: UpstreamBudget): ChainSource => chain.withBudget?.(budget) ?? chain
   const traces = (c: ChainSource) => createTraceService(c, { ...deps, spill })
 
-  /** every operation over one chain source: the engine's own, or a writable fork's; its runs stop where `stop` says */
-  const operationsOver = (over: ChainSource, stop?: RunStop): ChainOperations => {
-    const g = <T>(run: (deps: RunDeps) => Promise<T>) => guard(over, run, stop)
-    return {
-      simulate: (params) => g((d) => simulate(d, params)),
-      simulateSteps: (params) => g((d) => simulateSteps(d, params)),
-      getSimulation: (id) => g(() => loadSimulation(opts.cache, id)),
-      accessList: (params) => g((d) => createAccessList(d, params)),
-      traceTransaction: (hash, tracerConfig, overrides) => g((d) => traces(d.chain).traceTransaction(hash, tracerConfig, overrides)),
-      traceCall: (params) => g((d) => traces(d.chain).traceCall(params)),
-      traceCallMany: (params) => g((d) => traces(d.chain).traceCallMany(params)),
-      simulateV1: (params) => g((d) => simulateV1(d, params)),
-      traceBlock: (params) => g((d) => traces(d.chain).traceBlock(params)),
-      call: (params) => g((d) => runCall(d, params)),
-      estimateGas: (params) => g((d) => estimateGas(d, params)),
-      readChain: (method, params) => g((d) => readChain({ chain: d.chain, cache: opts.cache }, method, params)),
-    }
+  /** what each operation runs over one chain source (the engine's own, or a writable fork's), written once */
+  const runsOf: { [K in ForkOperation]: (d: RunDeps, ...args: Parameters<ChainOperations[K]>) => ReturnType<ChainOperations[K]> } = {
+    simulate: (d, params) => simulate(d, params),
+    simulateSteps: (d, params) => simulateSteps(d, params),
+    getSimulation: (_d, id) => loadSimulation(opts.cache, id),
+    accessList: (d, params) => createAccessList(d, params),
+    traceTransaction: (d, hash, tracerConfig, overrides) => traces(d.chain).traceTransaction(hash, tracerConfig, overrides),
+    traceCall: (d, params) => traces(d.chain).traceCall(params),
+    traceCallMany: (d, params) => traces(d.chain).traceCallMany(params),
+    simulateV1: (d, params) => simulateV1(d, params),
+    traceBlock: (d, params) => traces(d.chain).traceBlock(params),
+    call: (d, params) => runCall(d, params),
+    estimateGas: (d, params) => estimateGas(d, params),
+    readChain: (d, method, params) => readChain({ chain: d.chain, cache: opts.cache }, method, params),
+  }
+  /** operation `method` of `over`, its runs stopping where `stop` says */
+  const runOver = (over: ChainSource, stop: RunStop | undefined, method: ForkOperation, args: unknown[]): Promise<unknown> => {
+    const run = runsOf[method] as (d: RunDeps, ...a: unknown[]) => Promise<unknown>
+    return guard(over, (d) => run(d, ...args), stop)
   }
   const forks = createForkService({ chain, store: opts.forksUnavailable !== undefined ? createUnavailableForkStore(opts.forksUnavailable) : (opts.forkStore ?? createMemoryForkStore()), limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits } })
 
-  /** the engine, its runs stopping where `stop` says (one request's view: Engine.withStop) */
-  const engineWith = (stop: RunStop | undefined): Engine => ({
-    ...operationsOver(chain, stop),
-    previewSignature: (params) => guard(chain, (d) => previewSignature(d, params), stop),
-    createFork: (params) => guard(chain, () => forks.create(params)),
-    getFork: (forkId) => guard(chain, () => forks.get(forkId)),
-    listForks: () => guard(chain, () => forks.list()),
-    deleteFork: (forkId) => guard(chain, () => forks.delete(forkId)),
-    onFork: (forkId, method, args) =>
-      guard(chain, async () => {
+  /**
+   * The engine, its runs stopping where `stop` says. Every request takes its own view
+   * (Engine.withStop), so a view is one small object: its methods sit on the prototype, made once
+   * per engine: those of `runsOf` are added to it below.
+   */
+  interface EngineView extends ChainOperations {}
+  class EngineView implements Engine {
+    constructor(readonly stop: RunStop | undefined) {}
+    previewSignature(params: Parameters<Engine['previewSignature']>[0]) {
+      return guard(chain, (d) => previewSignature(d, params), this.stop)
+    }
+    createFork(params: Parameters<Engine['createFork']>[0]) {
+      return guard(chain, () => forks.create(params))
+    }
+    getFork(forkId: string) {
+      return guard(chain, () => forks.get(forkId))
+    }
+    listForks() {
+      return guard(chain, () => forks.list())
+    }
+    deleteFork(forkId: string) {
+      return guard(chain, () => forks.delete(forkId))
+    }
+    onFork<M extends ForkOperation>(forkId: string, method: M, args: Parameters<Engine[M]>): Promise<Awaited<ReturnType<Engine[M]>>> {
+      type Answer = Awaited<ReturnType<Engine[M]>>
+      return guard(chain, async (): Promise<Answer> => {
         const forkChain = forkChainOf(await forks.view(forkId))
         if (!FORK_OPERATIONS.includes(method)) throw new EngineError('VALIDATION_ERROR', `${String(method)} does not run on a fork`)
-        const fn = operationsOver(forkChain, stop)[method] as (...a: unknown[]) => Promise<never>
-        return fn(...(args as unknown[]))
-      }),
-    forkRpc: (forkId, method, params) =>
-      guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stop ? stoppedAt(c, stop) : c }, p) }, forkId, method, params)),
-    health,
-    metrics,
-    close,
-    withStop: (s) => engineWith(s),
-  })
-  return engineWith(undefined)
+        return (await runOver(forkChain, this.stop, method, args)) as Answer
+      })
+    }
+    forkRpc(forkId: string, method: string, params: unknown[]) {
+      const stop = this.stop
+      return guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stop ? stoppedAt(c, stop) : c }, p) }, forkId, method, params))
+    }
+    health() {
+      return health()
+    }
+    metrics() {
+      return metrics()
+    }
+    close() {
+      return close()
+    }
+    withStop(s: RunStop): Engine {
+      return new EngineView(s)
+    }
+  }
+  for (const method of Object.keys(runsOf) as ForkOperation[]) {
+    ;(EngineView.prototype as unknown as Record<string, unknown>)[method] = function (this: EngineView, ...args: unknown[]) {
+      return runOver(chain, this.stop, method, args)
+    }
+  }
+  return new EngineView(undefined)
 
   async function health() {
     const [upstreamOk, cacheOk] = await Promise.all([
@@ -165,8 +197,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   async function guard<T>(over: ChainSource, run: (deps: RunDeps) => Promise<T>, stop?: RunStop): Promise<T> {
     try {
       // one upstream budget for the whole call, the rerun on a forgotten head included
-      const budgeted = over.withBudget?.(newUpstreamBudget(budgetMs)) ?? over
-      const callDeps = { ...deps, chain: stop ? stoppedAt(budgeted, stop) : budgeted }
+      const budget = newUpstreamBudget(budgetMs)
+      const callChain = over.withBudget ? over.withBudget(budget, stop) : stop ? stoppedAt(over, stop) : over
+      const callDeps = { ...deps, chain: callChain }
       return await run(callDeps).catch((e: unknown) => {
         // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
         // more on `latest` resolved anew, never fail the request for it
@@ -183,7 +216,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   }
 }
 
-/** the chain as one engine call sees it: every execution context opened on it carries `stop` */
+/**
+ * the chain as one engine call sees it: every execution context opened on it carries `stop`. For
+ * a chain that makes no per-call view (the devnet); one that does carries the stop in it
+ * (`ChainSource.withBudget`)
+ */
 function stoppedAt(chain: ChainSource, stop: RunStop): ChainSource {
   return Object.create(chain, { runStop: { value: stop, enumerable: true } }) as ChainSource
 }

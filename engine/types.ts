@@ -450,6 +450,25 @@ export const FORK_OPERATIONS = [
 ] as const satisfies readonly (keyof Engine)[]
 export type ForkOperation = (typeof FORK_OPERATIONS)[number]
 export type ChainOperations = Pick<Engine, ForkOperation>
+
+/**
+ * What a writable fork answers beyond /v1/rpc: a development node's JSON-RPC methods (sending,
+ * mining, snapshots, time, cheats), with Anvil's and Hardhat's names (engine/forks/devMethods.ts
+ * runs them). Here, beside the facade's types, so the HTTP layer reads the list without loading
+ * the engine.
+ */
+export const FORK_DEV_METHODS: ReadonlySet<string> = new Set([
+  'eth_sendRawTransaction', 'eth_sendTransaction', 'eth_getTransactionCount',
+  'evm_mine', 'anvil_mine', 'hardhat_mine', 'evm_setAutomine', 'anvil_setAutomine', 'anvil_getAutomine', 'hardhat_getAutomine',
+  'evm_snapshot', 'evm_revert', 'anvil_snapshot', 'anvil_revert',
+  'evm_increaseTime', 'anvil_increaseTime', 'evm_setNextBlockTimestamp', 'anvil_setNextBlockTimestamp',
+  'anvil_setNextBlockBaseFeePerGas', 'hardhat_setNextBlockBaseFeePerGas',
+  'anvil_setBalance', 'hardhat_setBalance', 'anvil_setCode', 'hardhat_setCode', 'anvil_setStorageAt', 'hardhat_setStorageAt',
+  'anvil_setNonce', 'hardhat_setNonce',
+  'anvil_impersonateAccount', 'hardhat_impersonateAccount', 'anvil_stopImpersonatingAccount', 'hardhat_stopImpersonatingAccount',
+  'anvil_autoImpersonateAccount',
+  'anvil_reset', 'hardhat_reset', 'anvil_dumpState', 'anvil_loadState',
+])
 export type { CreateForkParams, ForkInfo } from './forks/types.js'
 import type { CreateForkParams, ForkInfo, ForkLimits, ForkStore } from './forks/types.js'
 

@@ -32,6 +32,7 @@ import { HeadTracker } from './headTracker.js'
 import { planRun, warmRead, type PrefetchView } from './prefetchPolicy.js'
 import { chainRulesFor, type ChainKind, type ChainRules } from './rules.js'
 import type { AlsoReads, BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from './types.js'
+import type { RunStop } from '../execution/types.js'
 
 /** blocks this close to the head may still be replaced: their cached state expires */
 const REORG_DEPTH = 64n
@@ -102,9 +103,12 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
 
   /**
    * The chain's methods over one transport: the engine's (no budget, start-up) or an engine call's,
-   * whose every upstream wait ends by its budget (`withBudget`, engine/rpc/upstreamBudget.ts).
+   * whose every upstream wait ends by its budget (`withBudget`, engine/rpc/upstreamBudget.ts) and
+   * whose runs stop where its `stop` says. `runStop` is a field of every view (undefined when
+   * there is none), so all of them share one shape: the engine reads the chain's methods from a
+   * new view on every call.
    */
-  function bind(rpc: RpcClient, budget: UpstreamBudget | undefined): RpcChain {
+  function bind(rpc: RpcClient, budget: UpstreamBudget | undefined, stop: RunStop | undefined): RpcChain {
 
     async function fetchBlock(tagOrNumber: Hex | string): Promise<RpcBlock | null> {
       return readUpstream('eth_getBlockByNumber(hashes)', await rpc.request('eth_getBlockByNumber', [tagOrNumber, false]))
@@ -317,7 +321,8 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       network: networkName(chainId),
       ...(rules && { rules }),
       rpc,
-      withBudget: (b) => bind(withBudget(baseRpc, b), b),
+      withBudget: (b, s) => bind(withBudget(baseRpc, b), b, s),
+      runStop: stop,
       fork,
       resolveBlock,
       async stateAfter(n: bigint): Promise<OverlayStateManager> {
@@ -378,7 +383,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     }
   }
 
-  return bind(baseRpc, undefined)
+  return bind(baseRpc, undefined, undefined)
 }
 
 /** an ethereumjs typed tx from the node's JSON, its sender fixed to the node's `from` */

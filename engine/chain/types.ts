@@ -107,9 +107,10 @@ export interface ChainSource {
   metrics?(): ChainMetrics
   /**
    * The same chain for one engine call: every upstream wait it causes ends by `budget`
-   * (engine/rpc/upstreamBudget.ts). Absent where nothing is waited for (the devnet).
+   * (engine/rpc/upstreamBudget.ts), and it carries the call's `stop` as its `runStop`. Absent
+   * where nothing is waited for (the devnet).
    */
-  withBudget?(budget: UpstreamBudget): ChainSource
+  withBudget?(budget: UpstreamBudget, stop?: RunStop): ChainSource
   /**
    * Set on the view of the chain one engine call runs on (engine/index.ts): when that call's
    * runs must stop early; every execution context opened on it carries it.

@@ -32,19 +32,6 @@ export interface DevDeps {
   estimateGas(chain: ChainSource, params: CallParams): Promise<GasEstimate>
 }
 
-/** the methods answered here (each also under its `hardhat_` name where one exists) */
-export const DEV_METHODS = new Set([
-  'eth_sendRawTransaction', 'eth_sendTransaction', 'eth_getTransactionCount',
-  'evm_mine', 'anvil_mine', 'hardhat_mine', 'evm_setAutomine', 'anvil_setAutomine', 'anvil_getAutomine', 'hardhat_getAutomine',
-  'evm_snapshot', 'evm_revert', 'anvil_snapshot', 'anvil_revert',
-  'evm_increaseTime', 'anvil_increaseTime', 'evm_setNextBlockTimestamp', 'anvil_setNextBlockTimestamp',
-  'anvil_setNextBlockBaseFeePerGas', 'hardhat_setNextBlockBaseFeePerGas',
-  'anvil_setBalance', 'hardhat_setBalance', 'anvil_setCode', 'hardhat_setCode', 'anvil_setStorageAt', 'hardhat_setStorageAt',
-  'anvil_setNonce', 'hardhat_setNonce',
-  'anvil_impersonateAccount', 'hardhat_impersonateAccount', 'anvil_stopImpersonatingAccount', 'hardhat_stopImpersonatingAccount',
-  'anvil_autoImpersonateAccount',
-  'anvil_reset', 'hardhat_reset', 'anvil_dumpState', 'anvil_loadState',
-])
 
 /** the fork's clock: the next block's timestamp (Anvil: wall clock plus the offset, after the parent) */
 function nextTimestamp(view: ForkView): bigint {

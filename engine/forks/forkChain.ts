@@ -17,6 +17,7 @@ import { LRUCache } from 'lru-cache'
 import type { Address, Hex } from 'viem'
 import type { ChainRules } from '../chain/rules.js'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
+import type { RunStop } from '../execution/types.js'
 import type { DevnetReceipt } from '../devnet/mineBlock.js'
 import { headerInfo } from '../devnet/mineBlock.js'
 import { EngineError } from '../errors.js'
@@ -131,8 +132,11 @@ export function indexBlocks(blocks: LoadedBlock[]): Map<Hex, { block: LoadedBloc
   return byHash
 }
 
-/** the fork's chain source over one view (a consistent picture of the fork for one call) */
-export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.chain): ChainSource {
+/**
+ * the fork's chain source over one view (a consistent picture of the fork for one call), its runs
+ * stopping where `stop` says
+ */
+export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.chain, stop: RunStop | undefined = baseChain.runStop): ChainSource {
   const fork = forkNumber(view)
   const head = () => headNumber(view)
   const own = (n: bigint): LoadedBlock | undefined => (n > fork && n <= head() ? view.blocks[Number(n - fork - 1n)] : undefined)
@@ -187,7 +191,8 @@ export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.c
     },
     rawRead: (method, params) => forkRead({ view, baseChain, head }, method, params),
     ping: () => baseChain.ping(),
-    withBudget: (budget) => forkChainOf(view, baseChain.withBudget?.(budget) ?? baseChain),
+    withBudget: (budget, s) => forkChainOf(view, baseChain.withBudget?.(budget, s) ?? baseChain, s),
+    runStop: stop,
     async close() {},
   }
   return chain

@@ -8,8 +8,8 @@
  * const engine = await createWorkerPoolEngine({ ...engineOptions, cache, workers: config.workers, cacheUrl: config.cache.url })
  */
 import { availableParallelism } from 'node:os'
-import { ENGINE_OPERATIONS, type Engine, type EngineOperations, type EngineOptions } from '../../engine/types.js'
-import { startWorkerPool, type HostedEngine, type WorkerPoolOptions } from './workerPool.js'
+import { ENGINE_OPERATIONS, type Engine, type EngineOptions, type RunStop } from '../../engine/types.js'
+import { startWorkerPool, type EngineRuns, type HostedEngine, type WorkerPoolOptions } from './workerPool.js'
 import { createRedisForkStore } from '../cache/redisForkStore.js'
 import { sweepOldSpills, sweepStaleSpills } from '../spill/spillOwnership.js'
 
@@ -67,31 +67,46 @@ const NOT_RUNS = new Set<string>(['health', 'metrics'])
  * step): what the pool knows of its workers, the in-process engine does not.
  */
 function countingRuns(engine: Engine): HostedEngine {
-  let inFlight = 0
-  const done = () => void inFlight--
-  /** `e`'s operations, counted; a request's view (withStop) counted the same */
-  const counting = (e: Engine): HostedEngine => {
-    const counted = Object.fromEntries(
-      ENGINE_OPERATIONS.map((method) => {
-        const op = (e[method] as (...a: unknown[]) => Promise<unknown>).bind(e)
-        if (NOT_RUNS.has(method)) return [method, op]
-        return [
-          method,
-          (...args: unknown[]) => {
-            inFlight++
-            const p = op(...args)
-            p.then(done, done)
-            return p
-          },
-        ]
-      }),
-    ) as unknown as EngineOperations
-    return {
-      ...counted,
-      close: () => engine.close(),
-      runs: () => ({ queued: 0, inFlight, engines: 1, replacements: { crash: 0, timeout: 0 } }),
-      ...(e.withStop && { withStop: (stop) => counting(e.withStop!(stop)) }),
-    }
+  return new CountedEngine(engine, engine, { inFlight: 0 }) as unknown as HostedEngine
+}
+
+/**
+ * An engine's operations with its runs counted. Each request takes its own view of the engine
+ * (withStop), so a view is one small object: the operations sit on the prototype, made once.
+ */
+class CountedEngine {
+  constructor(
+    /** the engine, or a request's view of it, whose operations this one counts */
+    readonly target: Engine,
+    readonly root: Engine,
+    readonly count: { inFlight: number },
+  ) {}
+
+  close(): Promise<void> {
+    return this.root.close()
   }
-  return counting(engine)
+
+  runs(): EngineRuns {
+    return { queued: 0, inFlight: this.count.inFlight, engines: 1, replacements: { crash: 0, timeout: 0 } }
+  }
+
+  withStop(stop: RunStop): CountedEngine {
+    return this.target.withStop ? new CountedEngine(this.target.withStop(stop), this.root, this.count) : this
+  }
+}
+
+for (const method of ENGINE_OPERATIONS) {
+  const proto = CountedEngine.prototype as unknown as Record<string, (this: CountedEngine, ...a: unknown[]) => Promise<unknown>>
+  proto[method] = NOT_RUNS.has(method)
+    ? function (...args) {
+        return (this.target[method] as (...a: unknown[]) => Promise<unknown>).apply(this.target, args)
+      }
+    : function (...args) {
+        const count = this.count
+        count.inFlight++
+        const done = () => void count.inFlight--
+        const p = (this.target[method] as (...a: unknown[]) => Promise<unknown>).apply(this.target, args)
+        p.then(done, done)
+        return p
+      }
 }

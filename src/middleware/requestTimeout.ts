@@ -1,6 +1,6 @@
 /**
  * Answers 504 EXECUTION_TIMEOUT when a request runs past `ms` (decisions §2), and stops its runs:
- * the request's stop (`runStop`: its deadline, and an abort once it has timed out or its client
+ * the request's stop (`runStop`: its deadline, and its client's signal, aborted once the client
  * has gone away) is what `requestEngine` hands the engine (Engine.withStop), whose runs check it
  * before they start and every few thousand EVM steps (engine/execution/runStop.ts). A run that
  * ends itself at the deadline is answered as the timeout it is, the same 504.
@@ -21,17 +21,12 @@ export interface RequestTimeoutOptions {
 export function requestTimeout(opts: RequestTimeoutOptions): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const deadline = Date.now() + opts.ms
-    const givenUp = new AbortController()
-    const client = c.req.raw.signal
-    const clientGone = () => givenUp.abort('the client went away')
-    client.addEventListener('abort', clientGone, { once: true })
-    c.set('runStop', { deadline, signal: givenUp.signal })
+    // the deadline stops the runs once the request has timed out (each run reads the clock, the
+    // worker pool sets a timer of its own); the client's signal once it has gone away
+    c.set('runStop', { deadline, signal: c.req.raw.signal })
     let timer: NodeJS.Timeout | undefined
     const expired = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => {
-        givenUp.abort('the request timed out')
-        resolve('timeout')
-      }, opts.ms)
+      timer = setTimeout(() => resolve('timeout'), opts.ms)
     })
     const work = next().then(() => 'done' as const)
     work.catch(() => {}) // a late failure after the timeout answer has nowhere to go
@@ -47,7 +42,6 @@ export function requestTimeout(opts: RequestTimeoutOptions): MiddlewareHandler<H
       }
     } finally {
       clearTimeout(timer)
-      client.removeEventListener('abort', clientGone)
     }
   }
 }

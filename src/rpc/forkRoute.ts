@@ -8,8 +8,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { ServiceConfig } from '../../config/loadConfig.js'
-import { FORK_DEV_METHODS } from '../../engine/index.js'
-import { FORK_OPERATIONS, type Engine, type RunStop } from '../../engine/types.js'
+import { ENGINE_OPERATIONS, FORK_DEV_METHODS, FORK_OPERATIONS, type Engine, type EngineOperation, type RunStop } from '../../engine/types.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { scanJson } from '../normalize/jsonShape.js'
 import { jsonTextAnswer } from '../respond/jsonAnswer.js'
@@ -28,9 +27,17 @@ export interface ForkRpcRouteOptions {
 
 /** the engine as one fork's chain: each operation runs on the fork (the fork itself never changes by it) */
 export function forkEngine(engine: Engine, forkId: string): Engine {
-  const ops = Object.fromEntries(FORK_OPERATIONS.map((m) => [m, (...args: unknown[]) => engine.onFork(forkId, m, args as never)]))
+  const onFork = new Set<EngineOperation>(FORK_OPERATIONS)
+  const ops = Object.fromEntries(
+    ENGINE_OPERATIONS.map((m) => [
+      m,
+      onFork.has(m)
+        ? (...args: unknown[]) => engine.onFork(forkId, m as (typeof FORK_OPERATIONS)[number], args as never)
+        : (...args: unknown[]) => (engine[m] as (...a: unknown[]) => unknown).apply(engine, args),
+    ]),
+  )
   // the base engine's withStop would answer the chain's own engine, not the fork's
-  return { ...engine, ...ops, withStop: (stop: RunStop) => forkEngine(engine.withStop?.(stop) ?? engine, forkId) } as Engine
+  return { ...ops, close: () => engine.close(), withStop: (stop: RunStop) => forkEngine(engine.withStop?.(stop) ?? engine, forkId) } as Engine
 }
 
 /** the fork's table: every /v1/rpc method, plus the development node's */

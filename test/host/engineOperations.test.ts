@@ -8,12 +8,16 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../engine/index.js'
 import { ENGINE_OPERATIONS, type Engine } from '../../engine/types.js'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
-import { startWorkerPool, type WorkerPoolEngine } from '../../host/workers/index.js'
+import { createWorkerPoolEngine, startWorkerPool, type HostedEngine, type WorkerPoolEngine } from '../../host/workers/index.js'
 
-const methodsOf = (o: object) =>
-  Object.keys(o)
-    .filter((k) => typeof (o as Record<string, unknown>)[k] === 'function')
-    .sort()
+/** the methods `o` answers: its own and its prototypes' (a holder may keep them on a class) */
+const methodsOf = (o: object) => {
+  const names = new Set<string>()
+  for (let p: object | null = o; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+    for (const k of Object.getOwnPropertyNames(p)) if (k !== 'constructor' && typeof (o as Record<string, unknown>)[k] === 'function') names.add(k)
+  }
+  return [...names].sort()
+}
 
 const engineOptions = { gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 }
 
@@ -33,6 +37,21 @@ describe('the engine operations, listed once', () => {
     const engine: Engine = await createEngine({ cache: createMemoryCacheStore(), ...engineOptions })
     opened.push(engine)
     expect(methodsOf(engine)).toEqual([...ENGINE_OPERATIONS, 'close', 'withStop'].sort())
+    expect(methodsOf(engine.withStop!({ deadline: Date.now() + 1_000 }))).toEqual([...ENGINE_OPERATIONS, 'close', 'withStop'].sort())
+  })
+
+  it('the in-process engine with its runs counted holds them too, and so does a request\'s view of it', async () => {
+    const engine = await createWorkerPoolEngine({ cache: createMemoryCacheStore(), ...engineOptions, workers: 1 })
+    opened.push(engine)
+    const expected = [...ENGINE_OPERATIONS, 'close', 'runs', 'withStop'].sort()
+    expect(methodsOf(engine)).toEqual(expected)
+    const view = engine.withStop!({ deadline: Date.now() + 5_000 }) as HostedEngine
+    expect(methodsOf(view)).toEqual(expected)
+    // a view's runs are the engine's: counted while they run
+    const running = view.readChain('eth_chainId', [])
+    expect(engine.runs().inFlight).toBe(1)
+    await running
+    expect(engine.runs().inFlight).toBe(0)
   })
 
   it('the pool forwards every listed operation to a worker, which serves it with its arguments', async () => {
