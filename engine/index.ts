@@ -129,7 +129,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         return fn(...(args as unknown[]))
       }),
     forkRpc: (forkId, method, params) =>
-      guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stop ? stoppedAt(c, stop) : c }, p) }, forkId, method, params)),
+      guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stopsRuns(stop) ? stoppedAt(c, stop) : c }, p) }, forkId, method, params)),
     health,
     metrics,
     close,
@@ -165,8 +165,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   async function guard<T>(over: ChainSource, run: (deps: RunDeps) => Promise<T>, stop?: RunStop): Promise<T> {
     try {
       // one upstream budget for the whole call, the rerun on a forgotten head included
-      const budgeted = over.withBudget?.(newUpstreamBudget(budgetMs)) ?? over
-      const callDeps = { ...deps, chain: stop ? stoppedAt(budgeted, stop) : budgeted }
+      // its observer hears when the call waits on the upstream (RunStop.onUpstreamWait)
+      const budgeted = over.withBudget?.(newUpstreamBudget(budgetMs, stop?.onUpstreamWait)) ?? over
+      const callDeps = { ...deps, chain: stopsRuns(stop) ? stoppedAt(budgeted, stop) : budgeted }
       return await run(callDeps).catch((e: unknown) => {
         // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
         // more on `latest` resolved anew, never fail the request for it
@@ -181,6 +182,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       throw new EngineError('INTERNAL_ERROR', 'internal error while executing the request')
     }
   }
+}
+
+/** a stop that can end a run: a deadline or a signal (an observer alone stops nothing) */
+function stopsRuns(stop: RunStop | undefined): stop is RunStop {
+  return stop !== undefined && (stop.deadline !== undefined || stop.signal !== undefined)
 }
 
 /** the chain as one engine call sees it: every execution context opened on it carries `stop` */
