@@ -147,7 +147,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
     forkRpc(forkId: string, method: string, params: unknown[]) {
       const stop = this.stop
-      return guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stop ? stoppedAt(c, stop) : c }, p) }, forkId, method, params))
+      return guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stopsRuns(stop) ? stoppedAt(c, stop) : c }, p) }, forkId, method, params))
     }
     health() {
       return health()
@@ -197,8 +197,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   async function guard<T>(over: ChainSource, run: (deps: RunDeps) => Promise<T>, stop?: RunStop): Promise<T> {
     try {
       // one upstream budget for the whole call, the rerun on a forgotten head included
-      const budget = newUpstreamBudget(budgetMs)
-      const callChain = over.withBudget ? over.withBudget(budget, stop) : stop ? stoppedAt(over, stop) : over
+      // its observer hears when the call waits on the upstream (RunStop.onUpstreamWait)
+      const budget = newUpstreamBudget(budgetMs, stop?.onUpstreamWait)
+      const runStop = stopsRuns(stop) ? stop : undefined
+      const callChain = over.withBudget ? over.withBudget(budget, runStop) : runStop ? stoppedAt(over, runStop) : over
       const callDeps = { ...deps, chain: callChain }
       return await run(callDeps).catch((e: unknown) => {
         // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
@@ -214,6 +216,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       throw new EngineError('INTERNAL_ERROR', 'internal error while executing the request')
     }
   }
+}
+
+/** a stop that can end a run: a deadline or a signal (an observer alone stops nothing) */
+function stopsRuns(stop: RunStop | undefined): stop is RunStop {
+  return stop !== undefined && (stop.deadline !== undefined || stop.signal !== undefined)
 }
 
 /**

@@ -3,8 +3,9 @@
  * and between the primary and its HTTP processes (host/cluster/). Both carry the same cache
  * operations: a worker thread reaches its pool's store, and an HTTP process the primary's, with
  * one request (`cache`) and one reply (`cacheReply`) — host/workers/parentCacheStore.ts asks,
- * host/workers/answerCacheOp.ts answers, on either channel. Threads add engine calls (one per operation of ENGINE_OPERATIONS, engine/types.ts); processes
- * add the lookup of a stored simulation among siblings and the request to stop.
+ * host/workers/answerCacheOp.ts answers, on either channel. Threads add engine calls (one per operation of ENGINE_OPERATIONS, engine/types.ts)
+ * and the worker's word of when a call waits on the upstream (`upstreamWait`); processes add the
+ * lookup of a stored simulation among siblings and the request to stop.
  *
  * Structured clone carries bigints and Uint8Arrays as they are (the primary sets up its channels
  * with `serialization: 'advanced'` for that); it would turn an EngineError into a plain object, so
@@ -107,6 +108,11 @@ export type FromWorker =
   | { type: 'initError'; error: SerializedError }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: SerializedError }
+  /**
+   * call `id` waits on the upstream (true) or computes again (false): the pool counts a waiting
+   * call apart from its worker's computing ones (RunStop.onUpstreamWait, engine/execution/types.ts)
+   */
+  | { type: 'upstreamWait'; id: number; waiting: boolean }
   | CacheRequest
   | { type: 'log'; level: 'info' | 'warn' | 'error'; obj: object; msg?: string }
   | { type: 'closed' }

@@ -39,6 +39,13 @@ export interface RunStop {
   readonly deadline?: number
   /** set once the request is given up: an AbortSignal, or a flag another thread sets */
   readonly signal?: { readonly aborted: boolean }
+  /**
+   * told when the engine call starts waiting on the upstream (true: its first upstream request
+   * is sent) and when it waits on it no longer (false: none of its requests is unanswered), so
+   * whoever runs the call can count it apart from the calls that compute
+   * (engine/rpc/upstreamBudget.ts). Stops nothing: a stop with only this runs as one without.
+   */
+  readonly onUpstreamWait?: (waiting: boolean) => void
 }
 
 export interface ExecutionContext {

@@ -14,8 +14,11 @@
  *   asks it again, and every new batch fails at once — except a
  *   health probe (`probe`), which still asks — while an `eth_blockNumber` (sent when a batch is
  *   refused, at most one per quarter timeout) asks whether it answers again. Cold reads then fail
- *   fast instead of each waiting out its own budget in turn behind engine slots held by waits
- *   whose outcome is known; any answer of the node (even an HTTP error) ends the stall.
+ *   fast instead of each waiting out its own budget on a node whose silence is known; any answer
+ *   of the node (even an HTTP error) ends the stall.
+ * - A budget that counts its call's waits (`UpstreamBudget.waits`) hears of each call from when
+ *   it is queued until it is settled: whoever runs the engine call learns when it waits on the
+ *   upstream and when it computes again.
  * - Every failure becomes `EngineError('STATE_ACCESS_ERROR')`. The upstream URL may carry an API
  *   key, so no message ever contains it (nor the host, nor a low-level cause that would name it).
  * - `stats` counts HTTP requests and calls so tests can assert round trips; `metrics` counts each
@@ -293,6 +296,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
             if (call.done) return
             call.done = true
             clearTimeout(timer)
+            budget?.waits?.end()
             metrics.record(method, 'ok', (performance.now() - started) / 1000)
             resolve(v as T)
           },
@@ -300,6 +304,7 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
             if (call.done) return
             call.done = true
             clearTimeout(timer)
+            budget?.waits?.end()
             metrics.record(method, typeof e === 'object' && e !== null && timeouts.has(e) ? 'timeout' : 'error', (performance.now() - started) / 1000)
             reject(e)
           },
@@ -307,6 +312,8 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
         // the deadline holds even while the call waits in a batch that waits on another's answer
         if (budget) timer = setTimeout(() => call.reject(timedOut(upstreamOutOfTime(budget, method))), budget.deadline - Date.now())
         queue.push(call)
+        // the engine call waits on the upstream until this is settled (upstreamBudget.ts)
+        budget?.waits?.begin()
         if (!scheduled && !o.deferred) {
           scheduled = true
           setImmediate(flush)

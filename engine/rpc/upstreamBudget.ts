@@ -13,6 +13,12 @@
  * @example
  * const chain = baseChain.withBudget?.(newUpstreamBudget(15_000)) ?? baseChain
  * await simulate({ ...deps, chain }, params) // every upstream call inside ends by the deadline
+ *
+ * The budget also says when its call waits on the upstream (`waits`): the RpcClient counts each
+ * request of the call from when it is queued until it is answered, failed or out of time, and
+ * the call's observer (RunStop.onUpstreamWait) hears when that count leaves and returns to zero.
+ * A call waiting on a read another call already asked for (the fork cache shares reads in
+ * flight) is not counted as waiting.
  */
 import { EngineError } from '../errors.js'
 
@@ -21,11 +27,39 @@ export interface UpstreamBudget {
   readonly deadline: number
   /** the whole budget, ms (for the error text) */
   readonly ms: number
+  /** the call's upstream requests not yet answered, counted for its observer (none: not counted) */
+  readonly waits?: UpstreamWaits
 }
 
-/** a budget of `ms` from now */
-export function newUpstreamBudget(ms: number): UpstreamBudget {
-  return { deadline: Date.now() + ms, ms }
+/** the upstream requests of one call in flight: `begin` when one is queued, `end` once it is settled */
+export interface UpstreamWaits {
+  begin(): void
+  end(): void
+}
+
+/** a budget of `ms` from now; with `onWait`, told when the call starts and stops waiting on the upstream */
+export function newUpstreamBudget(ms: number, onWait?: (waiting: boolean) => void): UpstreamBudget {
+  return { deadline: Date.now() + ms, ms, ...(onWait && { waits: upstreamWaits(onWait) }) }
+}
+
+function upstreamWaits(onWait: (waiting: boolean) => void): UpstreamWaits {
+  let open = 0
+  // an observer that throws must not break the request that told it
+  const tell = (waiting: boolean) => {
+    try {
+      onWait(waiting)
+    } catch {
+      // the observer's failure is its own
+    }
+  }
+  return {
+    begin() {
+      if (open++ === 0) tell(true)
+    },
+    end() {
+      if (open > 0 && --open === 0) tell(false)
+    },
+  }
 }
 
 /** the budget of a request: about 1.5 × the per-attempt timeout (one attempt and half a retry) */

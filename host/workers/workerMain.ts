@@ -1,7 +1,9 @@
 /**
  * The entry of one pool worker: builds its own engine (its own VM, fork cache and in-process
  * cache level; Redis shared when configured) and serves the pool's calls. Several calls may be
- * in flight at once (upstream I/O overlaps); the pool decides how many.
+ * in flight at once (upstream I/O overlaps); the pool decides how many. Each call's view of the
+ * engine (Engine.withStop) tells the pool when the call starts and stops waiting on the upstream
+ * (`upstreamWait`), so a call waiting on the upstream does not count as one that computes.
  *
  * Runs as compiled JS from dist in production and as TypeScript under tsx in dev and tests
  * (see workerEntry.ts).
@@ -51,13 +53,17 @@ if (setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl)) {
 let engine: Engine | undefined
 const stopFlags = setup.stopFlags && new Int32Array(setup.stopFlags)
 
-/** a call's stop: its deadline, and its flag, which the pool sets while this thread may be deep in a run */
-function runStopOf(mark: StopMark): RunStop {
+/**
+ * call `id`'s stop: its deadline, and its flag, which the pool sets while this thread may be deep
+ * in a run; and the word to the pool of when the call waits on the upstream
+ */
+function runStopOf(id: number, mark: StopMark | undefined): RunStop {
   const flags = stopFlags
   return {
-    ...(mark.deadline !== undefined && { deadline: mark.deadline }),
+    ...(mark?.deadline !== undefined && { deadline: mark.deadline }),
     // index -1: every flag was taken, the deadline alone stops the run
-    ...(flags && mark.index >= 0 && { signal: { get aborted() { return Atomics.load(flags, mark.index) !== 0 } } }),
+    ...(flags && mark && mark.index >= 0 && { signal: { get aborted() { return Atomics.load(flags, mark.index) !== 0 } } }),
+    onUpstreamWait: (waiting) => send({ type: 'upstreamWait', id, waiting }),
   }
 }
 const methods = new Set<string>(ENGINE_OPERATIONS)
@@ -77,7 +83,7 @@ port.on('message', async (msg: ToWorker) => {
   try {
     if (!engine) throw new Error('worker engine is not ready')
     if (!methods.has(msg.method)) throw new Error(`unknown engine method ${msg.method}`)
-    const serving = msg.stop && engine.withStop ? engine.withStop(runStopOf(msg.stop)) : engine
+    const serving = engine.withStop ? engine.withStop(runStopOf(msg.id, msg.stop)) : engine
     const fn = serving[msg.method] as (...a: unknown[]) => Promise<unknown>
     const value = await fn.apply(serving, msg.args)
     send({ type: 'result', id: msg.id, ok: true, value })

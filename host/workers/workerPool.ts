@@ -5,6 +5,16 @@
  * others (round-robin would queue them behind it). When every worker is at its concurrency cap,
  * calls wait in one FIFO queue.
  *
+ * The cap (`maxConcurrentPerWorker`) counts the calls that compute. A call waiting on the
+ * upstream (its worker says so: `upstreamWait`, host/protocol.ts) holds no place under it, so
+ * calls that wait on a slow or silent upstream do not keep the warm calls queued behind them from
+ * running; the calls one worker holds at once, waiting or computing, are bounded apart
+ * (`maxCallsHeldPerWorker`, HELD_PER_WORKER), which bounds the runs kept in its memory. A call
+ * whose upstream answer arrives counts as computing again at once, even past the cap: its run is
+ * on its worker's one thread, interleaved with the others there, and cannot move to another, so
+ * holding it back would only reorder the work of that thread; its worker takes no new call until
+ * its computing calls are under the cap again.
+ *
  * Errors come back as the EngineError the worker threw (code, message, details, suggestion);
  * bigints and bytes cross as they are. A worker that dies is replaced; with `callTimeoutMs`, a
  * call whose time is up — counted from when it was asked, so a wait in the queue counts (its HTTP
@@ -53,8 +63,13 @@ export interface WorkerPoolOptions extends EngineOptions {
   cacheUrl?: string
   /** Redis key namespace (default 'evmsim:') */
   cachePrefix?: string
-  /** calls one worker runs at once, overlapping their upstream I/O (default 4) */
+  /** calls one worker computes at once; calls waiting on the upstream do not count (default 4) */
   maxConcurrentPerWorker?: number
+  /**
+   * calls one worker holds at once, waiting on the upstream or computing: the bound of the runs in
+   * its memory (default HELD_PER_WORKER, 128; at least `maxConcurrentPerWorker`)
+   */
+  maxCallsHeldPerWorker?: number
   /** each worker's in-process cache level, bytes (default 64 MiB) */
   workerCacheBytes?: number
   /** a call running longer is answered EXECUTION_TIMEOUT and stopped in place (default: none) */
@@ -76,8 +91,11 @@ export interface WorkerPoolOptions extends EngineOptions {
 
 export interface WorkerPoolStats {
   queued: number
-  /** `starts`: how often the worker at that index was started (1 + its replacements) */
-  workers: { index: number; ready: boolean; inflight: number; served: number; starts: number }[]
+  /**
+   * `inflight`: the calls the worker holds; `waiting`: those of them waiting on the upstream;
+   * `starts`: how often the worker at that index was started (1 + its replacements)
+   */
+  workers: { index: number; ready: boolean; inflight: number; waiting: number; served: number; starts: number }[]
 }
 
 /** how an engine's runs stand, for the host's metrics: waiting, running, engines up, workers replaced */
@@ -119,6 +137,8 @@ interface Job {
   running?: { slot: Slot; id: number }
   /** asked of one worker about itself (its metrics): never run again on another */
   pinned?: true
+  /** its worker says it waits on the upstream: it holds no place under the cap */
+  waiting?: boolean
 }
 
 interface Slot {
@@ -128,6 +148,8 @@ interface Slot {
   /** replaced or closing: its exit is expected */
   retired: boolean
   inflight: Map<number, Job>
+  /** the calls of `inflight` waiting on the upstream */
+  waiting: number
   served: number
   onClosed?: () => void
   /** the worker's one-way cache writes not yet done, and the last of them */
@@ -143,8 +165,15 @@ interface Slot {
 const RERUN_MIN_MS = 100
 /** how long a stopped call may take to end in its worker before the worker is replaced, ms */
 const STOP_GRACE_MS = 500
-/** stop flags per worker: past the calls one worker ever holds at once (its cap, plus health and fork calls) */
-const STOP_FLAGS = 64
+/**
+ * calls one worker holds at once by default, waiting on the upstream or computing: room for every
+ * item of a JSON-RPC batch of max_rpc_batch (100) waiting on a silent upstream, with the calls
+ * besides it, even on one worker, and a bound on the runs one worker keeps in memory (a run
+ * waiting on the upstream keeps its state and, past its first reads, its VM)
+ */
+export const HELD_PER_WORKER = 128
+/** stop flags per worker beyond one per call it holds: the calls that bypass the queue (health, metrics, fork calls) */
+const BYPASS_FLAGS = 64
 /** how long a worker's health answer may stand in for one that is late (workers all busy), ms */
 const HEALTH_STALE_MS = 10_000
 /** how long the first health probe (no earlier answer to fall back on) waits for a worker, ms */
@@ -155,8 +184,11 @@ const METRICS_WAIT_MS = 1_000
 export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolEngine> {
   const size = Math.max(1, Math.floor(opts.workers))
   const maxPer = Math.max(1, opts.maxConcurrentPerWorker ?? 4)
+  const maxHeld = Math.max(maxPer, opts.maxCallsHeldPerWorker ?? HELD_PER_WORKER)
+  /** one stop flag per call a worker holds, and room for the calls that bypass the queue */
+  const stopFlagCount = maxHeld + BYPASS_FLAGS
   const entry = workerEntry()
-  const { cache, logger, workers: _w, cacheUrl, cachePrefix, maxConcurrentPerWorker: _m, workerCacheBytes, callTimeoutMs,
+  const { cache, logger, workers: _w, cacheUrl, cachePrefix, maxConcurrentPerWorker: _m, maxCallsHeldPerWorker: _c, workerCacheBytes, callTimeoutMs,
     healthTimeoutMs: _h, engineModule, workerMaxHeapMb, forkStore: _f, ...engine } = opts
   const setup: WorkerSetup = {
     engine,
@@ -194,7 +226,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     }
     const spillOwner = spill?.owner
     starts[index]!++
-    const stopFlags = new SharedArrayBuffer(STOP_FLAGS * Int32Array.BYTES_PER_ELEMENT)
+    const stopFlags = new SharedArrayBuffer(stopFlagCount * Int32Array.BYTES_PER_ELEMENT)
     const engineSetup = { ...setup.engine, ...(spill && { spill }), ...(knownChainId !== undefined && setup.engine.rpcUrl && { knownChainId }) }
     const worker = new Worker(entry.script, {
       workerData: { ...setup, stopFlags, engine: engineSetup },
@@ -202,8 +234,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       ...(workerMaxHeapMb && { resourceLimits: { maxOldGenerationSizeMb: workerMaxHeapMb } }),
     })
     const slot: Slot = {
-      index, worker, ready: false, retired: false, inflight: new Map(), served: 0, writes: { pending: 0, last: Promise.resolve() },
-      flags: new Int32Array(stopFlags), freeFlags: Array.from({ length: STOP_FLAGS }, (_, i) => STOP_FLAGS - 1 - i),
+      index, worker, ready: false, retired: false, inflight: new Map(), waiting: 0, served: 0, writes: { pending: 0, last: Promise.resolve() },
+      flags: new Int32Array(stopFlags), freeFlags: Array.from({ length: stopFlagCount }, (_, i) => stopFlagCount - 1 - i),
     }
     slots[index] = slot
     return new Promise<void>((resolveReady, rejectReady) => {
@@ -229,6 +261,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
             if (slot.writes.pending === 0) return settle(slot, msg.id, outcome)
             return void slot.writes.last.then(() => settle(slot, msg.id, outcome))
           }
+          case 'upstreamWait':
+            return upstreamWait(slot, msg.id, msg.waiting)
           case 'cache':
             return void answerCache(slot, msg)
           case 'log':
@@ -296,10 +330,25 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     return done
   }
 
+  /**
+   * A call starts or stops waiting on the upstream: waiting, it frees its place under the cap (a
+   * queued call may take it); computing again, it counts at once (see the top of this file). A
+   * word about a call already answered is late and ignored.
+   */
+  function upstreamWait(slot: Slot, id: number, waiting: boolean) {
+    const job = slot.inflight.get(id)
+    if (!job || !!job.waiting === waiting) return
+    job.waiting = waiting
+    slot.waiting += waiting ? 1 : -1
+    if (waiting) pump()
+  }
+
   function settle(slot: Slot, id: number, outcome: { value: unknown } | { error: SerializedError }) {
     const job = slot.inflight.get(id)
     if (!job) return
     slot.inflight.delete(id)
+    if (job.waiting) slot.waiting--
+    job.waiting = undefined
     slot.served++
     clearTimeout(job.timer)
     job.unlisten?.()
@@ -312,29 +361,43 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     pump()
   }
 
-  /** dispatch number of a worker's longest-running call (ids grow with time; Infinity when idle) */
+  /** the calls a worker computes: those it holds but the ones waiting on the upstream */
+  const computing = (s: Slot) => s.inflight.size - s.waiting
+
+  /** dispatch number of a worker's longest-running computing call (ids grow with time; Infinity when none) */
   const oldestStart = (s: Slot) => {
     let oldest = Infinity
-    for (const id of s.inflight.keys()) if (id < oldest) oldest = id
+    for (const [id, job] of s.inflight) if (!job.waiting && id < oldest) oldest = id
     return oldest
   }
 
   /**
-   * The least-busy ready worker under its cap. Between equally loaded workers, the one whose
-   * oldest call started last: a call that has run long is likely a CPU-bound trace holding its
-   * thread, and a new call behind it would wait. Idle ties rotate so workers share the load.
+   * `s` is less busy than `best`: fewer computing calls; between equals, the one whose oldest
+   * computing call started last (a call that has run long is likely a CPU-bound trace holding its
+   * thread, and a new call behind it would wait), then the one holding fewer calls in all.
+   */
+  function lessBusy(s: Slot, best: Slot): boolean {
+    const c = computing(s)
+    const b = computing(best)
+    if (c !== b) return c < b
+    if (c > 0) {
+      const o = oldestStart(s)
+      const ob = oldestStart(best)
+      if (o !== ob) return o > ob
+    }
+    return s.inflight.size < best.inflight.size
+  }
+
+  /**
+   * The least-busy ready worker under its cap of computing calls and its bound of calls held.
+   * Idle ties rotate so workers share the load.
    */
   function pick(): Slot | undefined {
     let best: Slot | undefined
     for (let k = 0; k < size; k++) {
       const s = slots[(rotate + k) % size]
-      if (!s || !s.ready || s.retired || s.inflight.size >= maxPer) continue
-      if (
-        !best ||
-        s.inflight.size < best.inflight.size ||
-        (s.inflight.size === best.inflight.size && s.inflight.size > 0 && oldestStart(s) > oldestStart(best))
-      )
-        best = s
+      if (!s || !s.ready || s.retired || computing(s) >= maxPer || s.inflight.size >= maxHeld) continue
+      if (!best || lessBusy(s, best)) best = s
     }
     if (best) rotate = (best.index + 1) % size
     return best
@@ -391,6 +454,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     }
     slot.inflight.set(id, job)
     job.running = { slot, id }
+    // computing until its worker says it waits
+    job.waiting = undefined
     if (job.deadline !== undefined) {
       job.timer = setTimeout(() => timeOut(slot, id), Math.max(1, job.deadline - Date.now()))
       job.timer.unref()
@@ -436,10 +501,12 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     const others = [...slot.inflight.values()].filter((j) => !j.abandoned)
     for (const j of slot.inflight.values()) clearTimeout(j.timer)
     slot.inflight.clear()
+    slot.waiting = 0
     const now = Date.now()
     for (const j of others) {
       j.flag = undefined
       j.running = undefined
+      j.waiting = undefined
     }
     // those asked of this worker about itself end here too
     const endsHere = (j: Job) => j.pinned || (j.deadline !== undefined && j.deadline - now <= RERUN_MIN_MS)
@@ -487,7 +554,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   /** health from the least busy ready worker, bypassing the queue and the per-worker cap */
   function probeHealth(): Promise<EngineHealth> {
     let best: Slot | undefined
-    for (const s of slots) if (s && s.ready && !s.retired && (!best || s.inflight.size < best.inflight.size)) best = s
+    for (const s of slots) if (s && s.ready && !s.retired && (!best || lessBusy(s, best))) best = s
     if (!best) return Promise.reject(new EngineError('INTERNAL_ERROR', 'no simulation worker is ready'))
     const slot = best
     return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) }))
@@ -599,6 +666,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
         index,
         ready: !!s?.ready,
         inflight: s?.inflight.size ?? 0,
+        waiting: s?.waiting ?? 0,
         served: s?.served ?? 0,
         starts: starts[index]!,
       })),

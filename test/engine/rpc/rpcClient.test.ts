@@ -191,6 +191,30 @@ describe('RpcClient', () => {
     server.closeAllConnections()
   })
 
+  it("tells a budget's observer when its call starts and stops waiting on the node", async () => {
+    let release: () => void = () => undefined
+    const held = new Promise<void>((r) => (release = r))
+    handler = (body, res) => void held.then(() => echo(() => '0x1')(body, res))
+    const rpc = createRpcClient({ url: url(), timeoutMs: 2000 })
+    const heard: boolean[] = []
+    const budget = newUpstreamBudget(3000, (waiting) => heard.push(waiting))
+    const view = withBudget(rpc, budget)
+    // two reads in one batch, a third in a later one: one wait from the first queued to the last answered
+    const reads = [view.request('eth_getBalance'), view.request('eth_getCode')]
+    await new Promise((r) => setTimeout(r, 20))
+    reads.push(view.request('eth_getStorageAt'))
+    await new Promise((r) => setTimeout(r, 20))
+    expect(heard).toEqual([true])
+    release()
+    expect(await Promise.all(reads)).toEqual(['0x1', '0x1', '0x1'])
+    expect(heard).toEqual([true, false])
+    // a failed read ends its wait too; a budget without an observer counts nothing
+    handler = (_b, res) => json(res, { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'no' } }, 500)
+    await failure(view.request('eth_chainId'))
+    expect(heard).toEqual([true, false, true, false])
+    expect(newUpstreamBudget(3000).waits).toBeUndefined()
+  })
+
   it('a closed client refuses new calls', async () => {
     const rpc = createRpcClient({ url: url(), timeoutMs: 150 })
     rpc.close()
