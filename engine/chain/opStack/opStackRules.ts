@@ -16,8 +16,9 @@
  * - a call without a gas price pays nothing (eth_call semantics); a call with one pays the L1 fee
  *   of its unsigned bytes plus a signature's 68 bytes, as the GasPriceOracle's getL1Fee prices an
  *   unsigned transaction (decisions.md "OP-stack fees of a call");
- * - the EVM of the fork (forks.ts), with P256VERIFY at 0x100 for 3450 gas from Fjord (RIP-7212)
- *   and the bn254 pairing input limit from Granite (op-revm precompiles.rs).
+ * - the EVM of the fork (forks.ts), with P256VERIFY at 0x100 for 3450 gas from Fjord (RIP-7212),
+ *   the bn254 pairing input limit from Granite and the BLS12-381 MSM and pairing input limits
+ *   from Isthmus, lower from Jovian (op-revm precompiles.rs).
  */
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { EVMError, getActivePrecompiles, type EVMOpts, type ExecResult, type PrecompileFunc, type PrecompileInput } from '@ethereumjs/evm'
@@ -25,6 +26,7 @@ import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
 import type { Address } from 'viem'
+import { OP_INPUT_LIMIT_ERRORS } from '../../../tracers/gethErrors.js'
 import { EngineError } from '../../errors.js'
 import { createCommonFactory } from '../../hardfork.js'
 import type { ExecutionContext } from '../../execution/types.js'
@@ -201,11 +203,8 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 const P256_ADDRESS = '0000000000000000000000000000000000000100'
-const BN254_PAIRING_ADDRESS = '0000000000000000000000000000000000000008'
 /** RIP-7212's price (EIP-7951, Ethereum's Osaka, charges 6900) */
 const RIP7212_GAS = 3450n
-const GRANITE_PAIRING_MAX_INPUT = 112_687
-const JOVIAN_PAIRING_MAX_INPUT = 81_984
 
 /** ethereumjs' own P256 verification (EIP-7951), taken from an Osaka table once */
 let p256Verify: PrecompileFunc | undefined
@@ -215,6 +214,79 @@ function osakaP256(): PrecompileFunc {
 }
 
 const outOfGas = (gasLimit: bigint): ExecResult => ({ returnValue: new Uint8Array(0), executionGasUsed: gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) })
+
+/**
+ * An OP fork's input size limit on a precompile of variable input: from `since` on (Granite for
+ * the bn254 pairing, Isthmus for the BLS12-381 MSMs and pairing), with Jovian's lower limit from
+ * Jovian on. The numbers are op-revm's (crates/op-revm/src/precompiles.rs, `bn254_pair` and
+ * `bls12_381` modules, in bluealloy/revm until op-revm moved to the optimism monorepo), the same
+ * as op-geth's (params/protocol_params.go, core/vm/contracts.go `…Granite`, `…Isthmus`, `…Jovian`)
+ * and the specs' (isthmus/exec-engine "BLS Precompiles", jovian/exec-engine "Precompile Input
+ * Size Restrictions").
+ */
+interface InputLimit {
+  address: string
+  since: OpFork
+  limit: number
+  jovianLimit: number
+  /** op-geth's error once the gas is paid */
+  error: string
+  /** the precompile's price of an input of `length` bytes (over the limit, so past every discount step) */
+  requiredGas(length: number): bigint
+}
+
+/**
+ * The prices (EIP-1108's bn254 pairing, EIP-2537's BLS12-381 MSMs, whose discount is the table's
+ * last from 128 pairs on: every input over an OP limit has more pairs, and pairing)
+ */
+const BN254_PAIRING_GAS = { base: 45_000n, perPair: 34_000n }
+const G1_MSM_GAS = { perPair: 12_000n, discount: 519n }
+const G2_MSM_GAS = { perPair: 22_500n, discount: 524n }
+const BLS_PAIRING_GAS = { base: 37_700n, perPair: 32_600n }
+const pairs = (length: number, size: number): bigint => BigInt(Math.floor(length / size))
+
+const INPUT_LIMITS: InputLimit[] = [
+  {
+    address: '0000000000000000000000000000000000000008', since: 'granite', limit: 112_687, jovianLimit: 81_984,
+    error: OP_INPUT_LIMIT_ERRORS.bn254Pairing,
+    requiredGas: (n) => BN254_PAIRING_GAS.base + pairs(n, 192) * BN254_PAIRING_GAS.perPair,
+  },
+  {
+    address: '000000000000000000000000000000000000000c', since: 'isthmus', limit: 513_760, jovianLimit: 288_960,
+    error: OP_INPUT_LIMIT_ERRORS.g1Msm,
+    requiredGas: (n) => (pairs(n, 160) * G1_MSM_GAS.perPair * G1_MSM_GAS.discount) / 1000n,
+  },
+  {
+    address: '000000000000000000000000000000000000000e', since: 'isthmus', limit: 488_448, jovianLimit: 278_784,
+    error: OP_INPUT_LIMIT_ERRORS.g2Msm,
+    requiredGas: (n) => (pairs(n, 288) * G2_MSM_GAS.perPair * G2_MSM_GAS.discount) / 1000n,
+  },
+  {
+    address: '000000000000000000000000000000000000000f', since: 'isthmus', limit: 235_008, jovianLimit: 156_672,
+    error: OP_INPUT_LIMIT_ERRORS.blsPairing,
+    requiredGas: (n) => BLS_PAIRING_GAS.base + pairs(n, 384) * BLS_PAIRING_GAS.perPair,
+  },
+]
+
+/**
+ * The precompile of `common`'s table at `limit.address`, refusing an input over the fork's limit
+ * before reading it. Past the limit the call fails and uses all the gas it was given, as in
+ * op-revm (a halt) and op-geth (an error after the gas is charged); the error is op-geth's text,
+ * or "out of gas" when the gas does not even cover the precompile's price.
+ */
+function limitedPrecompile(common: Common, fork: OpFork, limit: InputLimit): { address: EjsAddress; function: PrecompileFunc } | undefined {
+  const inner = getActivePrecompiles(common).get(limit.address)
+  if (!inner) return undefined
+  const max = opActive(fork, 'jovian') ? limit.jovianLimit : limit.limit
+  return {
+    address: new EjsAddress(hexToBytes(`0x${limit.address}`)),
+    function: async (input: PrecompileInput): Promise<ExecResult> => {
+      if (input.data.length <= max) return inner(input)
+      if (input.gasLimit < limit.requiredGas(input.data.length)) return outOfGas(input.gasLimit)
+      return { returnValue: new Uint8Array(0), executionGasUsed: input.gasLimit, exceptionError: new EVMError(limit.error as ConstructorParameters<typeof EVMError>[0]) }
+    },
+  }
+}
 
 function opPrecompiles(common: Common, fork: OpFork): NonNullable<EVMOpts['customPrecompiles']> | undefined {
   if (!opActive(fork, 'fjord')) return undefined
@@ -228,15 +300,10 @@ function opPrecompiles(common: Common, fork: OpFork): NonNullable<EVMOpts['custo
       return { ...r, executionGasUsed: RIP7212_GAS }
     },
   })
-  if (opActive(fork, 'granite')) {
-    const pairing = getActivePrecompiles(common).get(BN254_PAIRING_ADDRESS)
-    const max = opActive(fork, 'jovian') ? JOVIAN_PAIRING_MAX_INPUT : GRANITE_PAIRING_MAX_INPUT
-    if (pairing) {
-      out.push({
-        address: new EjsAddress(hexToBytes(`0x${BN254_PAIRING_ADDRESS}`)),
-        function: async (input: PrecompileInput): Promise<ExecResult> => (input.data.length > max ? outOfGas(input.gasLimit) : pairing(input)),
-      })
-    }
+  for (const limit of INPUT_LIMITS) {
+    if (!opActive(fork, limit.since)) continue
+    const wrapped = limitedPrecompile(common, fork, limit)
+    if (wrapped) out.push(wrapped)
   }
   return out
 }
