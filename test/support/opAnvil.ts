@@ -15,6 +15,9 @@
  * - reading the raw bytes of a deposit (eth_getRawTransactionByHash) aborts Anvil: never asked;
  * - one pending deposit per sender: each deposit of a block comes from its own sender;
  * - Jovian's operator-fee multiplier is not applied: the tests run Isthmus for the operator fee;
+ * - under `--hardfork jovian` its precompiles keep Isthmus's input limits (a bn254 pairing of 428
+ *   pairs and a G1 MSM of 1807 pairs succeed, both over Jovian's limits): the limits are compared
+ *   with Anvil at Isthmus, Jovian's checked against op-revm's numbers (precompiles.test.ts);
  * - under Ecotone and Fjord it applies Prague's EIP-7623 calldata floor (op-revm spec.rs runs them
  *   on Cancun): every transaction of the tests spends more execution gas than its calldata's floor,
  *   so the floor never decides its gas;
