@@ -105,7 +105,7 @@ async function mine(
     // automine: one transaction a block, the rest of what is ready stays for the next
     const txs = opts.oneTx ? { ready: all.ready.slice(0, 1), waiting: [...all.ready.slice(1), ...all.waiting] } : all
     const timestamp = first ? (opts.timestamp ?? nextTimestamp(cur)) : lastTs(cur) + (opts.interval ?? 1n)
-    const { block } = await mineForkBlock(cur, txs.ready, { timestamp, baseFee: first && record.nextBaseFee !== null ? BigInt(record.nextBaseFee) : undefined, onInvalid: opts.onInvalid ?? 'skip' })
+    const { block, deferred } = await mineForkBlock(cur, txs.ready, { timestamp, baseFee: first && record.nextBaseFee !== null ? BigInt(record.nextBaseFee) : undefined, onInvalid: opts.onInvalid ?? 'skip' })
     const size = JSON.stringify(block).length
     if (record.stateBytes + size > limits.maxStateBytes) {
       throw new EngineError('FORK_LIMIT_REACHED', `the fork would store more than ${Math.round(limits.maxStateBytes / 2 ** 20)} MiB (forks.max_state_mb); nothing was mined`,
@@ -119,8 +119,8 @@ async function mine(
       nextBaseFee: null,
       transactionCount: record.transactionCount + block.txs.length,
       stateBytes: record.stateBytes + size,
-      // what could not run yet waits; what was invalid on the head is dropped, as a pool drops it
-      pool: first ? txs.waiting : record.pool,
+      // what could not run yet or did not fit waits; what was invalid on the head is dropped, as a pool drops it
+      pool: first ? [...deferred, ...txs.waiting] : record.pool,
     }
     blocks.push(block)
     cur = await advanceView(cur, record, block)

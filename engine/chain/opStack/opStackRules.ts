@@ -24,7 +24,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { EVMError, getActivePrecompiles, type EVMOpts, type ExecResult, type PrecompileFunc, type PrecompileInput } from '@ethereumjs/evm'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Account, Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
+import { Account, Address as EjsAddress, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import type { Address } from 'viem'
 import { OP_INPUT_LIMIT_ERRORS } from '../../../tracers/gethErrors.js'
 import { EngineError } from '../../errors.js'
@@ -35,7 +35,7 @@ import { decodeDeposit, decodeDepositBytes, depositBytes, depositJson, depositOf
 import { l1InfoDeposit } from './l1Info.js'
 import { ethereumForkOf, isOpFork, opActive, opForkAt, opScheduleOf, OP_FORKS, type OpFork } from './forks.js'
 import {
-  BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT, fjordEstimatedSize, l1Cost, operatorFee, readL1BlockInfo,
+  BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT, daFootprint, fjordEstimatedSize, l1Cost, operatorFee, readL1BlockInfo,
   type L1BlockInfo, type L1Cost,
 } from './l1Fee.js'
 
@@ -146,11 +146,22 @@ export function createOpStackRules(opts: OpStackRulesOptions): OpStackRules {
     precompiles: (common, block) => opPrecompiles(common, forkAt(block)),
     feeRecipients: [L1_FEE_VAULT, BASE_FEE_VAULT, OPERATOR_FEE_VAULT],
     blockCoinbase: SEQUENCER_FEE_VAULT,
+    minedExcessBlobGas: 0n,
+    daFootprintMeter(block, starts) {
+      if (!opActive(forkAt(block), 'jovian')) return undefined
+      const scalar = jovianDaScalarOf(starts[0]?.data)
+      return (tx, impersonated) => {
+        if (depositOf(tx)) return 0n
+        if (!impersonated) return daFootprint(tx.serialize(), scalar)
+        return (fjordEstimatedSize(unsignedBytes(tx), SIGNATURE_BYTES) / 1_000_000n) * scalar
+      }
+    },
     blockStartTxs: async (state, block) => [encodeDeposit(await l1InfoDeposit(state, forkAt(block)))],
     decodeRaw: (bytes, common) => (bytes[0] === DEPOSIT_TX_TYPE ? decodeDepositBytes(bytes, common) : undefined),
     txJsonFields: depositJson,
     encodeTx: depositBytes,
-    receiptFields: async ({ ctx, tx, fees, nonceBefore }) => opReceiptFields(forkAt(ctx.block), depositOf(tx) !== undefined, await readL1BlockInfo(ctx.state, forkAt(ctx.block)), fees, nonceBefore),
+    receiptFields: async ({ ctx, tx, fees, nonceBefore, daFootprint }) =>
+      opReceiptFields(forkAt(ctx.block), depositOf(tx) !== undefined, await readL1BlockInfo(ctx.state, forkAt(ctx.block)), fees, nonceBefore, daFootprint),
   }
 }
 
@@ -161,9 +172,11 @@ const hexOf = (n: bigint): string => `0x${n.toString(16)}`
  * marshalReceipt): a deposit's nonce (its sender's nonce before it ran) and, from Canyon, its
  * receipt version 1; every other transaction's L1 fee, the L1 base fee as `l1GasPrice`, the L1
  * gas, before Ecotone the scalar as a decimal `l1FeeScalar`, from Ecotone the two scalars and the
- * blob base fee, from Isthmus the operator fee parameters.
+ * blob base fee, from Isthmus the operator fee parameters, from Jovian the block's DA footprint gas
+ * scalar and, as `blobGasUsed`, the transaction's DA footprint (specs: jovian/exec-engine
+ * "Receipts").
  */
-function opReceiptFields(fork: OpFork, deposit: boolean, info: L1BlockInfo, fees: RollupFees | undefined, nonceBefore: bigint): Record<string, unknown> {
+function opReceiptFields(fork: OpFork, deposit: boolean, info: L1BlockInfo, fees: RollupFees | undefined, nonceBefore: bigint, daFootprint: bigint | undefined): Record<string, unknown> {
   if (deposit) return { depositNonce: hexOf(nonceBefore), ...(opActive(fork, 'canyon') && { depositReceiptVersion: '0x1' }) }
   const out: Record<string, unknown> = {
     l1GasPrice: hexOf(info.l1BaseFee),
@@ -176,6 +189,10 @@ function opReceiptFields(fork: OpFork, deposit: boolean, info: L1BlockInfo, fees
   }
   Object.assign(out, { l1BaseFeeScalar: hexOf(info.baseFeeScalar), l1BlobBaseFee: hexOf(info.blobBaseFee), l1BlobBaseFeeScalar: hexOf(info.blobBaseFeeScalar) })
   if (opActive(fork, 'isthmus')) Object.assign(out, { operatorFeeScalar: hexOf(info.operatorFeeScalar), operatorFeeConstant: hexOf(info.operatorFeeConstant) })
+  if (opActive(fork, 'jovian')) {
+    out.daFootprintGasScalar = hexOf(info.daFootprintGasScalar)
+    if (daFootprint !== undefined) out.blobGasUsed = hexOf(daFootprint)
+  }
   return out
 }
 
@@ -184,8 +201,7 @@ function opReceiptFields(fork: OpFork, deposit: boolean, info: L1BlockInfo, fees
  * plus a signature's 68 (counted as non-zero bytes before Fjord, as compressed bytes from Fjord).
  */
 function unsignedL1Cost(info: L1BlockInfo, fork: OpFork, tx: TypedTransaction): L1Cost {
-  const message = tx.getMessageToSign()
-  const unsigned = Array.isArray(message) ? RLP.encode(message) : message
+  const unsigned = unsignedBytes(tx)
   if (!opActive(fork, 'fjord')) {
     // the same formula over the bytes with 68 non-zero bytes appended
     return l1Cost(info, fork, concat(unsigned, new Uint8Array(SIGNATURE_BYTES).fill(0xff)))
@@ -194,6 +210,23 @@ function unsignedL1Cost(info: L1BlockInfo, fork: OpFork, tx: TypedTransaction): 
   const scaled = info.l1BaseFee * 16n * info.baseFeeScalar + info.blobBaseFee * info.blobBaseFeeScalar
   return { l1Fee: (estimate * scaled) / 1_000_000_000_000n, l1GasUsed: (estimate * 16n) / 1_000_000n }
 }
+
+function unsignedBytes(tx: TypedTransaction): Uint8Array {
+  const message = tx.getMessageToSign()
+  return Array.isArray(message) ? RLP.encode(message) : message
+}
+
+/**
+ * The DA footprint gas scalar an L1 attributes deposit's calldata carries: the last two bytes of
+ * `setL1BlockValuesJovian`'s 178 (op-geth core/types/rollup_cost.go ExtractDAFootprintGasScalar);
+ * 0 for an older layout (the Jovian activation block's Isthmus one, whose footprint is 0).
+ */
+function jovianDaScalarOf(data: Uint8Array | undefined): bigint {
+  if (!data || data.length < JOVIAN_L1_ATTRIBUTES_LEN || bytesToHex(data.subarray(0, 4)) !== JOVIAN_L1_ATTRIBUTES_SELECTOR) return 0n
+  return BigInt((data[JOVIAN_L1_ATTRIBUTES_LEN - 2]! << 8) | data[JOVIAN_L1_ATTRIBUTES_LEN - 1]!)
+}
+const JOVIAN_L1_ATTRIBUTES_LEN = 178
+const JOVIAN_L1_ATTRIBUTES_SELECTOR = '0x3db6be2b'
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.length + b.length)
