@@ -13,6 +13,7 @@
  * @example
  * const rules = chainRulesFor({ chainId: 10 }) // OP Mainnet: op-stack by its id
  */
+import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { EVMOpts } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
@@ -95,6 +96,14 @@ export interface ChainRules {
   blockStartTxs?(state: ExecutionContext['state'], block: { number: bigint; timestamp: bigint }): Promise<Uint8Array[]>
   /** the coinbase of a block this service mines (an OP-stack chain's sequencer fee vault) */
   blockCoinbase?: Address
+  /**
+   * The base fee of the block after `parent` when the chain's rules set it (an OP-stack chain from
+   * Holocene: the EIP-1559 parameters of the parent's extra data, Jovian's DA footprint and minimum
+   * base fee); undefined: Ethereum's EIP-1559 update.
+   */
+  nextBaseFee?(parent: BlockHeader): bigint | undefined
+  /** the extra data of a block this service mines after `parent` (OP-stack: the parent's EIP-1559 parameters carried on) */
+  minedExtraData?(parent: BlockHeader, block: { number: bigint; timestamp: bigint }): Uint8Array | undefined
   /** the excess blob gas of every block this service mines, whatever its parent's (OP-stack: 0, no blobs) */
   minedExcessBlobGas?: bigint
   /**

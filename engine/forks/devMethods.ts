@@ -13,7 +13,7 @@ import { DEV_ACCOUNTS, DEVNET_CHAIN_ID } from '../devnet/accounts.js'
 import { EngineError } from '../errors.js'
 import type { CallParams, GasEstimate } from '../types.js'
 import { decodePoolTx, forkChainOf, headNumber, indexBlocks, loadBlock, type ForkView } from './forkChain.js'
-import { mineForkBlock } from './forkMiner.js'
+import { mineForkBlock, nextForkBaseFee } from './forkMiner.js'
 import { DiffLayer, emptyWrites, mergeWrites, writesToJson } from './forkState.js'
 import { anvilStateOf, encodeAnvilState, parseAnvilState } from './anvilState.js'
 import type { ForkService } from './forkService.js'
@@ -57,7 +57,7 @@ function nextTimestamp(view: ForkView): bigint {
 function nextBaseFee(view: ForkView): bigint | undefined {
   if (view.record.nextBaseFee !== null) return BigInt(view.record.nextBaseFee)
   const parent = view.blocks.length ? view.blocks[view.blocks.length - 1]!.ethHeader : view.base.ethHeader
-  return parent.common.isActivatedEIP(1559) ? parent.calcNextBaseFee() : undefined
+  return parent.common.isActivatedEIP(1559) ? nextForkBaseFee(forkChainOf(view).rules, parent) : undefined
 }
 
 const markOf = (r: ForkRecord): ForkMark => ({

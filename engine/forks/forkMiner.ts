@@ -47,6 +47,15 @@ export interface MinedBlock {
   deferred: PoolTx[]
 }
 
+/**
+ * The base fee of the block after `parent`: the chain's rule (an OP-stack chain's from Holocene),
+ * else EIP-1559's, 1 gwei after a block before London.
+ */
+export function nextForkBaseFee(rules: ChainRules | undefined, parent: BlockHeader): bigint {
+  if (!parent.common.isActivatedEIP(1559)) return 1_000_000_000n
+  return rules?.nextBaseFee?.(parent) ?? parent.calcNextBaseFee()
+}
+
 /** EIP-4844's next excess blob gas; a chain whose Common lacks a blob schedule (the devnet's) keeps 0 */
 function nextExcessBlobGas(parent: BlockHeader, common: Common): bigint {
   if (!parent.common.isActivatedEIP(4844)) return 0n
@@ -90,7 +99,9 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
   const common = chain.commonAt(probe)
   const london = common.isActivatedEIP(1559)
   const cancun = common.isActivatedEIP(4844)
-  const baseFee = london ? (opts.baseFee ?? (parentEth.common.isActivatedEIP(1559) ? parentEth.calcNextBaseFee() : 1_000_000_000n)) : undefined
+  const baseFee = london ? (opts.baseFee ?? nextForkBaseFee(chain.rules, parentEth)) : undefined
+  // an OP-stack chain's EIP-1559 parameters (Holocene on) carried on from the parent
+  const extraData = chain.rules?.minedExtraData?.(parentEth, probe)
   // an OP-stack chain has no blob gas market: its excess blob gas stays 0 (op-geth CalcExcessBlobGas)
   const excessBlobGas = cancun ? (chain.rules?.minedExcessBlobGas ?? nextExcessBlobGas(parentEth, common)) : undefined
   // an OP-stack chain's blocks pay their tips to the sequencer fee vault
@@ -105,6 +116,7 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
     mixHash: hexToBytes(keccak256(toHex(`fork-prevrandao-${view.record.id}-${number}`))),
     stateRoot: PLACEHOLDER_STATE_ROOT,
     ...(baseFee !== undefined && { baseFeePerGas: baseFee }),
+    ...(extraData && { extraData }),
     ...(excessBlobGas !== undefined && { excessBlobGas, blobGasUsed: 0n, parentBeaconBlockRoot: hexToBytes(ZERO_ROOT) }),
   }
   const header: BlockHeaderInfo = {

@@ -31,6 +31,7 @@ import { EngineError } from '../../errors.js'
 import { createCommonFactory } from '../../hardfork.js'
 import type { ExecutionContext } from '../../execution/types.js'
 import type { ChainRules, FeeRun, FeeSettlement, RollupFees, SpecialRun } from '../rules.js'
+import { decodeOpExtraData, encodeOpExtraData, opNextBaseFee } from './baseFee.js'
 import { decodeDeposit, decodeDepositBytes, depositBytes, depositJson, depositOf, DEPOSIT_TX_TYPE, encodeDeposit } from './deposit.js'
 import { l1InfoDeposit } from './l1Info.js'
 import { ethereumForkOf, isOpFork, opActive, opForkAt, opScheduleOf, OP_FORKS, type OpFork } from './forks.js'
@@ -146,6 +147,11 @@ export function createOpStackRules(opts: OpStackRulesOptions): OpStackRules {
     precompiles: (common, block) => opPrecompiles(common, forkAt(block)),
     feeRecipients: [L1_FEE_VAULT, BASE_FEE_VAULT, OPERATOR_FEE_VAULT],
     blockCoinbase: SEQUENCER_FEE_VAULT,
+    nextBaseFee: (parent) => opNextBaseFee(parent, forkAt(parent)),
+    minedExtraData(parent, block) {
+      const params = decodeOpExtraData(parent.extraData, forkAt(parent))
+      return params && encodeOpExtraData(params, forkAt(block))
+    },
     minedExcessBlobGas: 0n,
     daFootprintMeter(block, starts) {
       if (!opActive(forkAt(block), 'jovian')) return undefined
