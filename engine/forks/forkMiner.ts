@@ -149,12 +149,12 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
   const deferred: PoolTx[] = []
   const waitingSenders = new Set<string>()
   for (const t of [...starts, ...txs]) {
-    const tx = decodePoolTx(ctx.common, t, rules)
-    const nonceBefore = rules?.receiptFields ? ((await state.getAccount(tx.getSenderAddress()))?.nonce ?? 0n) : 0n
     if (waitingSenders.has(t.from)) {
       deferred.push(t)
       continue
     }
+    const tx = decodePoolTx(ctx.common, t, rules)
+    const nonceBefore = rules?.receiptFields ? ((await state.getAccount(tx.getSenderAddress()))?.nonce ?? 0n) : 0n
     const footprint = meter?.(tx, t.impersonated)
     let result
     try {
