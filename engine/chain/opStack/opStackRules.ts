@@ -275,8 +275,9 @@ interface InputLimit {
 }
 
 /**
- * The prices (EIP-1108's bn254 pairing, EIP-2537's BLS12-381 MSMs, whose discount is the table's
- * last from 128 pairs on: every input over an OP limit has more pairs, and pairing)
+ * The prices: EIP-1108's bn254 pairing; EIP-2537's MSMs (pairs × per-pair price × discount / 1000,
+ * the discount table's last entry from 128 pairs on, and every input over an OP limit has more
+ * pairs) and pairing.
  */
 const BN254_PAIRING_GAS = { base: 45_000n, perPair: 34_000n }
 const G1_MSM_GAS = { perPair: 12_000n, discount: 519n }
