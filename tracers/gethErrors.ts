@@ -40,6 +40,19 @@ const SIMPLE: Record<string, string> = {
   'refund exhausted': 'refund counter below zero',
 }
 
+/**
+ * op-geth's errors for an input over an OP fork's size limit of a precompile (core/vm/contracts.go:
+ * errBadPairingInputSize from Granite, errBLS12381MaxG1Size/MaxG2Size/MaxPairingSize from
+ * Isthmus), raised once the precompile's gas is paid, before the input is read.
+ */
+export const OP_INPUT_LIMIT_ERRORS = {
+  bn254Pairing: 'bad elliptic curve pairing input size',
+  g1Msm: 'g1 msm input size exceeds maximum',
+  g2Msm: 'g2 msm input size exceeds maximum',
+  blsPairing: 'pairing input size exceeds maximum',
+} as const
+const OP_LIMIT_TEXTS: ReadonlySet<string> = new Set(Object.values(OP_INPUT_LIMIT_ERRORS))
+
 export const GETH_ERRORS = {
   reverted: 'execution reverted',
   outOfGas: 'out of gas',
@@ -78,6 +91,8 @@ export function toGethError(rawError: string, step?: FailingStep): string {
  */
 export function toGethPrecompileError(id: number, input: Uint8Array, ejsError: string): string {
   const e = toGethError(ejsError)
+  // an OP fork's input size limit is checked before the input's content
+  if (OP_LIMIT_TEXTS.has(e)) return e
   // geth charges the gas before it reads the input: out of gas stays out of gas
   if (id >= 0x0b && id <= 0x11 && e !== GETH_ERRORS.outOfGas) {
     const bls = gethBlsError(id, input)

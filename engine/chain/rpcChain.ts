@@ -134,6 +134,7 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
           parentHash: b.parentHash.toLowerCase() as Hex,
           ...(b.gasUsed !== undefined && { gasUsed: BigInt(b.gasUsed) }),
           ...(b.blobGasUsed !== undefined && { blobGasUsed: BigInt(b.blobGasUsed) }),
+          ...(b.extraData !== undefined && b.extraData !== '0x' && { extraData: b.extraData.toLowerCase() as Hex }),
         }
       } catch {
         throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered a malformed block')
@@ -422,6 +423,7 @@ function encodeHeader(h: BlockHeaderInfo): Uint8Array {
   const json: Record<string, string> = { coinbase: h.coinbase, prevRandao: h.prevRandao, hash: h.hash, parentHash: h.parentHash }
   for (const f of HEADER_FIELDS) if (h[f] !== undefined) json[f] = q(h[f]!)
   if (h.parentBeaconBlockRoot) json.parentBeaconBlockRoot = h.parentBeaconBlockRoot
+  if (h.extraData) json.extraData = h.extraData
   return utf8Encoder.encode(JSON.stringify(json))
 }
 
@@ -445,6 +447,7 @@ function decodeHeader(raw: Uint8Array): BlockHeaderInfo | undefined {
       parentHash: j.parentHash as Hex,
       ...(j.gasUsed !== undefined && { gasUsed: BigInt(j.gasUsed) }),
       ...(j.blobGasUsed !== undefined && { blobGasUsed: BigInt(j.blobGasUsed) }),
+      ...(j.extraData !== undefined && { extraData: j.extraData as Hex }),
     }
   } catch {
     return undefined

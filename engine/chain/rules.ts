@@ -13,6 +13,7 @@
  * @example
  * const rules = chainRulesFor({ chainId: 10 }) // OP Mainnet: op-stack by its id
  */
+import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { EVMOpts } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
@@ -95,6 +96,23 @@ export interface ChainRules {
   blockStartTxs?(state: ExecutionContext['state'], block: { number: bigint; timestamp: bigint }): Promise<Uint8Array[]>
   /** the coinbase of a block this service mines (an OP-stack chain's sequencer fee vault) */
   blockCoinbase?: Address
+  /**
+   * The base fee of the block after `parent` when the chain's rules set it (an OP-stack chain from
+   * Holocene: the EIP-1559 parameters of the parent's extra data, Jovian's DA footprint and minimum
+   * base fee); undefined: Ethereum's EIP-1559 update.
+   */
+  nextBaseFee?(parent: BlockHeader): bigint | undefined
+  /** the extra data of a block this service mines after `parent` (OP-stack: the parent's EIP-1559 parameters carried on) */
+  minedExtraData?(parent: BlockHeader, block: { number: bigint; timestamp: bigint }): Uint8Array | undefined
+  /** the excess blob gas of every block this service mines, whatever its parent's (OP-stack: 0, no blobs) */
+  minedExcessBlobGas?: bigint
+  /**
+   * The DA footprint meter of a block this service mines (OP-stack from Jovian), given the block's
+   * start transactions (its L1 attributes deposit carries the scalar): each transaction's
+   * footprint (an impersonated one's priced as its L1 fee is). The block's header carries their
+   * sum as `blobGasUsed`, which its gas limit bounds. Undefined: the block has no such limit.
+   */
+  daFootprintMeter?(block: { number: bigint; timestamp: bigint }, starts: TypedTransaction[]): ((tx: TypedTransaction, impersonated: boolean) => bigint) | undefined
   /** EIP-2718 bytes of a type only this chain has (a deposit), decoded; undefined: not one */
   decodeRaw?(bytes: Uint8Array, common: Common): DecodedTx | undefined
   /** the EIP-2718 bytes of such a transaction (a deposit's); undefined: an Ethereum transaction */
@@ -103,9 +121,10 @@ export interface ChainRules {
   txJsonFields?(tx: TypedTransaction): Record<string, unknown> | undefined
   /**
    * What this chain's node adds to a mined transaction's receipt (op-geth: the L1 fee fields, a
-   * deposit's nonce and receipt version), from the state after it ran and what it was charged.
+   * deposit's nonce and receipt version), from the state after it ran and what it was charged
+   * (with its DA footprint where the block meters one).
    */
-  receiptFields?(run: { ctx: ExecutionContext; tx: TypedTransaction; fees?: RollupFees; nonceBefore: bigint }): Promise<Record<string, unknown>>
+  receiptFields?(run: { ctx: ExecutionContext; tx: TypedTransaction; fees?: RollupFees; nonceBefore: bigint; daFootprint?: bigint }): Promise<Record<string, unknown>>
 }
 
 export interface ChainRulesOptions {

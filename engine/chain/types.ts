@@ -19,6 +19,8 @@ export interface BlockHeaderInfo extends BlockEnv {
   gasUsed?: bigint
   /** Cancun on: blob gas the block used (the next excess blob gas follows from it) */
   blobGasUsed?: bigint
+  /** the header's extra data when not empty (an OP-stack chain's EIP-1559 parameters from Holocene) */
+  extraData?: Hex
 }
 
 export interface MinedTransaction {

@@ -10,6 +10,7 @@
  * @example
  * await devnetRead(view, 'eth_getBlockByNumber', ['0x1', true])
  */
+import type { BlockHeader } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { keccak256, toHex, type Address, type Hex } from 'viem'
 import { BlockRefError, parseBlockRef, type BlockRef } from '../blockRef.js'
@@ -32,6 +33,8 @@ export interface DevnetView {
   txJsonFields?(tx: TypedTransaction): Record<string, unknown> | undefined
   /** the EIP-2718 bytes of a transaction of the chain's own type (an OP deposit) */
   encodeTx?(tx: TypedTransaction): Uint8Array | undefined
+  /** the base fee after a block by the chain's rules (an OP-stack chain's from Holocene); undefined: EIP-1559's */
+  nextBaseFee?(parent: BlockHeader): bigint | undefined
 }
 
 /** the tip the devnet suggests (its demo transactions pay 1 gwei) */
@@ -366,8 +369,9 @@ function getLogs(view: DevnetView, filter: unknown) {
   return out
 }
 
-function nextBaseFee(view: DevnetView): bigint {
-  return view.blockAt(view.head())!.ethHeader.calcNextBaseFee()
+function nextBaseFee(view: DevnetView, n = view.head()): bigint {
+  const header = view.blockAt(n)!.ethHeader
+  return view.nextBaseFee?.(header) ?? header.calcNextBaseFee()
 }
 
 /** geth's eth_feeHistory over the devnet's blocks (rewards: effective tips at the percentiles, by gas) */
@@ -392,7 +396,7 @@ function feeHistory(view: DevnetView, countArg: unknown, newestArg: unknown, per
     ratios.push(Number(b.ethHeader.gasUsed) / Number(b.header.gasLimit))
     if (percentiles) rewards.push(rewardsOf(b, percentiles as number[]))
   }
-  if (n > 0n) baseFees.push(q(view.blockAt(newest)!.ethHeader.calcNextBaseFee()))
+  if (n > 0n) baseFees.push(q(nextBaseFee(view, newest)))
   return { oldestBlock: q(oldest), baseFeePerGas: baseFees, gasUsedRatio: ratios, ...(percentiles && { reward: rewards }) }
 }
 

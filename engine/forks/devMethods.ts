@@ -13,7 +13,7 @@ import { DEV_ACCOUNTS, DEVNET_CHAIN_ID } from '../devnet/accounts.js'
 import { EngineError } from '../errors.js'
 import type { CallParams, GasEstimate } from '../types.js'
 import { decodePoolTx, forkChainOf, headNumber, indexBlocks, loadBlock, type ForkView } from './forkChain.js'
-import { mineForkBlock } from './forkMiner.js'
+import { mineForkBlock, nextForkBaseFee } from './forkMiner.js'
 import { DiffLayer, emptyWrites, mergeWrites, writesToJson } from './forkState.js'
 import { anvilStateOf, encodeAnvilState, parseAnvilState } from './anvilState.js'
 import type { ForkService } from './forkService.js'
@@ -44,7 +44,7 @@ function nextTimestamp(view: ForkView): bigint {
 function nextBaseFee(view: ForkView): bigint | undefined {
   if (view.record.nextBaseFee !== null) return BigInt(view.record.nextBaseFee)
   const parent = view.blocks.length ? view.blocks[view.blocks.length - 1]!.ethHeader : view.base.ethHeader
-  return parent.common.isActivatedEIP(1559) ? parent.calcNextBaseFee() : undefined
+  return parent.common.isActivatedEIP(1559) ? nextForkBaseFee(forkChainOf(view).rules, parent) : undefined
 }
 
 const markOf = (r: ForkRecord): ForkMark => ({
@@ -92,7 +92,7 @@ async function mine(
     // automine: one transaction a block, the rest of what is ready stays for the next
     const txs = opts.oneTx ? { ready: all.ready.slice(0, 1), waiting: [...all.ready.slice(1), ...all.waiting] } : all
     const timestamp = first ? (opts.timestamp ?? nextTimestamp(cur)) : lastTs(cur) + (opts.interval ?? 1n)
-    const { block } = await mineForkBlock(cur, txs.ready, { timestamp, baseFee: first && record.nextBaseFee !== null ? BigInt(record.nextBaseFee) : undefined, onInvalid: opts.onInvalid ?? 'skip' })
+    const { block, deferred } = await mineForkBlock(cur, txs.ready, { timestamp, baseFee: first && record.nextBaseFee !== null ? BigInt(record.nextBaseFee) : undefined, onInvalid: opts.onInvalid ?? 'skip' })
     const size = JSON.stringify(block).length
     if (record.stateBytes + size > limits.maxStateBytes) {
       throw new EngineError('FORK_LIMIT_REACHED', `the fork would store more than ${Math.round(limits.maxStateBytes / 2 ** 20)} MiB (forks.max_state_mb); nothing was mined`,
@@ -106,8 +106,8 @@ async function mine(
       nextBaseFee: null,
       transactionCount: record.transactionCount + block.txs.length,
       stateBytes: record.stateBytes + size,
-      // what could not run yet waits; what was invalid on the head is dropped, as a pool drops it
-      pool: first ? txs.waiting : record.pool,
+      // what could not run yet or did not fit waits; what was invalid on the head is dropped, as a pool drops it
+      pool: first ? [...deferred, ...txs.waiting] : record.pool,
     }
     blocks.push(block)
     cur = await advanceView(cur, record, block)

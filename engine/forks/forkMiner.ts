@@ -15,7 +15,7 @@ import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { keccak256, toHex, type Hex } from 'viem'
 import type { BlockHeaderInfo } from '../chain/types.js'
 import { DEVNET_COINBASE } from '../devnet/mineBlock.js'
-import { isEngineError } from '../errors.js'
+import { EngineError, isEngineError } from '../errors.js'
 import { executeSignedTx } from '../execution/executeTransaction.js'
 import { feeFields } from '../execution/validateTx.js'
 import { executionContext } from '../run/blockEnvironment.js'
@@ -40,6 +40,20 @@ export interface MinedBlock {
   block: StoredBlock
   /** the transactions left out (invalid on the head), with why */
   skipped: { tx: PoolTx; error: unknown }[]
+  /**
+   * Valid transactions that did not fit (the DA footprint an OP-stack block from Jovian has left),
+   * with the later ones of their senders: they wait for the next block, as in op-geth's pool.
+   */
+  deferred: PoolTx[]
+}
+
+/**
+ * The base fee of the block after `parent`: the chain's rule (an OP-stack chain's from Holocene),
+ * else EIP-1559's, 1 gwei after a block before London.
+ */
+export function nextForkBaseFee(rules: ChainRules | undefined, parent: BlockHeader): bigint {
+  if (!parent.common.isActivatedEIP(1559)) return 1_000_000_000n
+  return rules?.nextBaseFee?.(parent) ?? parent.calcNextBaseFee()
 }
 
 /** EIP-4844's next excess blob gas; a chain whose Common lacks a blob schedule (the devnet's) keeps 0 */
@@ -62,6 +76,17 @@ async function blockStartTxsOf(rules: ChainRules, common: Common, state: StateMa
   })
 }
 
+/**
+ * A transaction whose DA footprint does not fit in what the block's gas limit leaves of it, refused
+ * when it was sent to be mined at once or when it fits no block at all.
+ */
+function daLimitError(footprint: bigint, left: bigint): EngineError {
+  return new EngineError('VALIDATION_ERROR', `transaction DA footprint ${footprint} exceeds the block's remaining DA footprint limit ${left}`, {
+    daFootprint: q(footprint),
+    daFootprintLeft: q(left),
+  })
+}
+
 export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOptions): Promise<MinedBlock> {
   const chain = forkChainOf(view)
   const parentNumber = headNumber(view)
@@ -74,8 +99,11 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
   const common = chain.commonAt(probe)
   const london = common.isActivatedEIP(1559)
   const cancun = common.isActivatedEIP(4844)
-  const baseFee = london ? (opts.baseFee ?? (parentEth.common.isActivatedEIP(1559) ? parentEth.calcNextBaseFee() : 1_000_000_000n)) : undefined
-  const excessBlobGas = cancun ? nextExcessBlobGas(parentEth, common) : undefined
+  const baseFee = london ? (opts.baseFee ?? nextForkBaseFee(chain.rules, parentEth)) : undefined
+  // an OP-stack chain's EIP-1559 parameters (Holocene on) carried on from the parent
+  const extraData = chain.rules?.minedExtraData?.(parentEth, probe)
+  // an OP-stack chain has no blob gas market: its excess blob gas stays 0 (op-geth CalcExcessBlobGas)
+  const excessBlobGas = cancun ? (chain.rules?.minedExcessBlobGas ?? nextExcessBlobGas(parentEth, common)) : undefined
   // an OP-stack chain's blocks pay their tips to the sequencer fee vault
   const coinbase = chain.rules?.blockCoinbase ?? DEVNET_COINBASE
   const fields = {
@@ -88,6 +116,7 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
     mixHash: hexToBytes(keccak256(toHex(`fork-prevrandao-${view.record.id}-${number}`))),
     stateRoot: PLACEHOLDER_STATE_ROOT,
     ...(baseFee !== undefined && { baseFeePerGas: baseFee }),
+    ...(extraData && { extraData }),
     ...(excessBlobGas !== undefined && { excessBlobGas, blobGasUsed: 0n, parentBeaconBlockRoot: hexToBytes(ZERO_ROOT) }),
   }
   const header: BlockHeaderInfo = {
@@ -114,11 +143,30 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
   const rules = chain.rules
   // what every block of the chain starts with (an OP-stack chain's L1 attributes deposit)
   const starts = rules?.blockStartTxs ? await blockStartTxsOf(rules, ctx.common, state, header) : []
+  // an OP-stack block from Jovian: its DA footprint, bounded by the gas limit, in its blobGasUsed
+  const meter = rules?.daFootprintMeter?.(header, starts.map((t) => decodePoolTx(ctx.common, t, rules)))
+  let daUsed = 0n
+  const deferred: PoolTx[] = []
+  const waitingSenders = new Set<string>()
   for (const t of [...starts, ...txs]) {
+    if (waitingSenders.has(t.from)) {
+      deferred.push(t)
+      continue
+    }
     const tx = decodePoolTx(ctx.common, t, rules)
     const nonceBefore = rules?.receiptFields ? ((await state.getAccount(tx.getSenderAddress()))?.nonce ?? 0n) : 0n
+    const footprint = meter?.(tx, t.impersonated)
     let result
     try {
+      if (footprint !== undefined && daUsed + footprint > fields.gasLimit) {
+        // one that fits no block at all is refused; one that fits an emptier block waits for it
+        if (footprint <= fields.gasLimit && opts.onInvalid === 'skip') {
+          waitingSenders.add(t.from)
+          deferred.push(t)
+          continue
+        }
+        throw daLimitError(footprint, fields.gasLimit - daUsed)
+      }
       result = await executeSignedTx(ctx, tx, { validation: true, blockGasUsed: cumulative })
     } catch (e) {
       if (opts.onInvalid === 'throw' || !isEngineError(e) || starts.includes(t)) throw e
@@ -126,6 +174,7 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
       continue
     }
     cumulative += result.gasUsed
+    daUsed += footprint ?? 0n
     const { feeCap, tip } = feeFields(tx)
     const fee = baseFee ?? 0n
     included.push(t)
@@ -139,11 +188,13 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
       effectiveGasPrice: q(baseFee === undefined ? feeCap : feeCap < fee + tip ? feeCap : fee + tip),
       contractAddress: result.createdAddress ?? null,
       logs: result.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
-      ...(rules?.receiptFields && { chainFields: await rules.receiptFields({ ctx, tx, nonceBefore, ...(result.rollupFees && { fees: result.rollupFees }) }) }),
+      ...(rules?.receiptFields && {
+        chainFields: await rules.receiptFields({ ctx, tx, nonceBefore, ...(result.rollupFees && { fees: result.rollupFees }), ...(footprint !== undefined && { daFootprint: footprint }) }),
+      }),
     })
   }
   const ethHeader = createBlockHeader(
-    { ...fields, gasUsed: cumulative, transactionsTrie: await genTransactionsTrieRoot(included.map((t) => decodePoolTx(common, t, rules))) },
+    { ...fields, ...(meter && { blobGasUsed: daUsed }), gasUsed: cumulative, transactionsTrie: await genTransactionsTrieRoot(included.map((t) => decodePoolTx(common, t, rules))) },
     { common, setHardfork: false },
   )
   return {
@@ -157,5 +208,6 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
       diff: writesToJson(state.flatten()),
     },
     skipped,
+    deferred,
   }
 }

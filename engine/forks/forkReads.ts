@@ -49,6 +49,7 @@ export function forkView(ctx: ForkReadContext): DevnetView {
     clientVersion: 'evm-sim-service/fork',
     ...(ctx.baseChain.rules?.txJsonFields && { txJsonFields: ctx.baseChain.rules.txJsonFields }),
     ...(ctx.baseChain.rules?.encodeTx && { encodeTx: ctx.baseChain.rules.encodeTx }),
+    ...(ctx.baseChain.rules?.nextBaseFee && { nextBaseFee: ctx.baseChain.rules.nextBaseFee }),
   }
 }
 

@@ -99,6 +99,7 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
         stateRoot: PLACEHOLDER_STATE_ROOT,
         ...(header.baseFeePerGas !== undefined && common.isActivatedEIP(1559) && { baseFeePerGas: header.baseFeePerGas }),
         ...(common.isActivatedEIP(4844) && { excessBlobGas: header.excessBlobGas ?? 0n, blobGasUsed: header.blobGasUsed ?? 0n }),
+        ...(header.extraData && { extraData: hexToBytes(header.extraData) }),
       },
       { common, setHardfork: false },
     )

@@ -68,6 +68,8 @@ export const blockFields = {
   // eth_simulateV1 with validation derives the next base fee and excess blob gas from them
   gasUsed: quantity.optional(),
   blobGasUsed: quantity.optional(),
+  // an OP-stack chain's EIP-1559 parameters from Holocene (a fork's next base fee reads them)
+  extraData: bytes.optional(),
 }
 /** a block with its transactions as hashes (`full` false) */
 const blockWithHashes = z.looseObject({ ...blockFields, transactions: z.array(word) })

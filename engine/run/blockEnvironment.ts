@@ -28,7 +28,7 @@ export function applyBlockOverrides(header: BlockHeaderInfo, o: BlockOverrides |
 
 /** strips the header-only fields: the execution layer takes a plain BlockEnv */
 function toBlockEnv(h: BlockHeaderInfo): BlockEnv {
-  const { hash: _hash, parentHash: _parentHash, gasUsed: _gasUsed, blobGasUsed: _blobGasUsed, ...env } = h
+  const { hash: _hash, parentHash: _parentHash, gasUsed: _gasUsed, blobGasUsed: _blobGasUsed, extraData: _extraData, ...env } = h
   return env
 }
 

@@ -69,3 +69,62 @@ describe.runIf(haveAnvil)('OP fork precompiles', () => {
     }
   })
 })
+
+/**
+ * Isthmus's input size limits, against Anvil run at Isthmus (its op-revm applies them; Anvil's
+ * Jovian keeps Isthmus's limits, test/support/opAnvil.ts, so Jovian's are checked against op-revm's
+ * numbers in test/engine/chain/opStack/precompiles.test.ts). A forwarder passes `size` zero bytes of its own memory (calldata: address ‖ size, so no
+ * calldata floor decides the gas) to the precompile: staticcall(gas, address, 0, size, 0, 0x80),
+ * then returns the call's success flag. At the largest whole input within the limit the precompile
+ * runs; with one element more it fails and uses all the gas it was given.
+ */
+const SIZED_FORWARDER = '0x00000000000000000000000000000000000f0101'
+const SIZED_FORWARDER_CODE = '0x60805f6020355f5f355afa5f5260205ff3'
+const word = (n: number): string => n.toString(16).padStart(64, '0')
+
+const LIMITS = [
+  { name: 'bn254 pairing', address: 0x08, element: 192, isthmus: 112_687 },
+  { name: 'BLS12-381 G1 MSM', address: 0x0c, element: 160, isthmus: 513_760 },
+  { name: 'BLS12-381 G2 MSM', address: 0x0e, element: 288, isthmus: 488_448 },
+  { name: 'BLS12-381 pairing', address: 0x0f, element: 384, isthmus: 235_008 },
+]
+
+{
+  const fork = 'isthmus'
+  describe.runIf(haveAnvil)('Isthmus: precompile input size limits, against Anvil', () => {
+    let anvil: AnvilInstance
+    let engine: Engine
+    beforeAll(async () => {
+      anvil = await startOpAnvil(fork)
+      await anvil.rpc('anvil_setCode', [SIZED_FORWARDER, SIZED_FORWARDER_CODE])
+      engine = await createEngine({
+        rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 30_000,
+        maxStructLogSteps: 10_000, simulationTtlSeconds: 60, chainKind: 'op-stack', hardfork: fork,
+      })
+    }, 60_000)
+    afterAll(async () => {
+      await engine?.close()
+      await anvil?.stop()
+    })
+
+    for (const l of LIMITS) {
+      it(`${l.name}: runs at the limit, fails one element past it, as op-revm`, async () => {
+        const max = Math.floor(l[fork] / l.element)
+        for (const [elements, ok] of [[max, true], [max + 1, false]] as const) {
+          const data = `0x${word(l.address)}${word(elements * l.element)}` as Hex
+          const gas = 30_000_000n
+          const call = { from: DEV_ACCOUNTS[0] as Hex, to: SIZED_FORWARDER as Hex, data, gas }
+          const ours = (await engine.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
+          const theirs = await anvil.rpc<Frame>('debug_traceCall', [{ from: call.from, to: SIZED_FORWARDER, data, gas: `0x${gas.toString(16)}` }, 'latest', { tracer: 'callTracer' }])
+          expect(ours.output).toBe(`0x${word(ok ? 1 : 0)}`)
+          expect(ours.output).toBe(theirs.output)
+          expect(ours.gasUsed).toBe(theirs.gasUsed)
+          const [inner, theirInner] = [ours.calls![0]!, theirs.calls![0]!]
+          expect({ gas: inner.gas, gasUsed: inner.gasUsed, failed: inner.error !== undefined }).toEqual({ gas: theirInner.gas, gasUsed: theirInner.gasUsed, failed: theirInner.error !== undefined })
+          expect(inner.error === undefined).toBe(ok)
+          if (!ok) expect(inner.gasUsed).toBe(inner.gas)
+        }
+      }, 120_000)
+    }
+  })
+}

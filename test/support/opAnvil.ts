@@ -15,6 +15,9 @@
  * - reading the raw bytes of a deposit (eth_getRawTransactionByHash) aborts Anvil: never asked;
  * - one pending deposit per sender: each deposit of a block comes from its own sender;
  * - Jovian's operator-fee multiplier is not applied: the tests run Isthmus for the operator fee;
+ * - under `--hardfork jovian` its precompiles keep Isthmus's input limits (a bn254 pairing of 428
+ *   pairs and a G1 MSM of 1807 pairs succeed, both over Jovian's limits): the limits are compared
+ *   with Anvil at Isthmus, Jovian's checked against op-revm's numbers (precompiles.test.ts);
  * - under Ecotone and Fjord it applies Prague's EIP-7623 calldata floor (op-revm spec.rs runs them
  *   on Cancun): every transaction of the tests spends more execution gas than its calldata's floor,
  *   so the floor never decides its gas;
@@ -43,6 +46,8 @@ export interface L1Fees {
   blobBaseFeeScalar?: bigint
   operatorFeeScalar?: bigint
   operatorFeeConstant?: bigint
+  /** Jovian: the DA footprint gas scalar */
+  daFootprintGasScalar?: bigint
 }
 
 const word = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`
@@ -81,6 +86,6 @@ export async function setL1Fees(anvil: AnvilInstance, ecotone: boolean, f: L1Fee
   // slot 3: sequenceNumber (bytes 24..32) | blobBaseFeeScalar (20..24) | baseFeeScalar (16..20), big-endian
   await set(3, (f.scalar << 96n) | ((f.blobBaseFeeScalar ?? 0n) << 64n) | 1n)
   await set(7, f.blobBaseFee ?? 0n)
-  // slot 8: operatorFeeScalar (bytes 20..24) | operatorFeeConstant (24..32)
-  await set(8, ((f.operatorFeeScalar ?? 0n) << 64n) | (f.operatorFeeConstant ?? 0n))
+  // slot 8: daFootprintGasScalar (bytes 18..20) | operatorFeeScalar (20..24) | operatorFeeConstant (24..32)
+  await set(8, ((f.daFootprintGasScalar ?? 0n) << 96n) | ((f.operatorFeeScalar ?? 0n) << 64n) | (f.operatorFeeConstant ?? 0n))
 }

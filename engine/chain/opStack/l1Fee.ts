@@ -11,7 +11,10 @@
  * - Fjord on: max(100e6, 836500 * flzLen - 42585600) * (same scaled fee) / 1e12, and
  *   l1GasUsed = that estimate * 16 / 1e6;
  * - Isthmus on: operatorFee = gas * operatorFeeScalar / 1e6 + operatorFeeConstant, charged on
- *   the gas limit up front and on the gas used in the end.
+ *   the gas limit up front and on the gas used in the end;
+ * - Jovian on: a transaction's DA footprint, max(100, Fjord's estimate / 1e6) * daFootprintGasScalar
+ *   (jovian/exec-engine "DA Footprint Block Limit"; op-geth core/types/rollup_cost.go
+ *   EstimatedDASize, CalcDAFootprint), which a block's header sums in `blobGasUsed`.
  *
  * @example
  * const info = await readL1BlockInfo(state, 'fjord')
@@ -41,6 +44,8 @@ export interface L1BlockInfo {
   emptyEcotoneScalars: boolean
   operatorFeeScalar: bigint
   operatorFeeConstant: bigint
+  /** Jovian on: the DA footprint gas scalar (uint16 beside the operator fee parameters) */
+  daFootprintGasScalar: bigint
 }
 
 export interface L1Cost {
@@ -62,7 +67,7 @@ export async function readL1BlockInfo(state: StateManagerInterface, fork: OpFork
   const l1BaseFee = bytesToBigInt(await slot(state, SLOT.l1BaseFee))
   const info: L1BlockInfo = {
     l1BaseFee, overhead: 0n, baseFeeScalar: 0n, blobBaseFee: 0n, blobBaseFeeScalar: 0n,
-    emptyEcotoneScalars: false, operatorFeeScalar: 0n, operatorFeeConstant: 0n,
+    emptyEcotoneScalars: false, operatorFeeScalar: 0n, operatorFeeConstant: 0n, daFootprintGasScalar: 0n,
   }
   if (!opActive(fork, 'ecotone')) {
     info.baseFeeScalar = bytesToBigInt(await slot(state, SLOT.scalar))
@@ -84,6 +89,7 @@ export async function readL1BlockInfo(state: StateManagerInterface, fork: OpFork
     const op = await slot(state, SLOT.operatorFee)
     info.operatorFeeScalar = field(op, 20, 4)
     info.operatorFeeConstant = field(op, 24, 8)
+    if (opActive(fork, 'jovian')) info.daFootprintGasScalar = field(op, 18, 2)
   }
   return info
 }
@@ -100,6 +106,21 @@ export function fjordEstimatedSize(bytes: Uint8Array, extraFlzBytes = 0): bigint
   const flz = BigInt(flzCompressLen(bytes) + extraFlzBytes)
   const estimate = 836_500n * flz - 42_585_600n
   return estimate > 100_000_000n ? estimate : 100_000_000n
+}
+
+/**
+ * The scalar an L1 attributes deposit sets when the SystemConfig's is 0 (specs: jovian/l1-attributes)
+ */
+export const DA_FOOTPRINT_GAS_SCALAR_DEFAULT = 400n
+
+/**
+ * A transaction's DA footprint from its EIP-2718 bytes as signed: its DA usage estimate in bytes
+ * (Fjord's estimate unscaled, at least 100) times the block's DA footprint gas scalar; a deposit's
+ * is 0.
+ */
+export function daFootprint(enveloped: Uint8Array, scalar: bigint): bigint {
+  if (enveloped[0] === 0x7e) return 0n
+  return (fjordEstimatedSize(enveloped) / 1_000_000n) * scalar
 }
 
 /** data gas: what the fork counts the transaction's bytes as in L1 gas */

@@ -3,7 +3,8 @@
  * fork's) starts with (specs: deposits "L1 Attributes Deposited Transaction", ecotone/, isthmus/
  * and jovian/ l1-attributes). There is no L1 here: the block keeps its parent's L1 origin, so the
  * deposit writes back the L1Block predeploy's values as they are, its sequence number one higher,
- * in the calldata layout of the block's fork. Gas limit 1 000 000, from the depositor account, no
+ * in the calldata layout of the block's fork; from Jovian a DA footprint gas scalar still 0 is
+ * written as the default 400, as the derivation writes the SystemConfig's unset one. Gas limit 1 000 000, from the depositor account, no
  * mint, not a system transaction (Regolith on), source hash of the L1 info deposit domain (1):
  * keccak256(bytes32(1) ‖ keccak256(l1BlockHash ‖ bytes32(sequenceNumber))).
  *
@@ -15,7 +16,7 @@ import { Address as EjsAddress, bytesToBigInt, bytesToHex, hexToBytes, setLength
 import { concatHex, encodeFunctionData, keccak256, numberToHex, parseAbi, type Address, type Hex } from 'viem'
 import type { DepositInput } from './deposit.js'
 import { opActive, type OpFork } from './forks.js'
-import { L1_BLOCK } from './l1Fee.js'
+import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT, L1_BLOCK } from './l1Fee.js'
 
 /** the L1 attributes depositor (specs: deposits) */
 export const L1_INFO_DEPOSITOR: Address = '0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001'
@@ -64,7 +65,11 @@ export async function l1InfoDeposit(state: StateManagerInterface, fork: OpFork):
       batcherHash,
     ]
     if (opActive(fork, 'isthmus')) parts.push(fixed(packed(w8!, 8, 4), 4), fixed(packed(w8!, 0, 8), 8))
-    if (opActive(fork, 'jovian')) parts.push(fixed(packed(w8!, 12, 2), 2))
+    if (opActive(fork, 'jovian')) {
+      // a zero scalar is the SystemConfig's unset one, which the deposit replaces by the default
+      const scalar = packed(w8!, 12, 2)
+      parts.push(fixed(scalar === 0n ? DA_FOOTPRINT_GAS_SCALAR_DEFAULT : scalar, 2))
+    }
     data = concatHex(parts)
   }
   const sourceHash = keccak256(concatHex([fixed(1n, 32), keccak256(concatHex([l1Hash, fixed(sequenceNumber, 32)]))]))

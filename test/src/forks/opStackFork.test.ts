@@ -8,11 +8,12 @@
  * read (`l1Fee`, `l1GasPrice`, `l1GasUsed`; a deposit's `depositNonce` and receipt version).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPublicClient, http, keccak256, toHex, type Hex } from 'viem'
+import { createPublicClient, hexToBytes, http, keccak256, toHex, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { optimism } from 'viem/chains'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../../engine/index.js'
+import { flzCompressLen } from '../../../engine/chain/opStack/fastLz.js'
 import { requireAnvil, type AnvilInstance } from '../../support/anvil.js'
 import {
   BASE_FEE_VAULT, DEPOSITOR, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT, SINK_CODE, setL1Fees, startOpAnvil,
@@ -150,5 +151,116 @@ describe.runIf(haveAnvil)('a writable fork of an OP-stack chain', () => {
       expect(frame.from).toBe(receipt.from)
       expect(BigInt(frame.gasUsed)).toBe(BigInt(receipt.gasUsed))
     }
+  })
+})
+
+/**
+ * Jovian's DA footprint block limit on a fork run as Jovian (specs: jovian/exec-engine "DA
+ * Footprint Block Limit"): each non-deposit transaction's footprint is its DA usage estimate
+ * (Fjord's FastLZ estimate in bytes, at least 100) times the DA footprint gas scalar the block's
+ * L1 attributes deposit carries; the header's `blobGasUsed` is their sum, which the gas limit
+ * bounds; each receipt carries the scalar and its transaction's footprint. The upstream's block gas
+ * limit is lowered to 1 000 000 so that a few transactions reach it.
+ */
+const DA_SCALAR = 600n
+const DA_GAS_LIMIT = 1_000_000n
+
+/** the spec's footprint, computed here from the FastLZ length of the signed bytes */
+function daFootprintOf(raw: Hex): bigint {
+  const estimate = (836_500n * BigInt(flzCompressLen(hexToBytes(raw))) - 42_585_600n) / 1_000_000n
+  return (estimate > 100n ? estimate : 100n) * DA_SCALAR
+}
+
+describe.runIf(haveAnvil)('a writable fork of an OP-stack chain at Jovian: the DA footprint', () => {
+  let anvil: AnvilInstance
+  let engine: Engine
+  let app: TestApp
+  let forkRpc: Rpc
+  let nonce: number
+
+  const send = async (bytes: number, gas = 200_000n): Promise<{ raw: Hex; hash: Promise<Hex> }> => {
+    const raw = await alice.signTransaction({
+      chainId: 10, type: 'eip1559', nonce: nonce++, to: SINK, data: incompressible(bytes), gas, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n,
+    })
+    return { raw, hash: forkRpc<Hex>('eth_sendRawTransaction', [raw]) }
+  }
+
+  beforeAll(async () => {
+    anvil = await startOpAnvil('isthmus')
+    await setL1Fees(anvil, true, { ...FEES, daFootprintGasScalar: DA_SCALAR })
+    await anvil.rpc('anvil_setCode', [SINK, SINK_CODE])
+    await anvil.rpc('evm_setBlockGasLimit', [hex(DA_GAS_LIMIT)])
+    await anvil.rpc('evm_mine', [])
+    engine = await createEngine({
+      rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, headMaxAgeMs: 0,
+      maxStructLogSteps: 100_000, simulationTtlSeconds: 3600, chainKind: 'op-stack', hardfork: 'jovian',
+    })
+    app = await startTestApp({ engine, env: { RPC_URL: anvil.url, RATE_LIMIT_REQUESTS: '100000' } })
+    const res = await app.fetch('/v1/forks', post({}))
+    const body = await res.json()
+    expect(res.status, JSON.stringify(body)).toBe(201)
+    const url = `${app.url}/v1/forks/${body.data.forkId}/rpc/${app.config.api.auth_token}`
+    let id = 0
+    forkRpc = async (method, params = []) => {
+      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
+      const j = (await r.json()) as { result?: never; error?: unknown }
+      if (j.error) throw new Error(`${method}: ${JSON.stringify(j.error)}`)
+      return j.result as never
+    }
+    nonce = Number(await forkRpc<string>('eth_getTransactionCount', [alice.address, 'latest']))
+  }, 60_000)
+
+  afterAll(async () => {
+    await app?.close()
+    await engine?.close()
+    await anvil?.stop()
+  })
+
+  it("a mined block's blobGasUsed is its DA footprint, its excess blob gas 0, each receipt its transaction's footprint", async () => {
+    const { raw, hash } = await send(600)
+    const receipt = await receiptOf(forkRpc, await hash)
+    const footprint = daFootprintOf(raw)
+    expect(footprint).toBeGreaterThan(100n * DA_SCALAR)
+    expect(receipt).toMatchObject({ status: '0x1', daFootprintGasScalar: hex(DA_SCALAR), blobGasUsed: hex(footprint) })
+    const block = await forkRpc<Record<string, any>>('eth_getBlockByNumber', [receipt.blockNumber, true]) // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(block).toMatchObject({ gasLimit: hex(DA_GAS_LIMIT), blobGasUsed: hex(footprint), excessBlobGas: '0x0' })
+    // the L1 attributes deposit: setL1BlockValuesJovian, 178 bytes ending with the scalar
+    const input = block.transactions[0].input as string
+    expect(input.slice(0, 10)).toBe('0x3db6be2b')
+    expect((input.length - 2) / 2).toBe(178)
+    expect(input.slice(-4)).toBe(DA_SCALAR.toString(16).padStart(4, '0'))
+    // the deposit's own receipt has no DA fields
+    const depositReceipt = await receiptOf(forkRpc, block.transactions[0].hash)
+    expect(depositReceipt.daFootprintGasScalar).toBeUndefined()
+    expect(depositReceipt.blobGasUsed).toBeUndefined()
+  })
+
+  it('refuses a transaction whose own DA footprint is over the block gas limit', async () => {
+    const { raw, hash } = await send(2500)
+    expect(daFootprintOf(raw)).toBeGreaterThan(DA_GAS_LIMIT)
+    await expect(hash).rejects.toThrow(/DA footprint/)
+    nonce--
+  })
+
+  it('a block of the pool takes the transactions whose footprints fit; the next one waits for the next block', async () => {
+    await forkRpc('evm_setAutomine', [false])
+    const sent = []
+    for (let i = 0; i < 4; i++) {
+      const s = await send(500)
+      sent.push({ raw: s.raw, hash: await s.hash })
+    }
+    let fits = 0
+    let total = 0n
+    while (fits < sent.length && total + daFootprintOf(sent[fits]!.raw) <= DA_GAS_LIMIT) total += daFootprintOf(sent[fits++]!.raw)
+    expect(fits).toBe(3)
+    await forkRpc('evm_mine', [])
+    const block = await forkRpc<Record<string, any>>('eth_getBlockByNumber', ['latest', false]) // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(block.transactions.slice(1)).toEqual(sent.slice(0, fits).map((t) => t.hash))
+    expect(block.blobGasUsed).toBe(hex(total))
+    expect(BigInt(block.gasUsed)).toBeLessThan(total)
+    await forkRpc('evm_mine', [])
+    const next = await forkRpc<Record<string, any>>('eth_getBlockByNumber', ['latest', false]) // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(next.transactions.slice(1)).toEqual([sent[3]!.hash])
+    expect(next.blobGasUsed).toBe(hex(daFootprintOf(sent[3]!.raw)))
   })
 })

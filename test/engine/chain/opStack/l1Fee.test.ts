@@ -12,7 +12,7 @@ import { ethereumForkOf, opForkAt, opScheduleOf } from '../../../../engine/chain
 
 const info = (o: Partial<L1BlockInfo>): L1BlockInfo => ({
   l1BaseFee: 0n, overhead: 0n, baseFeeScalar: 0n, blobBaseFee: 0n, blobBaseFeeScalar: 0n,
-  emptyEcotoneScalars: false, operatorFeeScalar: 0n, operatorFeeConstant: 0n, ...o,
+  emptyEcotoneScalars: false, operatorFeeScalar: 0n, operatorFeeConstant: 0n, daFootprintGasScalar: 0n, ...o,
 })
 const b = (hex: string) => hexToBytes(`0x${hex}`)
 
