@@ -60,6 +60,8 @@ try {
   const body = (i: number) => JSON.stringify({ params: { calls: [{ from: DEV_ACCOUNTS[0], to: token, data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 10n ** 18n + BigInt(i)] }) }], blockNumber: pinned } })
   const sides = [await startService(dirA, anvil.url), await startService(dirB, anvil.url)]
   let seq = 0
+  /** requests each side answered in all, warm-up included (to set a CPU profile's totals against) */
+  const served = [0, 0]
   const window = async (s: (typeof sides)[number], ms: number) => {
     let n = 0
     const end = performance.now() + ms
@@ -72,6 +74,7 @@ try {
         const answer = await client.post('/v1/simulate', body(seq++), { authorization: `Bearer ${TOKEN}` })
         if (!isRestSuccess(answer)) throw new Error(answer.subarray(0, 300).toString())
         n++
+        served[sides.indexOf(s)]!++
       }
     }))
     client.close()
@@ -90,6 +93,7 @@ try {
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   console.log(`B / A throughput, median of ${ROUNDS} windows: ${med(ratios).toFixed(3)}; main thread per request A ${med(main[0]!).toFixed(3)} ms, B ${med(main[1]!).toFixed(3)} ms`)
+  console.log(`requests answered in all (warm-up included): A ${served[0]}, B ${served[1]}`)
   for (const s of sides) s.stop()
   await new Promise((r) => setTimeout(r, 3_000)) // the profiles are written on exit
 } finally {

@@ -4,14 +4,13 @@
  * never yields (a loop of JUMPs runs synchronously from its first step to its last: no timer, no
  * message could interrupt it, only a check inside the loop).
  *
- * The check sits in front of ethereumjs' `Interpreter.runStep` (installed at load on the
- * prototype the EVM uses, as engine/execution/leanStepHook.ts does for the step hook): a load and a
- * decrement per step, the clock and the flag read once per STOP_EVERY steps, and only for an EVM
- * that carries a stop (`watchRunStop`). Such a run also lets the event loop in every
- * YIELD_EVERY_MS: where the engine runs on the thread that serves HTTP, a run that never waits
- * for anything would otherwise keep the abort of its gone client (and every other request) out
- * until it ends. The error it throws is not an EVM error, so the
- * interpreter passes it up through every frame and runTx, as it does the trace timeout's
+ * The check sits in ethereumjs' interpreter loop (our patch of `Interpreter.run`, patches/): a frame
+ * reads its EVM's watch once, and a run that carries one (`watchRunStop`) counts its steps down and
+ * calls `check` every STOP_EVERY steps; other runs pay one test per step. Such a run also lets the
+ * event loop in every YIELD_EVERY_MS: where the engine runs on the thread that serves HTTP, a run
+ * that never waits for anything would otherwise keep the abort of its gone client (and every other
+ * request) out until it ends. The error it throws is not an EVM error, so the interpreter passes it
+ * up through every frame and runTx, as it does the trace timeout's
  * (engine/execution/tracingAdapter.ts): the run ends with EXECUTION_TIMEOUT and its engine call
  * with it.
  *
@@ -26,16 +25,15 @@ import type { RunStop } from './types.js'
 /** steps between two checks (a step of ethereumjs costs tens of ns at least: a check every ~0.1 ms) */
 export const STOP_EVERY = 2048
 
-const RUN_STOP = Symbol('runStop')
-
 /** how long a watched run computes before it lets the event loop in once (ms) */
 export const YIELD_EVERY_MS = 25
 
+/** what the patched interpreter loop reads from an EVM (`_runStopWatch`) */
 interface Watch {
-  stop: RunStop
+  /** steps left before the next check */
   countdown: number
-  /** when the run last let the event loop in (Date.now()) */
-  yieldedAt: number
+  /** throws when the run must stop; a promise when the run lets the event loop in first */
+  check(): Promise<void> | undefined
 }
 
 /** why the run must stop now, or undefined */
@@ -62,36 +60,30 @@ export function checkRunStop(stop: RunStop | undefined): void {
 
 /** the runs of this EVM stop where `stop` says */
 export function watchRunStop(evm: object, stop: RunStop): void {
-  ;(evm as { [RUN_STOP]?: Watch })[RUN_STOP] = { stop, countdown: STOP_EVERY, yieldedAt: Date.now() }
-}
-
-/** whether the interpreter's step carries the check (asserted by a test) */
-export let runStopInstalled = false
-
-async function installRunStop(): Promise<void> {
-  const proto = (await interpreterPrototype()) as { runStep?: (op: unknown) => unknown } | undefined
-  const stock = proto?.runStep
-  if (!proto || typeof stock !== 'function') return
-  proto.runStep = function (this: { _evm: { [RUN_STOP]?: Watch } }, opcodeObj: unknown) {
-    const watch = this._evm[RUN_STOP]
-    if (watch !== undefined && --watch.countdown === 0) {
+  let yieldedAt = Date.now()
+  const watch: Watch = {
+    countdown: STOP_EVERY,
+    check() {
       watch.countdown = STOP_EVERY
-      checkRunStop(watch.stop)
+      checkRunStop(stop)
       // a long run lets the event loop in now and then: on a thread that serves HTTP too (an
       // engine in process) the abort of a client that went away is seen, and other requests
-      // are answered meanwhile; the interpreter awaits a step that answers a promise
+      // are answered meanwhile
       const now = Date.now()
-      if (now - watch.yieldedAt >= YIELD_EVERY_MS) {
-        watch.yieldedAt = now
-        return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-          checkRunStop(watch.stop)
-          return stock.call(this, opcodeObj)
-        })
-      }
-    }
-    return stock.call(this, opcodeObj)
+      if (now - yieldedAt < YIELD_EVERY_MS) return undefined
+      yieldedAt = now
+      return new Promise<void>((resolve) => setImmediate(resolve)).then(() => checkRunStop(stop))
+    },
   }
-  runStopInstalled = true
+  ;(evm as { _runStopWatch?: Watch })._runStopWatch = watch
 }
 
-await installRunStop()
+/** whether the interpreter's loop carries the check (our patch applied; asserted by a test) */
+export let runStopInstalled = false
+
+async function detectRunStop(): Promise<void> {
+  const proto = (await interpreterPrototype()) as { run?: (...a: unknown[]) => unknown } | undefined
+  runStopInstalled = typeof proto?.run === 'function' && proto.run.toString().includes('_runStopWatch')
+}
+
+await detectRunStop()

@@ -10,6 +10,7 @@
 import type { MiddlewareHandler } from 'hono'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { maskRpcPath } from '../rpc/pathToken.js'
+import { clientSignal } from '../clientSignal.js'
 
 export interface RequestLoggerOptions {
   logger: HttpLogger
@@ -28,7 +29,7 @@ export function requestLogger(opts: RequestLoggerOptions): MiddlewareHandler<Htt
       status,
       durationMs: Math.round((performance.now() - start) * 10) / 10,
       // the client went away before its answer: the request's runs were stopped then
-      ...(c.req.raw.signal.aborted && { clientGone: true }),
+      ...(clientSignal(c).aborted && { clientGone: true }),
     }
     if (status >= 500) opts.logger.error(line, 'request')
     else if (status >= 400) opts.logger.warn(line, 'request')

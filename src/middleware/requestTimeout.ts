@@ -13,6 +13,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { Engine } from '../../engine/types.js'
 import { ApiError } from '../errors/apiError.js'
 import type { HttpEnv } from '../httpEnv.js'
+import { clientSignal } from '../clientSignal.js'
 
 export interface RequestTimeoutOptions {
   ms: number
@@ -23,7 +24,7 @@ export function requestTimeout(opts: RequestTimeoutOptions): MiddlewareHandler<H
     const deadline = Date.now() + opts.ms
     // the deadline stops the runs once the request has timed out (each run reads the clock, the
     // worker pool sets a timer of its own); the client's signal once it has gone away
-    c.set('runStop', { deadline, signal: c.req.raw.signal })
+    c.set('runStop', { deadline, signal: clientSignal(c) })
     let timer: NodeJS.Timeout | undefined
     const expired = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), opts.ms)

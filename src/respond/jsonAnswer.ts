@@ -25,6 +25,7 @@ import { SPILL_KEY } from '../../engine/types.js'
 import { claimSpilled } from '../../host/spill/spillOwnership.js'
 import { ApiError } from '../errors/apiError.js'
 import type { HttpEnv } from '../httpEnv.js'
+import { clientSignal } from '../clientSignal.js'
 import { leaseReadBuffers, READ_CHUNK_BYTES, type ReadBufferLease } from './readBuffers.js'
 
 interface SpilledPart {
@@ -44,7 +45,7 @@ export function jsonAnswer(c: Context<HttpEnv>, value: unknown, status: Contentf
 export function jsonTextAnswer(c: Context<HttpEnv>, text: string, status: ContentfulStatusCode = 200): Response {
   const parts = splitAtHandles(text)
   if (!parts) return c.body(text, status, { 'Content-Type': 'application/json' })
-  if (c.finalized || c.req.raw.signal.aborted) {
+  if (c.finalized || clientSignal(c).aborted) {
     // answered already (the request timed out) or the client left: nobody will read this body
     closeParts(parts)
     return c.res

@@ -79,7 +79,7 @@ export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOpt
     }
     const answer = await dispatch(body, {
       methods,
-      ctx: { engine: forkEngine(requestEngine(c, opts.engine), forkId), config: opts.config, signal: c.req.raw.signal },
+      ctx: { engine: forkEngine(requestEngine(c, opts.engine), forkId), config: opts.config },
       maxBatch: opts.config.limits.max_rpc_batch,
       scrub,
       explainRefusals: false,

@@ -49,7 +49,7 @@ export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): v
     const shape = scanJson(text)
     const answer = await dispatch(body, {
       methods,
-      ctx: { engine: requestEngine(c, opts.engine), config: opts.config, signal: c.req.raw.signal },
+      ctx: { engine: requestEngine(c, opts.engine), config: opts.config },
       maxBatch: opts.config.limits.max_rpc_batch,
       scrub,
       onInternal(err, method) {

@@ -12,8 +12,6 @@ import type { Engine } from '../../engine/types.js'
 export interface RpcContext {
   engine: Engine
   config: ServiceConfig
-  /** aborted when the HTTP request times out or the client goes away */
-  signal?: AbortSignal
 }
 
 /** `params` is the request's params array (an absent params is `[]`; a by-name object is refused by the door) */
