@@ -108,10 +108,12 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
     if (common.isActivatedEIP(1559)) env.baseFeePerGas = o.baseFee ?? (params.validation ? nextBaseFee(parent) : 0n)
     if (common.isActivatedEIP(4844)) {
       // geth: zero when the parent is before Cancun (the base block, or a simulated block before the fork)
-      env.excessBlobGas = parent.excessBlobGas !== undefined ? nextExcessBlobGas(common, parent) : 0n
+      // a chain without blobs keeps it at its own (OP-stack: 0, as op-geth)
+      env.excessBlobGas = chain.rules?.minedExcessBlobGas ?? (parent.excessBlobGas !== undefined ? nextExcessBlobGas(common, parent) : 0n)
       if (o.blobBaseFee !== undefined) env.blobBaseFee = o.blobBaseFee
     } else delete env.parentBeaconBlockRoot
-    const ctx: ExecutionContext = { common, state, block: env, getBlockHash, ...(baseCtx.stop && { stop: baseCtx.stop }) }
+    // the chain's rules, as every other operation runs by them (OP-stack: deposits, L1 fees, fee vaults, precompiles)
+    const ctx: ExecutionContext = { common, state, block: env, getBlockHash, ...(baseCtx.stop && { stop: baseCtx.stop }), ...(chain.rules && { rules: chain.rules }) }
 
     const precompiles = precompileTable(baseCommon)
     precompiles.apply(block.stateOverrides)

@@ -132,6 +132,48 @@ describe('the embedded devnet as an OP-stack chain', () => {
     }
   })
 
+  it('runs eth_simulateV1 by the OP-stack rules: the Fjord P256 precompile, the L1 fee credited to its vault, no excess blob gas', async () => {
+    const { generateKeyPairSync, createHash, sign } = await import('node:crypto')
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const message = Buffer.from('simulated on an OP-stack chain')
+    const jwk = publicKey.export({ format: 'jwk' })
+    const p256Input = `0x${Buffer.concat([
+      createHash('sha256').update(message).digest(),
+      sign('sha256', message, { key: privateKey, dsaEncoding: 'ieee-p1363' }),
+      Buffer.from(jwk.x!, 'base64url'),
+      Buffer.from(jwk.y!, 'base64url'),
+    ]).toString('hex')}`
+    // a contract that answers the L1 fee vault's balance (PUSH20 vault BALANCE, returned as a word)
+    const reader = '0x00000000000000000000000000000000000bbbbb'
+    const readsVault = `0x73${L1_FEE_VAULT.slice(2)}3160005260206000f3`
+    const rpc = async (method: string, params: unknown[]) => {
+      const res = await fetch(rpcUrl, post({ jsonrpc: '2.0', id: 1, method, params }))
+      const body = (await res.json()) as { result?: any; error?: unknown } // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(body.error, JSON.stringify(body.error)).toBeUndefined()
+      return body.result
+    }
+    const head = await rpc('eth_getBlockByNumber', ['latest', false])
+    const paid = { gas: '0x30d40', maxFeePerGas: `0x${(BigInt(head.baseFeePerGas) * 2n + 10n ** 9n).toString(16)}`, maxPriorityFeePerGas: '0x3b9aca00' }
+    const [block] = await rpc('eth_simulateV1', [{
+      validation: true,
+      blockStateCalls: [{
+        stateOverrides: { [reader]: { code: readsVault } },
+        calls: [
+          { from: DEV_ACCOUNTS[0], to: reader, ...paid },
+          { from: DEV_ACCOUNTS[0], to: DEV_ACCOUNTS[1], value: '0x1', ...paid },
+          { from: DEV_ACCOUNTS[0], to: reader, ...paid },
+          { from: DEV_ACCOUNTS[0], to: '0x0000000000000000000000000000000000000100', data: p256Input, ...paid },
+        ],
+      }],
+    }, 'latest'])
+    const [before, transfer, after, p256] = block.calls as { status: string; returnData: Hex }[]
+    expect(transfer!.status).toBe('0x1')
+    // the transfer (and the read before it) paid its L1 fee to the vault
+    expect(BigInt(after!.returnData)).toBeGreaterThan(BigInt(before!.returnData))
+    expect(p256).toMatchObject({ status: '0x1', returnData: `0x${'0'.repeat(63)}1` })
+    expect(block.excessBlobGas ?? '0x0').toBe('0x0')
+  })
+
   it('refuses an OP fork newer than its L1Block predeploy knows, saying which it runs', async () => {
     await expect(createEngine({ ...base, chainKind: 'op-stack', hardfork: 'isthmus' })).rejects.toThrow(/runs the OP forks up to holocene, not 'isthmus'/)
   })
