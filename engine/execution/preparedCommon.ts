@@ -1,12 +1,14 @@
 /**
- * preparedCommon: a cheap per-run Common. Every ethereumjs constructor (EVM, VM, each tx) merges
- * its parameter table into the Common it gets and rebuilds the whole parameter cache: ~1 ms of a
- * ~1.5 ms call. Here the three tables are merged once per (parameter set, fork, EIPs) and each run
+ * preparedCommon: a cheap per-run Common. Every ethereumjs constructor (EVM, VM, each tx, each
+ * block header) merges its parameter table into the Common it gets and rebuilds the whole parameter
+ * cache: ~1 ms of a ~1.5 ms call, and most of decoding a transaction or a header. Here the four
+ * tables are merged once per (parameter set, fork, EIPs) and each run
  * gets a shallow copy whose `updateParams` is a no-op (everything is merged already). Copies share
  * the read-only parameter cache; each has its own event emitter and fork state, so a run never
  * touches another run's Common.
  */
 import type { Common } from '@ethereumjs/common'
+import { paramsBlock } from '@ethereumjs/block'
 import { paramsEVM } from '@ethereumjs/evm'
 import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
@@ -28,6 +30,7 @@ export function preparedCommon(common: Common): Common {
     base.updateParams(paramsEVM)
     base.updateParams(paramsVM)
     base.updateParams(paramsTx)
+    base.updateParams(paramsBlock)
     Object.defineProperty(base, 'updateParams', { value: noMerge, writable: true, enumerable: true, configurable: true })
     // merging rebuilt the list of active EIPs: build the Set behind engine/hardfork.ts' lookup here,
     // once, so the copies share it instead of each run building its own on its first opcode

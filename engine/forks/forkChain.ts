@@ -9,6 +9,7 @@
  * block (its `pre`), or the pending ones at the head. So a replay of a block's transactions
  * (debug_traceTransaction) starts from exactly the state the block was mined on.
  */
+import { preparedCommon } from '../execution/preparedCommon.js'
 import { createBlockHeaderFromRLP, type BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
@@ -80,7 +81,7 @@ export function decodePoolTx(common: Common, t: PoolTx, rules?: ChainRules): Typ
   if (held) return held
   // a type only the chain has (an OP-stack block's L1 attributes deposit)
   const own = rules?.decodeRaw?.(hexToBytes(t.raw), common)
-  return holdDecodedTx(common, t, own?.tx ?? createTxFromRLP(hexToBytes(t.raw), { common, freeze: false }))
+  return holdDecodedTx(common, t, own?.tx ?? createTxFromRLP(hexToBytes(t.raw), { common: preparedCommon(common), freeze: false }))
 }
 
 const decodedKey = (common: Common, t: PoolTx) => `${common.hardfork()}:${t.impersonated ? 'i' : 's'}:${t.hash}`
@@ -102,7 +103,7 @@ export function holdDecodedTx(common: Common, t: PoolTx, tx: TypedTransaction): 
 export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBlock): LoadedBlock {
   const number = BigInt(stored.number)
   const common = base.chain.commonAt({ ...base.header, number, timestamp: base.header.timestamp })
-  const ethHeader = createBlockHeaderFromRLP(hexToBytes(stored.header), { common, setHardfork: false })
+  const ethHeader = createBlockHeaderFromRLP(hexToBytes(stored.header), { common: preparedCommon(common), setHardfork: false })
   const header = headerInfo(ethHeader)
   // one Common for the block's transactions (a copy per transaction costs more than decoding it)
   const txCommon = base.chain.commonAt(header)

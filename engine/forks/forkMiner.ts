@@ -8,6 +8,7 @@
  * The result is a StoredBlock (header RLP, transactions, receipts, the cheats it folds in and its
  * own writes) for the store to append atomically; nothing is written here.
  */
+import { preparedCommon } from '../execution/preparedCommon.js'
 import { createBlockHeader, genTransactionsTrieRoot, type BlockHeader } from '@ethereumjs/block'
 import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import type { ChainRules } from '../chain/rules.js'
@@ -195,7 +196,7 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
   }
   const ethHeader = createBlockHeader(
     { ...fields, ...(meter && { blobGasUsed: daUsed }), gasUsed: cumulative, transactionsTrie: await genTransactionsTrieRoot(included.map((t) => decodePoolTx(common, t, rules))) },
-    { common, setHardfork: false },
+    { common: preparedCommon(common), setHardfork: false },
   )
   return {
     block: {

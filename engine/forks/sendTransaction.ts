@@ -6,6 +6,7 @@
  * builds one from a call object for an impersonated account or a devnet dev account, filling
  * nonce, gas and fees as Anvil fills them.
  */
+import { preparedCommon } from '../execution/preparedCommon.js'
 import type { Common } from '@ethereumjs/common'
 import {
   createAccessList2930Tx,
@@ -45,7 +46,7 @@ export async function acceptRawTransaction(
   }
   let tx: TypedTransaction
   try {
-    tx = createTxFromRLP(bytes, { common, freeze: false })
+    tx = createTxFromRLP(bytes, { common: preparedCommon(common), freeze: false })
   } catch (e) {
     throw invalid(`rlp: ${(e as Error).message.split(' (tx type')[0]}`)
   }
