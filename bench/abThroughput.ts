@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process'
 import { encodeFunctionData, encodeDeployData, type Hex } from 'viem'
 import { DEV_ACCOUNTS, freePort, startAnvil } from '../test/support/anvil.js'
 import { compile } from '../test/support/solc.js'
+import { BENCH_SOURCE } from './benchContracts.js'
 import { createSocketLoadClient, isRestSuccess } from './socketLoadClient.js'
 import { cpuMs } from './threadCpu.js'
 
@@ -17,16 +18,6 @@ if (!dirA || !dirB) throw new Error('usage: abThroughput.ts <checkoutA> <checkou
 const WINDOW_MS = Number(process.env.AB_WINDOW_MS ?? 4_000)
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5)
 const TOKEN = 'ab-token'
-const SOURCE = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.20;
-contract Token {
-    mapping(address => uint256) public balanceOf;
-    event Transfer(address indexed from, address indexed to, uint256 value);
-    constructor(uint256 supply) { balanceOf[msg.sender] = supply; }
-    function transfer(address to, uint256 v) external returns (bool) {
-        balanceOf[msg.sender] -= v; balanceOf[to] += v; emit Transfer(msg.sender, to, v); return true;
-    }
-}`
 
 async function startService(dir: string, rpcUrl: string) {
   const port = await freePort()
@@ -48,7 +39,7 @@ async function startService(dir: string, rpcUrl: string) {
 
 const anvil = await startAnvil()
 try {
-  const c = compile({ 'Token.sol': SOURCE })
+  const c = compile({ 'Bench.sol': BENCH_SOURCE })
   const data = encodeDeployData({ abi: c.Token!.abi, bytecode: c.Token!.bytecode, args: [10n ** 30n] })
   const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: DEV_ACCOUNTS[0], data, gas: '0x1c9c380' }])
   let token: Hex | undefined

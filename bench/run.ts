@@ -16,6 +16,7 @@ import { encodeFunctionData, type Abi, type Hex } from 'viem'
 import { DEV_ACCOUNTS, freePort, startAnvil, type AnvilInstance } from '../test/support/anvil.js'
 import { FORK_FLOW_ROW, measureForkFlow } from './forkFlow.js'
 import { compile } from '../test/support/solc.js'
+import { BENCH_SOURCE as SOURCE } from './benchContracts.js'
 import { startCountingProxy } from '../test/support/countingProxy.js'
 import { createEvmBaseline, measureBreakdown } from './breakdown.js'
 import { cpuMs, processTreeCpuMs } from './threadCpu.js'
@@ -46,29 +47,6 @@ const THROUGHPUT_WARMUP_MS = Number(process.env.BENCH_THROUGHPUT_WARMUP_MS ?? 15
 const BASELINE_CALLS = 1_000
 const TOKEN = 'bench-token'
 
-const SOURCE = `
-// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.20;
-contract Token {
-    mapping(address => uint256) public balanceOf;
-    event Transfer(address indexed from, address indexed to, uint256 value);
-    constructor(uint256 supply) { balanceOf[msg.sender] = supply; }
-    function transfer(address to, uint256 v) external returns (bool) {
-        balanceOf[msg.sender] -= v; balanceOf[to] += v; emit Transfer(msg.sender, to, v); return true;
-    }
-}
-/// Two hops through two pools: touches four contracts, like a small swap route.
-contract Pool {
-    Token public a; Token public b; uint256 public reserve;
-    constructor(Token a_, Token b_) { a = a_; b = b_; }
-    function swap(address to, uint256 v) external returns (uint256 out) { reserve += v; out = v * 997 / 1000; b.transfer(to, out); }
-}
-contract Router {
-    function route(Pool p1, Pool p2, address to, uint256 v) external returns (uint256) {
-        uint256 mid = p1.swap(address(p2), v);
-        return p2.swap(to, mid);
-    }
-}`
 
 interface Sample { name: string; ours: number[]; anvil: number[] }
 

@@ -45,6 +45,27 @@ async function receiptOf(rpc: Rpc, hash: Hex): Promise<Record<string, any>> { //
   throw new Error(`no receipt for ${hash}`)
 }
 
+/** the service forking `anvil` as an OP-stack chain under `hardfork`, and a writable fork of it with its JSON-RPC */
+async function openOpFork(anvil: AnvilInstance, hardfork: string): Promise<{ engine: Engine; app: TestApp; forkUrl: string; forkRpc: Rpc }> {
+  const engine = await createEngine({
+    rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, headMaxAgeMs: 0,
+    maxStructLogSteps: 100_000, simulationTtlSeconds: 3600, chainKind: 'op-stack', hardfork,
+  })
+  const app = await startTestApp({ engine, env: { RPC_URL: anvil.url, RATE_LIMIT_REQUESTS: '100000' } })
+  const res = await app.fetch('/v1/forks', post({}))
+  const body = await res.json()
+  expect(res.status, JSON.stringify(body)).toBe(201)
+  const forkUrl = `${app.url}/v1/forks/${body.data.forkId}/rpc/${app.config.api.auth_token}`
+  let id = 0
+  const forkRpc: Rpc = async (method, params = []) => {
+    const r = await fetch(forkUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
+    const j = (await r.json()) as { result?: never; error?: unknown }
+    if (j.error) throw new Error(`${method}: ${JSON.stringify(j.error)}`)
+    return j.result as never
+  }
+  return { engine, app, forkUrl, forkRpc }
+}
+
 describe.runIf(haveAnvil)('a writable fork of an OP-stack chain', () => {
   let anvil: AnvilInstance
   let engine: Engine
@@ -57,22 +78,7 @@ describe.runIf(haveAnvil)('a writable fork of an OP-stack chain', () => {
     await setL1Fees(anvil, true, FEES)
     await anvil.rpc('anvil_setCode', [SINK, SINK_CODE])
     await anvil.rpc('evm_mine', [])
-    engine = await createEngine({
-      rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, headMaxAgeMs: 0,
-      maxStructLogSteps: 100_000, simulationTtlSeconds: 3600, chainKind: 'op-stack', hardfork: 'isthmus',
-    })
-    app = await startTestApp({ engine, env: { RPC_URL: anvil.url, RATE_LIMIT_REQUESTS: '100000' } })
-    const res = await app.fetch('/v1/forks', post({}))
-    const body = await res.json()
-    expect(res.status, JSON.stringify(body)).toBe(201)
-    forkUrl = `${app.url}/v1/forks/${body.data.forkId}/rpc/${app.config.api.auth_token}`
-    let id = 0
-    forkRpc = async (method, params = []) => {
-      const r = await fetch(forkUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
-      const j = (await r.json()) as { result?: never; error?: unknown }
-      if (j.error) throw new Error(`${method}: ${JSON.stringify(j.error)}`)
-      return j.result as never
-    }
+    ;({ engine, app, forkUrl, forkRpc } = await openOpFork(anvil, 'isthmus'))
   }, 60_000)
 
   afterAll(async () => {
@@ -191,22 +197,7 @@ describe.runIf(haveAnvil)('a writable fork of an OP-stack chain at Jovian: the D
     await anvil.rpc('anvil_setCode', [SINK, SINK_CODE])
     await anvil.rpc('evm_setBlockGasLimit', [hex(DA_GAS_LIMIT)])
     await anvil.rpc('evm_mine', [])
-    engine = await createEngine({
-      rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, headMaxAgeMs: 0,
-      maxStructLogSteps: 100_000, simulationTtlSeconds: 3600, chainKind: 'op-stack', hardfork: 'jovian',
-    })
-    app = await startTestApp({ engine, env: { RPC_URL: anvil.url, RATE_LIMIT_REQUESTS: '100000' } })
-    const res = await app.fetch('/v1/forks', post({}))
-    const body = await res.json()
-    expect(res.status, JSON.stringify(body)).toBe(201)
-    const url = `${app.url}/v1/forks/${body.data.forkId}/rpc/${app.config.api.auth_token}`
-    let id = 0
-    forkRpc = async (method, params = []) => {
-      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
-      const j = (await r.json()) as { result?: never; error?: unknown }
-      if (j.error) throw new Error(`${method}: ${JSON.stringify(j.error)}`)
-      return j.result as never
-    }
+    ;({ engine, app, forkRpc } = await openOpFork(anvil, 'jovian'))
     nonce = Number(await forkRpc<string>('eth_getTransactionCount', [alice.address, 'latest']))
   }, 60_000)
 
