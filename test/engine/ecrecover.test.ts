@@ -1,14 +1,15 @@
 /**
- * The WebAssembly ecrecover every Common hands ethereumjs (engine/ecrecover.ts): the same public
- * key as @ethereumjs/util's reference for signatures of every `v` form (0/1, 27/28, EIP-155),
- * high-`s` signatures recovered (the ECRECOVER precompile must), the same refusals for what cannot
- * be recovered (`v`, `r`, `s` out of range, an `r` off the curve, zero), and installed on the
- * Commons of every factory.
+ * The ecrecover every Common hands ethereumjs (engine/ecrecover.ts), in both its builds (the
+ * native addon and the WebAssembly fallback): the same public key as @ethereumjs/util's reference
+ * for signatures of every `v` form (0/1, 27/28, EIP-155), high-`s` signatures recovered (the
+ * ECRECOVER precompile must), the same refusals for what cannot be recovered (`v`, `r`, `s` out of
+ * range, an `r` off the curve, zero), and the native build installed on the Commons of every
+ * factory where its prebuilt binary exists.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { bigIntToBytes, ecrecover as reference, SECP256K1_ORDER } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { ecrecover } from '../../engine/ecrecover.js'
+import { ecrecover, ecrecoverWith, nativeRecoverKey, wasmRecoverKey } from '../../engine/ecrecover.js'
 import { createCommonFactory } from '../../engine/hardfork.js'
 
 /** a fixed-seed stream of bytes: the same cases every run */
@@ -36,7 +37,15 @@ function signed(i: number) {
   return { hash, recovery: BigInt(sig[0]!), r: sig.subarray(1, 33), s: sig.subarray(33, 65) }
 }
 
-describe('ecrecover (WebAssembly)', () => {
+const builds = [
+  ['native', nativeRecoverKey],
+  ['WebAssembly', wasmRecoverKey],
+] as const
+
+describe.each(builds)('ecrecover (%s)', (_name, build) => {
+  // linux-x64 (this project's CI) has the addon's prebuilt binary: its absence there is a failure
+  const ecrecover = build ? ecrecoverWith(build) : () => { throw new Error('the native secp256k1 addon did not load') }
+
   it('recovers the same key as the reference for every v form', () => {
     for (let i = 1; i <= 40; i++) {
       const { hash, recovery, r, s } = signed(i)
@@ -83,7 +92,13 @@ describe('ecrecover (WebAssembly)', () => {
     expect(recovered).toBeLessThan(cases.length - 8)
   })
 
-  it('is the ecrecover of the Commons ethereumjs runs on', () => {
+})
+
+describe('ecrecover on the Commons', () => {
+  it('is the native build on linux-x64, and the ecrecover of the Commons ethereumjs runs on', () => {
+    if (process.platform === 'linux' && process.arch === 'x64') expect(nativeRecoverKey).toBeTypeOf('function')
+    const { hash, recovery, r, s } = signed(1)
+    expect(ecrecover(hash, recovery + 27n, r, s)).toEqual(ecrecoverWith(nativeRecoverKey ?? wasmRecoverKey)(hash, recovery + 27n, r, s))
     for (const factory of [createCommonFactory(1), createCommonFactory(31337, 'prague')]) {
       expect(factory({ number: 20_000_000n, timestamp: 1_750_000_000n }).customCrypto.ecrecover).toBe(ecrecover)
     }
