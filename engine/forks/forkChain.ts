@@ -17,12 +17,12 @@ import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
 import { LRUCache } from 'lru-cache'
 import type { Address, Hex } from 'viem'
 import type { ChainRules } from '../chain/rules.js'
-import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
+import type { BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls } from '../chain/types.js'
 import type { RunStop } from '../execution/types.js'
 import type { DevnetReceipt } from '../devnet/mineBlock.js'
 import { headerInfo } from '../devnet/mineBlock.js'
 import { EngineError } from '../errors.js'
-import { OverlayStateManager, type StateSource, type StateWrites } from '../state/index.js'
+import { OverlayStateManager, type AccessList, type StateSource, type StateWrites } from '../state/index.js'
 import type { BlockSelector } from '../types.js'
 import { DiffLayer, ForkedStateSource, writesFromJson } from './forkState.js'
 import { forkRead } from './forkReads.js'
@@ -127,6 +127,19 @@ export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBl
   return { header, ethHeader, transactions, receipts, stored, end, pre }
 }
 
+/**
+ * Reads the accounts a change is about to touch ahead, in one round trip: those neither the fork's
+ * head (its blocks and pending cheats) nor the shared fork cache holds. A mined block reads its
+ * system contracts, its coinbase and each transaction's sender and target; one by one, the first
+ * block's would be a round trip each. Nothing is asked when all are held.
+ */
+export async function readAheadAccounts(view: ForkView, addresses: Hex[]): Promise<void> {
+  const head = view.blocks.length ? view.blocks[view.blocks.length - 1]!.end : undefined
+  const unknown = [...new Set(addresses.map((a) => a.toLowerCase() as Hex))].filter((a) => view.pending?.accounts.get(a) === undefined && head?.account(a) === undefined)
+  if (unknown.length === 0) return
+  await view.base.chain.prefetch?.(forkNumber(view), [], { also: unknown.map((address) => ({ address, storageKeys: [] })) }).catch(() => undefined)
+}
+
 export function indexBlocks(blocks: LoadedBlock[]): Map<Hex, { block: LoadedBlock; index: number }> {
   const byHash = new Map<Hex, { block: LoadedBlock; index: number }>()
   for (const block of blocks) block.transactions.forEach((t, index) => byHash.set(t.hash, { block, index }))
@@ -143,6 +156,12 @@ export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.c
   const own = (n: bigint): LoadedBlock | undefined => (n > fork && n <= head() ? view.blocks[Number(n - fork - 1n)] : undefined)
   const ownByHash = (hash: Hex) => view.blocks.find((b) => b.header.hash === hash.toLowerCase())
   const root = DiffLayer.root()
+  /** the code the fork set at `address` in the state after block n (its cheats after n included); undefined: the base's */
+  const forkCodeAfter = (n: bigint) => {
+    const layer = n > fork && n <= head() ? own(n)!.end : undefined
+    const after = n === head() ? view.pending : own(n + 1n)?.pre
+    return (address: Hex): Uint8Array | undefined => after?.code.get(address) ?? layer?.code(address)
+  }
 
   const chain: ChainSource = {
     chainId: view.record.chainId,
@@ -185,10 +204,21 @@ export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.c
       if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block 0x${n.toString(16)} is beyond the fork's head 0x${head().toString(16)}`)
       return n > fork ? [...own(n)!.transactions] : baseChain.getBlockTransactions(n)
     },
-    async prefetch(_n, calls, opts) {
-      // the upstream's access lists at the fork point warm the shared fork cache: the accounts a
-      // call reads there are mostly the ones it reads on the fork
-      await baseChain.prefetch?.(fork, calls, opts).catch(() => undefined)
+    async prefetch(n, calls, opts) {
+      // The upstream's access lists at the fork point warm the shared fork cache: the accounts a
+      // call reads there are mostly the ones it reads on the fork. Not for a call to code the fork
+      // set (deployed, or a cheat): the upstream runs other code there, or none, so its hint names
+      // nothing the fork reads. Without a call to hint, what the run may read besides (`also`: a
+      // replay's system-call slots, the coinbase) is left to the run: asked alone it would be a
+      // round trip the run may not need, while asked with hints it rides in their batch.
+      const forkCode = forkCodeAfter(n)
+      const ownCode = (c: PrefetchCalls[number]) => !!c.to && forkCode(c.to.toLowerCase() as Hex) !== undefined
+      const upstreamCalls = calls.filter((c) => !ownCode(c))
+      // the senders of the others are still read ahead, without a hint (nothing is asked when held)
+      const senders = calls.filter(ownCode).map((c) => ({ address: c.from.toLowerCase() as Hex, storageKeys: [] as Hex[] }))
+      const prefetch = (c: PrefetchCalls, also: AccessList | undefined) => baseChain.prefetch?.(fork, c, { ...opts, ...(also && { also }) }).catch(() => undefined)
+      if (upstreamCalls.length > 0) await prefetch(upstreamCalls, senders.length > 0 ? [...(opts?.also ?? []), ...senders] : opts?.also)
+      else if (senders.length > 0) await prefetch([], senders)
     },
     rawRead: (method, params) => forkRead({ view, baseChain, head }, method, params),
     ping: () => baseChain.ping(),

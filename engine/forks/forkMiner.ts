@@ -12,7 +12,7 @@ import { preparedCommon } from '../execution/preparedCommon.js'
 import { createBlockHeader, genTransactionsTrieRoot, type BlockHeader } from '@ethereumjs/block'
 import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import type { ChainRules } from '../chain/rules.js'
-import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { createAddressFromString, createContractAddress, hexToBytes } from '@ethereumjs/util'
 import { keccak256, toHex, type Hex } from 'viem'
 import type { BlockHeaderInfo } from '../chain/types.js'
 import { DEVNET_COINBASE } from '../devnet/mineBlock.js'
@@ -20,9 +20,9 @@ import { EngineError, isEngineError } from '../errors.js'
 import { executeSignedTx } from '../execution/executeTransaction.js'
 import { feeFields } from '../execution/validateTx.js'
 import { executionContext } from '../run/blockEnvironment.js'
-import { applyBlockSystemCalls } from '../run/systemCalls.js'
+import { applyBlockSystemCalls, systemCallReads } from '../run/systemCalls.js'
 import { PLACEHOLDER_STATE_ROOT } from '../state/index.js'
-import { decodePoolTx, forkChainOf, headNumber, type ForkView } from './forkChain.js'
+import { decodePoolTx, forkChainOf, headNumber, readAheadAccounts, type ForkView } from './forkChain.js'
 import { writesToJson } from './forkState.js'
 import type { PoolTx, StoredBlock, StoredReceipt } from './types.js'
 
@@ -88,6 +88,13 @@ function daLimitError(footprint: bigint, left: bigint): EngineError {
   })
 }
 
+/** a transaction's sender and target: the account it calls, or the one it creates */
+function touchedAccounts(common: Common, t: PoolTx, rules: ChainRules | undefined): Hex[] {
+  const tx = decodePoolTx(common, t, rules)
+  const to = tx.to ?? createContractAddress(createAddressFromString(t.from), tx.nonce)
+  return [t.from, to.toString() as Hex]
+}
+
 export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOptions): Promise<MinedBlock> {
   const chain = forkChainOf(view)
   const parentNumber = headNumber(view)
@@ -133,6 +140,8 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
     hash: ZERO_ROOT,
     parentHash,
   }
+  // what the block will read of the base, in one round trip rather than one per account
+  await readAheadAccounts(view, [coinbase, ...systemCallReads(header).map((e) => e.address), ...txs.flatMap((t) => touchedAccounts(common, t, chain.rules))])
   const state = await chain.stateAfter(parentNumber)
   const ctx = executionContext(chain, header, state)
   await applyBlockSystemCalls(state, ctx.common, header)

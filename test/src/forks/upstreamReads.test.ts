@@ -3,7 +3,9 @@
  * Each mined block writes the parent hash into the EIP-2935 history contract and the beacon root
  * into the EIP-4788 contract; those writes happen before the block's first transaction and must
  * not read the slot they replace (one upstream round trip per block, a new slot every block).
- * Counted by a proxy in front of a real Anvil.
+ * The first block reads the accounts it touches (system contracts, coinbase, the created contract)
+ * in one round trip, and calls and traces of contracts the fork deployed ask the upstream nothing:
+ * its access-list hints describe other code. Counted by a proxy in front of a real Anvil.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeDeployData, encodeFunctionData, type Hex } from 'viem'
@@ -48,7 +50,10 @@ describe('sends on a fork of a real upstream', () => {
       expect(receipt.status).toBe('0x1')
       return receipt as { contractAddress: Hex | null; blockNumber: Hex }
     }
+    const beforeDeploy = proxy.requests()
     const token = (await send(null, encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] }))).contractAddress!
+    // the block's accounts in one batch, then the slot the constructor writes (its original value)
+    expect(proxy.requests() - beforeDeploy).toBe(2)
     const transfer = (n: number) => send(token, encodeFunctionData({ abi: Token.abi, functionName: 'transfer', args: [bob, BigInt(n)] }))
     await transfer(1)
     const before = proxy.requests()
@@ -57,6 +62,13 @@ describe('sends on a fork of a real upstream', () => {
     for (let i = 3; i < 13; i++) last = await transfer(i)
     // eleven blocks, each with its own history-contract slot
     expect(BigInt(last.blockNumber) - BigInt(first.blockNumber)).toBe(10n)
+    expect(proxy.requests() - before).toBe(0)
+
+    const balance = encodeFunctionData({ abi: Token.abi, functionName: 'balanceOf', args: [bob] })
+    expect(BigInt(await rpc('eth_call', [{ to: token, data: balance }, 'latest']))).toBe(BigInt((12 * 13) / 2))
+    const txs = (await rpc('eth_getBlockByNumber', [last.blockNumber, false])) as { transactions: Hex[] }
+    const trace = (await rpc('debug_traceTransaction', [txs.transactions[0], { tracer: 'callTracer' }])) as { to: Hex }
+    expect(trace.to).toBe(token.toLowerCase())
     expect(proxy.requests() - before).toBe(0)
   }, 120_000)
 })
