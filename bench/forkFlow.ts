@@ -13,6 +13,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { startAnvil } from '../test/support/anvil.js'
 import { startCountingProxy } from '../test/support/countingProxy.js'
 import { forkContracts } from '../test/src/forks/contracts.js'
+import { createLoadClient } from './loadClient.js'
 
 const accounts = [
   privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'),
@@ -32,14 +33,15 @@ export interface ForkFlowResult {
 
 type Rpc = (method: string, params?: unknown[]) => Promise<unknown>
 
-function rpcAt(url: string, headers: Record<string, string> = {}): Rpc {
-  let id = 0
-  return async (method, params = []) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
-    const body = (await res.json()) as { result?: unknown; error?: { message: string } }
-    if (body.error) throw new Error(`${method}: ${body.error.message}`)
-    return body.result
-  }
+/**
+ * The flow's JSON-RPC client, the same for both nodes: the bench's kept-alive node:http client
+ * (loadClient.ts), not fetch, whose CPU per request (about 3 ms here, against 1 ms for this one)
+ * would otherwise be a large part of both flows' time on a 2-core machine, and would take a core
+ * from the node it measures.
+ */
+function rpcAt(url: string): { rpc: Rpc; close(): void } {
+  const client = createLoadClient(url, 1)
+  return { rpc: (method, params = []) => client.rpc(method, params), close: () => client.close() }
 }
 
 /** the flow on one node; resolves when the last trace is in */
@@ -83,7 +85,9 @@ export interface ForkFlowOptions {
 }
 
 export async function measureForkFlow(opts: ForkFlowOptions): Promise<ForkFlowResult> {
-  const block = (await rpcAt(opts.upstreamUrl)('eth_blockNumber')) as Hex
+  const upstream = rpcAt(opts.upstreamUrl)
+  const block = (await upstream.rpc('eth_blockNumber')) as Hex
+  upstream.close()
   // the client's compile is neither node's time: done here, not in the first timed flow
   forkContracts()
   const proxy = await startCountingProxy(opts.upstreamUrl, { delayMs: opts.delayMs })
@@ -95,15 +99,14 @@ export async function measureForkFlow(opts: ForkFlowOptions): Promise<ForkFlowRe
     try {
       const before = total()
       const t0 = performance.now()
-      const created = await fetch(`${svc.url}/v1/forks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.token}` },
-        body: JSON.stringify({ blockNumber: block }),
-      })
-      const { data } = (await created.json()) as { data: { rpcUrl: string } }
+      const rest = createLoadClient(svc.url, 1)
+      const { data } = await rest.post<{ data: { rpcUrl: string } }>('/v1/forks', JSON.stringify({ blockNumber: block }), { authorization: `Bearer ${opts.token}` })
+      rest.close()
       createRoundTrips = total() - before
-      await flow(rpcAt(`${data.rpcUrl}/${opts.token}`))
+      const ours = rpcAt(`${data.rpcUrl}/${opts.token}`)
+      await flow(ours.rpc)
       oursMs = performance.now() - t0
+      ours.close()
       if (process.env.FORK_FLOW_COUNTS) console.log('ours', proxy.requests(), JSON.stringify(proxy.counts()))
     } finally {
       await svc.stop()
@@ -113,7 +116,9 @@ export async function measureForkFlow(opts: ForkFlowOptions): Promise<ForkFlowRe
     const anvil = await startAnvil({ args: ['--fork-url', proxy.url, '--fork-block-number', String(BigInt(block))] })
     try {
       const before = proxy.counts()
-      await flow(anvil.rpc as Rpc)
+      const theirs = rpcAt(anvil.url)
+      await flow(theirs.rpc)
+      theirs.close()
       if (process.env.FORK_FLOW_COUNTS) console.log('anvil', proxy.requests(), JSON.stringify(proxy.counts()), 'before', JSON.stringify(before))
     } finally {
       await anvil.stop()
