@@ -124,7 +124,7 @@ async function advanceView(view: ForkView, record: ForkRecord, block: StoredBloc
   const parentEnd = view.blocks.length ? view.blocks[view.blocks.length - 1]!.end : DiffLayer.root()
   const loaded = loadBlock(view.base, parentEnd, block)
   const blocks = [...view.blocks, loaded]
-  return { ...view, record, blocks, pending: undefined, byHash: indexBlocks(blocks) }
+  return { ...view, record, blocks, pending: undefined, byHash: indexBlocks(blocks, view) }
 }
 
 /** the pool's transactions that can run now, in sender-nonce order; the rest wait */

@@ -56,8 +56,11 @@ export interface ForkView {
   /** index i: block forkBlockNumber + 1 + i */
   blocks: LoadedBlock[]
   pending: StateWrites | undefined
-  byHash: Map<Hex, { block: LoadedBlock; index: number }>
+  byHash: TxIndex
 }
+
+/** a view's transactions by hash (never changed once made: a later view copies it) */
+export type TxIndex = ReadonlyMap<Hex, { block: LoadedBlock; index: number }>
 
 export const forkNumber = (view: ForkView): bigint => view.base.header.number
 export const headNumber = (view: ForkView): bigint => view.base.header.number + BigInt(view.blocks.length)
@@ -140,9 +143,18 @@ export async function readAheadAccounts(view: ForkView, addresses: Hex[]): Promi
   await view.base.chain.prefetch?.(forkNumber(view), [], { also: unknown.map((address) => ({ address, storageKeys: [] })) }).catch(() => undefined)
 }
 
-export function indexBlocks(blocks: LoadedBlock[]): Map<Hex, { block: LoadedBlock; index: number }> {
-  const byHash = new Map<Hex, { block: LoadedBlock; index: number }>()
-  for (const block of blocks) block.transactions.forEach((t, index) => byHash.set(t.hash, { block, index }))
+/**
+ * The transactions of `blocks` by hash. `prior`, a view whose blocks may begin these, has its index
+ * copied and extended rather than rebuilt: a fork's blocks only grow within one history, and a send
+ * would otherwise index every block of the fork again.
+ */
+export function indexBlocks(blocks: LoadedBlock[], prior?: { blocks: LoadedBlock[]; byHash: TxIndex }): TxIndex {
+  const n = prior?.blocks.length ?? 0
+  // within one history a block's object is made once, on its parent's: the same last block, the same prefix
+  const extended = prior !== undefined && n <= blocks.length && (n === 0 || blocks[n - 1] === prior.blocks[n - 1])
+  if (extended && n === blocks.length) return prior.byHash
+  const byHash = new Map(extended ? prior.byHash : undefined)
+  for (const block of extended ? blocks.slice(n) : blocks) block.transactions.forEach((t, index) => byHash.set(t.hash, { block, index }))
   return byHash
 }
 

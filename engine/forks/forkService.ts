@@ -107,12 +107,12 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
     return { chain, header, ethHeader, state }
   }
 
-  /** a view of `record`: `held` are blocks known to be its prefix, `fresh` blocks just written */
-  async function buildView(stored: StoredFork, base: ForkBase, held: LoadedBlock[], fresh: StoredBlock[] = []): Promise<ForkView> {
+  /** a view of `record`: `held` a view whose blocks are known to be its prefix, `fresh` blocks just written */
+  async function buildView(stored: StoredFork, base: ForkBase, held: Pick<ForkView, 'blocks' | 'byHash'> | undefined, fresh: StoredBlock[] = []): Promise<ForkView> {
     const { record } = stored
     const fork = base.header.number
     const count = Number(BigInt(record.head.number) - fork)
-    const blocks = held.slice(0, count)
+    const blocks = (held?.blocks ?? []).slice(0, count)
     const given = new Map(fresh.map((b) => [BigInt(b.number), b]))
     const missing: bigint[] = []
     for (let n = fork + 1n + BigInt(blocks.length); n <= fork + BigInt(count); n++) if (!given.has(n)) missing.push(n)
@@ -131,7 +131,7 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
       base,
       blocks,
       pending: record.pending ? writesFromJson(record.pending) : undefined,
-      byHash: indexBlocks(blocks),
+      byHash: indexBlocks(blocks, held),
     }
     hold(view)
     return view
@@ -151,8 +151,7 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
     }
     const sameBase = held && held.record.forkBlockNumber === stored.record.forkBlockNumber
     const base = sameBase ? held.base : await openBase(stored.record)
-    const prefix = sameBase && held.record.epoch === stored.record.epoch ? held.blocks : []
-    return buildView(stored, base, prefix)
+    return buildView(stored, base, sameBase && held.record.epoch === stored.record.epoch ? held : undefined)
   }
 
   async function readStored(id: string): Promise<StoredFork> {
@@ -236,8 +235,8 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
             const stored = { record: next, expiresAt: Date.now() + next.ttlSeconds * 1000 }
             // blocks up to the new head are unchanged unless the fork point moved (anvil_reset)
             const sameBase = next.forkBlockNumber === view.record.forkBlockNumber
-            if (sameBase && after) await buildView(stored, view.base, after.blocks)
-            else await buildView(stored, sameBase ? view.base : await openBase(next), sameBase ? view.blocks : [], blocks)
+            if (sameBase && after) await buildView(stored, view.base, after)
+            else await buildView(stored, sameBase ? view.base : await openBase(next), sameBase ? view : undefined, blocks)
             return result
           }
           // another instance changed the fork first: run the change again on its result

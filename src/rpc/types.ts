@@ -12,6 +12,8 @@ import type { Engine } from '../../engine/types.js'
 export interface RpcContext {
   engine: Engine
   config: ServiceConfig
+  /** on a fork's endpoint: the fork its methods run on */
+  forkId?: string
 }
 
 /** `params` is the request's params array (an absent params is `[]`; a by-name object is refused by the door) */
