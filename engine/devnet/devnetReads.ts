@@ -12,7 +12,8 @@
  */
 import type { BlockHeader } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { keccak256, toHex, type Address, type Hex } from 'viem'
+import { hexToBytes, keccak256, toHex, type Address, type Hex } from 'viem'
+import { keccak256 as keccakBytes } from '../keccak.js'
 import { BlockRefError, parseBlockRef, type BlockRef } from '../blockRef.js'
 import { EngineError } from '../errors.js'
 import type { DevnetBlock, DevnetReceipt } from './mineBlock.js'
@@ -311,13 +312,13 @@ function logsJson(b: ReadableBlock, r: DevnetReceipt, firstIndex: number) {
   }))
 }
 
-/** the 2048-bit bloom of the yellow paper (3 bits per address and topic) */
+/** the 2048-bit bloom of the yellow paper (3 bits per address and topic; the engine's WebAssembly keccak) */
 function bloomOf(logs: { address: Address; topics: Hex[] }[]): Hex {
   const bits = new Uint8Array(256)
   const add = (item: Hex) => {
-    const h = keccak256(item)
+    const h = keccakBytes(hexToBytes(item))
     for (let k = 0; k < 3; k++) {
-      const bit = parseInt(h.slice(2 + k * 4, 6 + k * 4), 16) & 2047
+      const bit = ((h[2 * k]! << 8) | h[2 * k + 1]!) & 2047
       bits[255 - (bit >> 3)]! |= 1 << (bit & 7)
     }
   }

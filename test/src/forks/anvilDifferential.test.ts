@@ -2,7 +2,7 @@
  * Differential: one scripted sequence on our fork and on an Anvil forking the same upstream at the
  * same block — fund, deploy an ERC-20 and a router that calls a token deployed upstream before the
  * fork point, transfers, a swap, a revert, snapshot and revert, impersonated sends, time moved —
- * gives the same receipts (status, gasUsed, logs, contract addresses, fees), the same state reads
+ * gives the same receipts (status, gasUsed, logs and their bloom, contract addresses, fees), the same state reads
  * and the same callTracer traces (Anvil's deviations from geth undone by test/tracers/gethRules.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -94,7 +94,7 @@ async function script(rpc: Rpc, upstreamToken: Hex) {
   return {
     receipts: receipts.map((r) => ({
       status: r.status, gasUsed: r.gasUsed, cumulativeGasUsed: r.cumulativeGasUsed, effectiveGasPrice: r.effectiveGasPrice,
-      contractAddress: r.contractAddress ?? null, from: r.from, to: r.to,
+      contractAddress: r.contractAddress ?? null, from: r.from, to: r.to, logsBloom: r.logsBloom,
       logs: r.logs.map((l: { address: string; topics: string[]; data: string; logIndex: string }) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex })),
     })),
     traces,
