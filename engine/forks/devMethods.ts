@@ -19,7 +19,7 @@ import { anvilStateOf, encodeAnvilState, parseAnvilState } from './anvilState.js
 import type { ForkService } from './forkService.js'
 import { acceptRawTransaction, buildSentTransaction, checkAgainstState, type SendCall } from './sendTransaction.js'
 import * as p from './devParams.js'
-import type { ForkMark, ForkRecord, PoolTx, StoredBlock } from './types.js'
+import { storedBlockJson, type ForkMark, type ForkRecord, type PoolTx, type StoredBlock } from './types.js'
 import { createAddressFromString } from '@ethereumjs/util'
 import type { OverlayStateManager, StateWrites } from '../state/index.js'
 import type { StateOverrides } from '../types.js'
@@ -93,7 +93,7 @@ async function mine(
     const txs = opts.oneTx ? { ready: all.ready.slice(0, 1), waiting: [...all.ready.slice(1), ...all.waiting] } : all
     const timestamp = first ? (opts.timestamp ?? nextTimestamp(cur)) : lastTs(cur) + (opts.interval ?? 1n)
     const { block, deferred } = await mineForkBlock(cur, txs.ready, { timestamp, baseFee: first && record.nextBaseFee !== null ? BigInt(record.nextBaseFee) : undefined, onInvalid: opts.onInvalid ?? 'skip' })
-    const size = JSON.stringify(block).length
+    const size = storedBlockJson(block).length
     if (record.stateBytes + size > limits.maxStateBytes) {
       throw new EngineError('FORK_LIMIT_REACHED', `the fork would store more than ${Math.round(limits.maxStateBytes / 2 ** 20)} MiB (forks.max_state_mb); nothing was mined`,
         { limit: 'forks.max_state_mb' }, 'create a new fork, or raise forks.max_state_mb')

@@ -14,6 +14,7 @@ import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import type { ChainRules } from '../chain/rules.js'
 import { createAddressFromString, createContractAddress, hexToBytes } from '@ethereumjs/util'
 import { keccak256, toHex, type Hex } from 'viem'
+import { keccak256 as keccakBytes } from '../keccak.js'
 import type { BlockHeaderInfo } from '../chain/types.js'
 import { DEVNET_COINBASE } from '../devnet/mineBlock.js'
 import { EngineError, isEngineError } from '../errors.js'
@@ -27,6 +28,7 @@ import { writesToJson } from './forkState.js'
 import type { PoolTx, StoredBlock, StoredReceipt } from './types.js'
 
 const q = (n: bigint): Hex => `0x${n.toString(16)}`
+const utf8 = new TextEncoder()
 const ZERO_ROOT = `0x${'00'.repeat(32)}` as Hex
 
 export interface MineOptions {
@@ -121,7 +123,7 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
     gasLimit: parentEth.gasLimit,
     coinbase: createAddressFromString(coinbase),
     difficulty: 0n,
-    mixHash: hexToBytes(keccak256(toHex(`fork-prevrandao-${view.record.id}-${number}`))),
+    mixHash: keccakBytes(utf8.encode(`fork-prevrandao-${view.record.id}-${number}`)),
     stateRoot: PLACEHOLDER_STATE_ROOT,
     ...(baseFee !== undefined && { baseFeePerGas: baseFee }),
     ...(extraData && { extraData }),

@@ -2,7 +2,7 @@
  * memory:// forks: kept in this process only (never evicted, gone when the process ends). Values
  * are kept as JSON text, as Redis keeps them, so both stores go through the same encoding.
  */
-import type { ForkRecord, ForkStore, StoredBlock, StoredFork } from './types.js'
+import { storedBlockJson, type ForkRecord, type ForkStore, type StoredBlock, type StoredFork } from './types.js'
 
 interface Entry {
   record: string
@@ -41,7 +41,7 @@ export function createMemoryForkStore(now: () => number = Date.now): ForkStore {
       entry.record = JSON.stringify(record)
       entry.version = record.version
       entry.expiresAt = now() + record.ttlSeconds * 1000
-      for (const b of blocks) entry.blocks.set(BigInt(b.number).toString(), JSON.stringify(b))
+      for (const b of blocks) entry.blocks.set(BigInt(b.number).toString(), storedBlockJson(b))
       forks.set(id, entry)
       return true
     },

@@ -101,6 +101,18 @@ export interface StoredBlock {
   diff: WritesJson
 }
 
+const blockTexts = new WeakMap<StoredBlock, string>()
+
+/**
+ * A mined block's JSON, made once: its length counts against the fork's state cap, and the store
+ * keeps the same text (a block is never changed once mined).
+ */
+export function storedBlockJson(block: StoredBlock): string {
+  let text = blockTexts.get(block)
+  if (text === undefined) blockTexts.set(block, (text = JSON.stringify(block)))
+  return text
+}
+
 export interface StoredReceipt {
   transactionHash: Hex
   from: Address

@@ -13,7 +13,7 @@
  */
 import { createClient } from 'redis'
 import { EngineError } from '../../engine/errors.js'
-import type { ForkRecord, ForkStore, StoredBlock, StoredFork } from '../../engine/forks/types.js'
+import { storedBlockJson, type ForkRecord, type ForkStore, type StoredBlock, type StoredFork } from '../../engine/forks/types.js'
 import { redactUrl } from './redisCacheStore.js'
 
 export interface RedisForkStoreOptions {
@@ -117,7 +117,7 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
         const expiresAt = Date.now() + ttlMs
         const args = [
           expected === null ? '' : String(expected), String(record.version), JSON.stringify(record), String(ttlMs), String(expiresAt), id,
-          ...blocks.flatMap((b) => [BigInt(b.number).toString(), JSON.stringify(b)]),
+          ...blocks.flatMap((b) => [BigInt(b.number).toString(), storedBlockJson(b)]),
         ]
         const done = await cmd(['EVAL', COMMIT_SCRIPT, '3', metaKey(id), blocksKey(id), indexKey, ...args])
         return Number(done) === 1
