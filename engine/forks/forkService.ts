@@ -19,7 +19,7 @@ import type { Hex } from 'viem'
 import type { ChainSource } from '../chain/types.js'
 import { EngineError } from '../errors.js'
 import { PLACEHOLDER_STATE_ROOT } from '../state/index.js'
-import { indexBlocks, loadBlock, type ForkBase, type ForkView, type LoadedBlock } from './forkChain.js'
+import { indexBlocks, loadBlock, type ForkBase, type ForkView } from './forkChain.js'
 import { DiffLayer, writesFromJson } from './forkState.js'
 import type { CreateForkParams, ForkInfo, ForkLimits, ForkRecord, ForkStore, StoredBlock, StoredFork } from './types.js'
 

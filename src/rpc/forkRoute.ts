@@ -94,8 +94,7 @@ export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOpt
     } catch {
       return c.body(answerText(parseFailure()), 200, { 'Content-Type': 'application/json' })
     }
-    const methods = forkMethods
-    c.set('rpcMethod', methodLabel(body, methods))
+    c.set('rpcMethod', methodLabel(body, forkMethods))
     // an unknown fork is answered once for the whole request, as HTTP 404
     try {
       await opts.engine.getFork(forkId)
@@ -105,7 +104,7 @@ export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOpt
       throw e
     }
     const answer = await dispatch(body, {
-      methods,
+      methods: forkMethods,
       ctx: { engine: forkEngine(requestEngine(c, opts.engine), forkId), config: opts.config, forkId },
       maxBatch: opts.config.limits.max_rpc_batch,
       scrub,

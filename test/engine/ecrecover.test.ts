@@ -43,7 +43,8 @@ const builds = [
 ] as const
 
 describe.each(builds)('ecrecover (%s)', (_name, build) => {
-  // linux-x64 (this project's CI) has the addon's prebuilt binary: its absence there is a failure
+  // a native build whose binary did not load fails every case here: the package's prebuilt
+  // binaries cover the platforms this project runs on (linux-x64 among them)
   const ecrecover = build ? ecrecoverWith(build) : () => { throw new Error('the native secp256k1 addon did not load') }
 
   it('recovers the same key as the reference for every v form', () => {
@@ -91,7 +92,6 @@ describe.each(builds)('ecrecover (%s)', (_name, build) => {
     expect(recovered).toBeGreaterThan(10)
     expect(recovered).toBeLessThan(cases.length - 8)
   })
-
 })
 
 describe('ecrecover on the Commons', () => {
