@@ -5,8 +5,8 @@
  * rerun with none would only cost another worker.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
-import { startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
+import type { WorkerPoolEngine } from '../../../host/workers/index.js'
+import { startFixturePool } from './fixtures.js'
 
 const TIMEOUT_MS = 400
 const opened: WorkerPoolEngine[] = []
@@ -15,18 +15,7 @@ afterEach(async () => {
 })
 
 async function pool(maxConcurrentPerWorker: number): Promise<WorkerPoolEngine> {
-  const p = await startWorkerPool({
-    cache: createMemoryCacheStore(),
-    gasCap: 1n,
-    rpcTimeoutMs: 1000,
-    maxStructLogSteps: 1,
-    simulationTtlSeconds: 1,
-    workers: 1,
-    maxConcurrentPerWorker,
-    cacheUrl: 'memory://',
-    callTimeoutMs: TIMEOUT_MS,
-    engineModule: new URL('./fixtures/busyEngine.ts', import.meta.url).href,
-  })
+  const p = await startFixturePool('busyEngine.ts', { maxConcurrentPerWorker, callTimeoutMs: TIMEOUT_MS })
   opened.push(p)
   return p
 }

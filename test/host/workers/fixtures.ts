@@ -1,13 +1,16 @@
 /**
  * What the engine-level tests of this folder share: the engine facade (engine/index.ts, written
  * by another engineer: missing locally is a loud warning, under CI a failure), engine options,
- * and test contracts compiled with solc and deployed on a real Anvil.
+ * a one-worker pool over a fixture engine, and test contracts compiled with solc and deployed on a
+ * real Anvil.
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { encodeFunctionData, type Abi, type Address, type Hex } from 'viem'
 import type { CacheStore } from '../../../engine/cache/cacheStore.js'
 import type { Engine, EngineOptions, SimulateParams } from '../../../engine/types.js'
+import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
+import { startWorkerPool, type WorkerPoolEngine, type WorkerPoolOptions } from '../../../host/workers/index.js'
 import { DEV_ACCOUNTS, type AnvilInstance } from '../../support/anvil.js'
 import { compile } from '../../support/solc.js'
 
@@ -40,6 +43,24 @@ export const engineOptions = (rpcUrl: string, cache: CacheStore): EngineOptions 
   maxStructLogSteps: 5_000_000,
   simulationTtlSeconds: 3600,
 })
+
+/**
+ * A pool of one worker running a fixture engine module (`fixtures/<file>`, calls that wait or keep
+ * the CPU busy as asked) in place of the real engine; `opts` sets the pool's bounds and timeouts.
+ */
+export function startFixturePool(file: string, opts: Partial<WorkerPoolOptions> = {}): Promise<WorkerPoolEngine> {
+  return startWorkerPool({
+    cache: createMemoryCacheStore(),
+    gasCap: 1n,
+    rpcTimeoutMs: 1000,
+    maxStructLogSteps: 1,
+    simulationTtlSeconds: 1,
+    workers: 1,
+    cacheUrl: 'memory://',
+    engineModule: new URL(`./fixtures/${file}`, import.meta.url).href,
+    ...opts,
+  })
+}
 
 export const SOURCES = {
   'Store.sol': `

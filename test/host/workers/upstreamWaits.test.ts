@@ -5,8 +5,8 @@
  * queue). Real worker threads, an engine module that waits the way an upstream read does.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
-import { startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
+import type { WorkerPoolEngine } from '../../../host/workers/index.js'
+import { startFixturePool } from './fixtures.js'
 
 const WAIT_MS = 3000
 const opened: WorkerPoolEngine[] = []
@@ -15,18 +15,7 @@ afterEach(async () => {
 })
 
 async function pool(maxConcurrentPerWorker: number, maxCallsHeldPerWorker: number): Promise<WorkerPoolEngine> {
-  const p = await startWorkerPool({
-    cache: createMemoryCacheStore(),
-    gasCap: 1n,
-    rpcTimeoutMs: 1000,
-    maxStructLogSteps: 1,
-    simulationTtlSeconds: 1,
-    workers: 1,
-    maxConcurrentPerWorker,
-    maxCallsHeldPerWorker,
-    cacheUrl: 'memory://',
-    engineModule: new URL('./fixtures/upstreamWaitEngine.ts', import.meta.url).href,
-  })
+  const p = await startFixturePool('upstreamWaitEngine.ts', { maxConcurrentPerWorker, maxCallsHeldPerWorker })
   opened.push(p)
   return p
 }
