@@ -39,6 +39,12 @@ export class EngineError extends Error {
 /** an engine error, or a tracer's (same codes): both reach the caller with their code */
 export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError || e instanceof TracerError
 
+/**
+ * What to do about a run stopped at its time limit: one text, whether the run stopped itself at
+ * its deadline or its worker's pool stopped it at the same instant (whichever comes first)
+ */
+export const TIMEOUT_SUGGESTION = 'reduce the work of the request (fewer calls, a lighter tracer, cleanStructLogs/disableMemory, less gas)'
+
 /** a tracer's error as the engine's own (what leaves the engine is always an EngineError) */
 export function toEngineError(e: EngineError | TracerError): EngineError {
   return e instanceof EngineError ? e : new EngineError(e.code, e.message, e.details, e.suggestion)

