@@ -20,10 +20,10 @@ import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { createTokenInfoReader, decodeLogs } from '../engine/decoding/index.js'
 import { executeCall } from '../engine/execution/executeTransaction.js'
 import { createEngine } from '../engine/index.js'
-import { createStateBalanceReader, createTransfersTracer } from '../engine/observers/index.js'
+import { createStateBalanceReader, createTransfersTracer } from '../engine/execution/observers/index.js'
 import { openRun } from '../engine/run/index.js'
-import { createRpcChain } from '../engine/chain/rpcChain.js'
-import { storeSimulation } from '../engine/simulation/simulationStore.js'
+import { createRpcChain } from '../engine/chains/remote/rpcChain.js'
+import { storeSimulation } from '../engine/operations/simulation/simulationStore.js'
 import { cpuMs } from './threadCpu.js'
 
 export interface Phase { name: string; ms: number[] }

@@ -5,8 +5,8 @@
  */
 import { encodeFunctionData, type Address } from 'viem'
 import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
-import { DEV_ACCOUNTS } from '../engine/devnet/accounts.js'
-import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../engine/devnet/demoTransactions.js'
+import { DEV_ACCOUNTS } from '../engine/chains/memory/accounts.js'
+import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../engine/chains/devnet/demoTransactions.js'
 import { createEngine } from '../engine/index.js'
 
 const N = Number(process.argv[2] ?? 2000)

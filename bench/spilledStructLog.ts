@@ -12,7 +12,7 @@ import type { Hex } from 'viem'
 import { FROM, LOOPER, SOLIDITY_LOOP, loopData } from './solidityLoop.js'
 import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { createEngine } from '../engine/index.js'
-import { SPILL_KEY } from '../engine/spill/spillFiles.js'
+import { SPILL_KEY } from '../engine/platform/spill/spillFiles.js'
 import { claimSpilled } from '../host/spill/spillOwnership.js'
 import type { Engine } from '../engine/types.js'
 

@@ -11,7 +11,7 @@
  */
 import { bigIntToBytes, hexToBytes } from '@ethereumjs/util'
 import { createVM } from '@ethereumjs/vm'
-import { createDevnet } from '../engine/devnet/devnetChain.js'
+import { createDevnet } from '../engine/chains/devnet/devnetChain.js'
 import '../engine/execution/evmTables.js'
 import { preparedCommon } from '../engine/execution/preparedCommon.js'
 import { openRun } from '../engine/run/index.js'

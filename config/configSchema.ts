@@ -7,7 +7,7 @@ import { z } from 'zod'
 const positiveInt = z.number().int().positive()
 const nonNegativeInt = z.number().int().nonnegative()
 
-/** kinds of chain (engine/chain/rules.ts): the rules their transactions run by */
+/** kinds of chain (engine/chains/rules.ts): the rules their transactions run by */
 export const chainKinds = ['ethereum', 'op-stack', 'arbitrum'] as const
 /** a chain's name: its route segment (/v1/chains/{name}/) and, `-` as `_` upper-cased, its variables */
 export const CHAIN_NAME = /^[a-z0-9-]+$/

@@ -1,14 +1,14 @@
 /**
  * What an engine counts for the operator, as plain numbers since it started: its upstream calls
- * (engine/rpc/upstreamMetrics.ts), where its fork-state reads were answered, the highest block it
+ * (engine/upstream/upstreamMetrics.ts), where its fork-state reads were answered, the highest block it
  * has seen, the writable forks open. The engine knows nothing of Prometheus, threads or chain
  * names: the host sums the counts of a chain's engines (worker threads) and labels them
  * (host/metrics/).
  */
-import { addUpstreamCounts, type UpstreamCallCounts } from './rpc/upstreamMetrics.js'
+import { addUpstreamCounts, type UpstreamCallCounts } from './upstream/upstreamMetrics.js'
 
-export type { UpstreamCallCounts } from './rpc/upstreamMetrics.js'
-export { UPSTREAM_DURATION_BUCKETS } from './rpc/upstreamMetrics.js'
+export type { UpstreamCallCounts } from './upstream/upstreamMetrics.js'
+export { UPSTREAM_DURATION_BUCKETS } from './upstream/upstreamMetrics.js'
 
 /** what a chain source counts (a fork of an upstream node; the devnet counts nothing) */
 export interface ChainMetrics {

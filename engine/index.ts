@@ -12,34 +12,34 @@
  *   rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 86_400 })
  * const result = await engine.simulate({ calls, block: { tag: 'latest' }, validation: false, ... })
  */
-import { createAccessList } from './accessList/createAccessList.js'
-import { createRpcChain } from './chain/rpcChain.js'
-import { newUpstreamBudget, upstreamBudgetMs, type UpstreamBudget } from './rpc/upstreamBudget.js'
-import type { ChainSource } from './chain/types.js'
-import { createDevnet } from './devnet/devnetChain.js'
-import { createImportedDevnet } from './devnet/importedDevnet.js'
-import { demoTokenAbi } from './devnet/demoTransactions.js'
-import { EngineError, isEngineError, toEngineError } from './errors.js'
-import { registerErrorAbi } from './simulation/revertReason.js'
-import { readChain } from './reads/chainReads.js'
-import { runCall } from './simulation/call.js'
-import { estimateGas } from './simulation/estimateGas.js'
-import { simulate } from './simulation/simulate.js'
-import { previewSignature } from './preview/signature/previewSignature.js'
-import { simulateSteps } from './simulation/simulateSteps.js'
-import { simulateV1 } from './simulateV1/simulateV1.js'
-import { loadSimulation } from './simulation/simulationStore.js'
-import { createTraceService } from './trace/index.js'
-import { DEFAULT_SPILL_THRESHOLD_BYTES, newSpillOwner, removeSpillOwner, type SpillOptions } from './spill/spillFiles.js'
+import { createAccessList } from './operations/accessList/createAccessList.js'
+import { createRpcChain } from './chains/remote/rpcChain.js'
+import { newUpstreamBudget, upstreamBudgetMs, type UpstreamBudget } from './upstream/upstreamBudget.js'
+import type { ChainSource } from './chains/types.js'
+import { createDevnet } from './chains/devnet/devnetChain.js'
+import { createImportedDevnet } from './chains/devnet/importedDevnet.js'
+import { demoTokenAbi } from './chains/devnet/demoTransactions.js'
+import { EngineError, isEngineError, toEngineError } from './platform/errors.js'
+import { registerErrorAbi } from './operations/simulation/revertReason.js'
+import { readChain } from './operations/reads/chainReads.js'
+import { runCall } from './operations/simulation/call.js'
+import { estimateGas } from './operations/simulation/estimateGas.js'
+import { simulate } from './operations/simulation/simulate.js'
+import { previewSignature } from './operations/signature/previewSignature.js'
+import { simulateSteps } from './operations/simulation/simulateSteps.js'
+import { simulateV1 } from './operations/simulateV1/simulateV1.js'
+import { loadSimulation } from './operations/simulation/simulationStore.js'
+import { createTraceService } from './operations/trace/index.js'
+import { DEFAULT_SPILL_THRESHOLD_BYTES, newSpillOwner, removeSpillOwner, type SpillOptions } from './platform/spill/spillFiles.js'
 import type { RunDeps } from './run/index.js'
 import type { ChainOperations, Engine, EngineOptions, ForkOperation, RunStop } from './types.js'
 import { FORK_OPERATIONS } from './types.js'
-import { createForkService } from './forks/forkService.js'
-import { createMemoryForkStore } from './forks/memoryForkStore.js'
-import { createUnavailableForkStore } from './forks/unavailableForkStore.js'
-import { forkChainOf } from './forks/forkChain.js'
-import { forkRpc } from './forks/devMethods.js'
-import { DEFAULT_FORK_LIMITS } from './forks/types.js'
+import { createForkService } from './chains/forks/forkService.js'
+import { createMemoryForkStore } from './chains/forks/memoryForkStore.js'
+import { createUnavailableForkStore } from './chains/forks/unavailableForkStore.js'
+import { forkChainOf } from './chains/forks/forkChain.js'
+import { forkRpc } from './chains/forks/devMethods.js'
+import { DEFAULT_FORK_LIMITS } from './chains/forks/types.js'
 
 export type { Engine, EngineOptions } from './types.js'
 
@@ -123,7 +123,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   class EngineView implements Engine {
     constructor(readonly stop: RunStop | undefined) {}
     previewSignature(params: Parameters<Engine['previewSignature']>[0]) {
-      return guard(chain, (d) => previewSignature(d, params), this.stop)
+      return guard(chain, (d) => previewSignature({ ...d, simulate: (p) => simulate(d, p) }, params), this.stop)
     }
     createFork(params: Parameters<Engine['createFork']>[0]) {
       return guard(chain, () => forks.create(params))

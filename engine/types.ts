@@ -7,22 +7,22 @@
 import type { Address, Hex } from 'viem'
 import type { CallInput, ExecutionStatus, RunStop } from './execution/types.js'
 import type { CallTreeConfig, DecodedCallFrame } from './decoding/callTree/types.js'
-import type { CacheStore } from './cache/cacheStore.js'
+import type { CacheStore } from './state/store/cacheStore.js'
 import type { EngineMetrics } from './engineMetrics.js'
 
 export type { Authorization, CallInput, RunStop } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
 export type { CallTreeConfig } from './decoding/callTree/types.js'
 /** the store the engine reads and writes through (built by the host: host/cache/) */
-export type { CacheStore } from './cache/cacheStore.js'
+export type { CacheStore } from './state/store/cacheStore.js'
 /** the engine's counts for the host's metrics */
 export type { EngineMetrics } from './engineMetrics.js'
 /** what the engine throws, and what `src/` maps to statuses and JSON-RPC codes */
-export { EngineError, isEngineError, type EngineErrorCode } from './errors.js'
+export { EngineError, isEngineError, type EngineErrorCode } from './platform/errors.js'
 /** the chain reads the engine answers (the JSON-RPC layer forwards no other method) */
-export { READ_METHODS } from './reads/readMethods.js'
+export { READ_METHODS } from './operations/reads/readMethods.js'
 /** the key of a spilled-file handle in a result (the host claims the file: host/spill/) */
-export { SPILL_KEY, type SpilledJson } from './spill/spillFiles.js'
+export { SPILL_KEY, type SpilledJson } from './platform/spill/spillFiles.js'
 import type { TraceResult, TracerConfig } from '../tracers/config.js'
 
 // the vocabulary the lower folders share (engine/vocabulary.ts), with the block grammar
@@ -44,54 +44,15 @@ export interface SimulateParams {
   callTree?: CallTreeConfig
 }
 
+export type { ApprovalChange, ApprovalType, PreviewWarning, WarningSeverity } from './wallet/types.js'
+import type { ApprovalChange, PreviewWarning } from './wallet/types.js'
+
 export interface SimulatedLog {
   address: Address
   topics: Hex[]
   data: Hex
   logIndex: Hex
   decoded?: DecodedEvent
-}
-
-export type ApprovalType = 'erc20' | 'erc721' | 'erc721-all' | 'erc1155-all' | 'permit2'
-
-/** a permission that changed, read from state before and after (engine/preview/approvalChanges.ts) */
-export interface ApprovalChange {
-  owner: Address
-  type: ApprovalType
-  /** the token (for permit2: the ERC-20 the Permit2 allowance is over) */
-  token: Address
-  /** spender (erc20, permit2), approved address (erc721) or operator (erc721-all, erc1155-all) */
-  spender: Address
-  tokenId?: Hex
-  /** amount (erc20, permit2) or 0x0/0x1 (erc721, *-all) */
-  before: Hex
-  after: Hex
-  unlimited: boolean
-  /** permit2: the allowance's expiration (unix seconds) after the run */
-  expiration?: Hex
-  /** permit2: the Permit2 contract holding the allowance */
-  permit2?: Address
-  name?: string
-  symbol?: string
-  decimals?: number
-  /** `after` in token units */
-  formatted?: string
-  /** the last call of the simulation that touched this permission */
-  callIndex: number
-}
-
-export type WarningSeverity = 'info' | 'warning' | 'danger'
-
-/** something in a run that should make a user stop (docs/wallet-preview.md lists the codes) */
-export interface PreviewWarning {
-  code: string
-  severity: WarningSeverity
-  message: string
-  /** -1: not a call of the run (a signature's preview) */
-  callIndex: number
-  account?: Address
-  token?: Address
-  spender?: Address
 }
 
 export interface CallError {
@@ -159,7 +120,7 @@ export interface SignaturePreviewParams {
   block: BlockSelector
 }
 
-/** what a signature gives away (engine/preview/signature/previewSignature.ts) */
+/** what a signature gives away (engine/operations/signature/previewSignature.ts) */
 export interface SignaturePreview {
   kind: SignatureKind
   blockNumber: Hex
@@ -318,28 +279,8 @@ export interface SimulateV1Log {
 
 /** a simulated block: geth's RPC block fields plus `calls` */
 export type SimulateV1BlockResult = Record<string, unknown> & { calls: SimulateV1CallResult[] }
-/** eth_call / eth_estimateGas: one call at a block, overrides as geth's 3rd and 4th params */
-export interface CallParams {
-  call: CallInput
-  /** a hash is resolved by the engine (geth eth_call takes BlockNumberOrHash) */
-  block: BlockRef
-  stateOverrides?: StateOverrides
-  blockOverrides?: BlockOverrides
-}
-/** what geth's DoCall hands its RPC layer */
-export interface CallOutcome {
-  status: ExecutionStatus
-  returnData: Hex
-  gasUsed: Hex
-  /** geth's error string when not success: `execution reverted`, `out of gas`, `invalid opcode: INVALID`… */
-  error?: string
-  /** geth abi.UnpackRevert of the revert bytes (Error(string), or a Panic's text) */
-  revertReason?: string
-}
-/** eth_estimateGas: the gas, or why no gas within the allowance makes the call succeed */
-export type GasEstimate =
-  | { gas: Hex }
-  | { error: string; revertData?: Hex; revertReason?: string }
+export type { CallOutcome, CallParams, GasEstimate } from './execution/types.js'
+import type { CallOutcome, CallParams, GasEstimate } from './execution/types.js'
 
 export interface EngineHealth {
   network: string
@@ -371,7 +312,7 @@ export interface Engine {
   traceCallMany(params: TraceCallManyParams): Promise<CallTraceResult[][]>
   /**
    * eth_simulateV1. A rejected request throws EngineError whose `details.simulateError` names the
-   * spec's error (see engine/simulateV1/simulateErrors.ts) so the JSON-RPC layer can give its code.
+   * spec's error (see engine/operations/simulateV1/simulateErrors.ts) so the JSON-RPC layer can give its code.
    */
   simulateV1(params: SimulateV1Params): Promise<SimulateV1BlockResult[]>
   /** every transaction of a mined block, each with its own tracers; a failing one answers `{txHash, error}` */
@@ -381,7 +322,7 @@ export interface Engine {
   /** eth_estimateGas (geth's search) */
   estimateGas(params: CallParams): Promise<GasEstimate>
   /**
-   * A read-only JSON-RPC method of the chain (engine/reads/readMethods.ts lists them): answered
+   * A read-only JSON-RPC method of the chain (engine/operations/reads/readMethods.ts lists them): answered
    * by the devnet for its own chain, or by the upstream node with immutable answers cached.
    * Anything else is refused (NOT_FOUND with `details.unsupportedMethod`).
    */
@@ -453,7 +394,7 @@ export type ChainOperations = Pick<Engine, ForkOperation>
 
 /**
  * What a writable fork answers beyond /v1/rpc: a development node's JSON-RPC methods (sending,
- * mining, snapshots, time, cheats), with Anvil's and Hardhat's names (engine/forks/devMethods.ts
+ * mining, snapshots, time, cheats), with Anvil's and Hardhat's names (engine/chains/forks/devMethods.ts
  * runs them). Here, beside the facade's types, so the HTTP layer reads the list without loading
  * the engine.
  */
@@ -469,21 +410,21 @@ export const FORK_DEV_METHODS: ReadonlySet<string> = new Set([
   'anvil_autoImpersonateAccount',
   'anvil_reset', 'hardhat_reset', 'anvil_dumpState', 'anvil_loadState',
 ])
-export type { CreateForkParams, ForkInfo } from './forks/types.js'
-import type { CreateForkParams, ForkInfo, ForkLimits, ForkStore } from './forks/types.js'
+export type { CreateForkParams, ForkInfo } from './chains/forks/types.js'
+import type { CreateForkParams, ForkInfo, ForkLimits, ForkStore } from './chains/forks/types.js'
 
 export interface EngineOptions {
   /** empty/undefined: the embedded devnet */
   rpcUrl?: string
   /**
    * the embedded devnet (no rpcUrl) booted from a chain's own geth genesis and blocks instead of
-   * the demo history (engine/devnet/importedDevnet.ts); `hardfork` does not apply, the genesis
+   * the demo history (engine/chains/devnet/importedDevnet.ts); `hardfork` does not apply, the genesis
    * config's fork schedule does
    */
-  devnetImport?: import('./devnet/importedDevnet.js').ImportedDevnetOptions
+  devnetImport?: import('./chains/devnet/importedDevnet.js').ImportedDevnetOptions
   /** ethereumjs hardfork name (an OP fork name on an OP-stack chain); undefined: devnet newest fully supported, fork follows upstream */
   hardfork?: string
-  /** the chain's kind (engine/chain/rules.ts); undefined: by its chain id, else ethereum */
+  /** the chain's kind (engine/chains/rules.ts); undefined: by its chain id, else ethereum */
   chainKind?: 'ethereum' | 'op-stack' | 'arbitrum'
   /** the chain id the upstream must answer: a mismatch fails the start (VALIDATION_ERROR) */
   expectChainId?: number
@@ -499,7 +440,7 @@ export interface EngineOptions {
   rpcTimeoutMs: number
   /**
    * all upstream waiting of one engine call, retries and sequential phases included, ms
-   * (default 1.5 × rpcTimeoutMs; see engine/rpc/upstreamBudget.ts)
+   * (default 1.5 × rpcTimeoutMs; see engine/upstream/upstreamBudget.ts)
    */
   upstreamBudgetMs?: number
   /** fork: how long the newest head seen stands for `latest`, ms (0: resolve on every request; default 1000) */
@@ -511,7 +452,7 @@ export interface EngineOptions {
   /**
    * Long struct logs are written to temporary files as they run and come back as handles
    * (`{"$spilledJson": path}` in place of the `structLogs` array) that the front door streams
-   * (engine/spill/spillFiles.ts). Absent: struct logs are kept in memory (refused past 256 MiB).
+   * (engine/platform/spill/spillFiles.ts). Absent: struct logs are kept in memory (refused past 256 MiB).
    * `owner`: this engine's directory under the spill root (default: a fresh one; a pool gives
    * each worker its own); `thresholdBytes`: logs smaller stay in memory (default 64 KiB);
    * `maxBytes`: the largest file (limits.max_struct_log_mb).

@@ -13,8 +13,8 @@
  * await chains.run('base', () => chains.engine.simulate(params)) // base's engine
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { CacheStore } from '../engine/cache/cacheStore.js'
-import { EngineError } from '../engine/errors.js'
+import type { CacheStore } from '../engine/state/store/cacheStore.js'
+import { EngineError } from '../engine/platform/errors.js'
 import type { Engine } from '../engine/types.js'
 import { createPendingChain, isConfigurationError, type PendingChainOptions } from './pendingChain.js'
 

@@ -81,7 +81,7 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     rpcTimeoutMs: config.chain.rpc_timeout_ms,
     headMaxAgeMs: config.chain.head_max_age_ms,
     maxStructLogSteps: config.limits.max_struct_log_steps,
-    // long struct logs go to temporary files and are streamed (engine/spill, host/spill, src/respond)
+    // long struct logs go to temporary files and are streamed (engine/platform/spill, host/spill, src/respond)
     spill: { maxBytes: config.limits.max_struct_log_mb * 2 ** 20 },
     simulationTtlSeconds: config.cache.simulation_ttl_seconds,
     forkCacheBytes: memory.forkCacheBytes,

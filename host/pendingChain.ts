@@ -10,7 +10,7 @@
  * @example
  * const engine = createPendingChain({ name: 'base', start: () => startEngine(), retryMs: 5000, cause, logger })
  */
-import { EngineError, isEngineError } from '../engine/errors.js'
+import { EngineError, isEngineError } from '../engine/platform/errors.js'
 import { ENGINE_OPERATIONS, type Engine, type EngineHealth } from '../engine/types.js'
 
 const OPERATIONS = new Set<string>(ENGINE_OPERATIONS)

@@ -12,7 +12,7 @@
  * errors travel as data and are rebuilt on the other side with code, message, details and
  * suggestion intact.
  */
-import { EngineError, isEngineError, type EngineErrorCode } from '../engine/errors.js'
+import { EngineError, isEngineError, type EngineErrorCode } from '../engine/platform/errors.js'
 import type { EngineOperation, EngineOptions } from '../engine/types.js'
 
 /** the CacheStore operations that cross a channel (close is each side's own) */

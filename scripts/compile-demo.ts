@@ -1,6 +1,6 @@
 /**
  * Compiles the embedded devnet's demo contracts (scripts/demo-contracts/*.sol) with npm solc and
- * writes engine/devnet/demoContracts.json, which is committed: the service starts without a
+ * writes engine/chains/devnet/demoContracts.json, which is committed: the service starts without a
  * compiler. Re-run after editing a contract: `npx tsx scripts/compile-demo.ts`. Changing the
  * bytecode changes the devnet's demo transaction hashes (README quotes them).
  */

@@ -1,7 +1,7 @@
 /**
  * Compiles Uniswap's Permit2 from its published source (scripts/demo-contracts/permit2: Permit2 at
  * github.com/Uniswap/permit2 and the two solmate files it imports, MIT) with npm solc, via IR as
- * Uniswap builds it, and writes engine/devnet/permit2.json, which is committed: the embedded
+ * Uniswap builds it, and writes engine/chains/devnet/permit2.json, which is committed: the embedded
  * devnet holds Permit2 at its canonical address from genesis, so wallet previews of Permit2
  * signatures work on it. Re-run after editing: `npx tsx scripts/compile-permit2.ts` (~20 s).
  *

@@ -1,5 +1,5 @@
 /**
- * Writes engine/devnet/opPredeploys.json (committed) from the forge artifacts of npm
+ * Writes engine/chains/devnet/opPredeploys.json (committed) from the forge artifacts of npm
  * `@eth-optimism/contracts-bedrock` (MIT): the deployed code of the L1Block and GasPriceOracle
  * predeploys, which the embedded devnet installs at genesis when it runs as an OP-stack chain.
  * Neither contract has immutables, so the deployed code is used as published.

@@ -4,10 +4,12 @@
  *   src/ → host/ → engine/ → tracers/, and nothing back up;
  *   src/ reaches the engine through its public surface alone (engine/index.ts, engine/types.ts);
  *   host/ (threads, processes, the cache stores, spill files' owners) sits between them;
- *   no engine feature folder (simulation, trace, accessList, reads) imports another: the way into a run
- *   they share lives in engine/run/;
- *   the JSON-RPC transport (engine/rpc/) sits below state and chain sources: state never imports
- *   a chain source, and the transport imports neither.
+ *   inside engine/: the facade (its root files) → operations/ (one folder an operation, none
+ *   importing another) → the parts every operation shares: run/ (the one way into a run),
+ *   chains/ (where state and blocks come from), wallet/, execution/, decoding/, state/ →
+ *   upstream/ (the JSON-RPC client of the upstream node) → platform/ (hardforks, hashing, curves,
+ *   the block grammar, spill files), each only downwards; the shared parts speak the vocabulary
+ *   (engine/vocabulary.ts), never the public surface.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -39,7 +41,11 @@ const violations = (rule: (from: string, to: string) => boolean) =>
 /** what src/ may import of the engine: its facade and its public types */
 const ENGINE_SURFACE = ['engine/index.js', 'engine/types.js']
 
-const FEATURES = ['engine/simulation', 'engine/trace', 'engine/accessList', 'engine/reads']
+/** the operations: each folder answers one family of the facade's methods */
+const OPERATIONS = sources('engine/operations').map((f) => f.split('/').slice(0, 3).join('/')).filter((f, i, all) => all.indexOf(f) === i)
+
+/** the parts of the engine below the operations, the order each may import downwards in */
+const SHARED = ['engine/run', 'engine/chains', 'engine/wallet', 'engine/execution', 'engine/decoding', 'engine/state', 'engine/upstream', 'engine/platform']
 
 describe('import directions', () => {
   it('reads a real graph (the check is not vacuous)', () => {
@@ -50,6 +56,8 @@ describe('import directions', () => {
     expect(edges.some((e) => inside(e.from, 'host') && inside(e.to, 'engine'))).toBe(true)
     // the surface rule below sees the paths it allows, so it cannot pass by matching nothing
     expect(edges.some((e) => inside(e.from, 'src') && e.to === 'engine/types.js')).toBe(true)
+    expect(OPERATIONS.length).toBeGreaterThanOrEqual(6)
+    for (const part of SHARED) expect(sources(part).length, part).toBeGreaterThan(0)
   })
 
   it('tracers/ import nothing above them', () => {
@@ -68,15 +76,27 @@ describe('import directions', () => {
     expect(violations((from, to) => inside(from, 'src') && inside(to, 'engine') && !ENGINE_SURFACE.includes(to))).toEqual([])
   })
 
-  it('no engine feature folder imports another', () => {
-    expect(
-      violations((from, to) => FEATURES.some((a) => inside(from, a) && FEATURES.some((b) => b !== a && inside(to, b)))),
-    ).toEqual([])
+  it('no operation imports another', () => {
+    expect(violations((from, to) => OPERATIONS.some((a) => inside(from, a) && OPERATIONS.some((b) => b !== a && inside(to, b))))).toEqual([])
   })
 
-  it('only the facade, the workers and the front door reach the feature folders', () => {
-    const shared = ['engine/run', 'engine/state', 'engine/chain', 'engine/rpc', 'engine/execution', 'engine/cache', 'engine/decoding', 'engine/observers', 'engine/devnet']
-    expect(violations((from, to) => shared.some((s) => inside(from, s)) && FEATURES.some((f) => inside(to, f)))).toEqual([])
+  it('only the facade reaches the operations', () => {
+    expect(violations((from, to) => SHARED.some((s) => inside(from, s)) && inside(to, 'engine/operations'))).toEqual([])
+  })
+
+  it('each shared part imports only the parts below it', () => {
+    const rank = (path: string) => SHARED.findIndex((s) => inside(path, s))
+    // two edges go up, each for a reason: a writable fork's miner opens its block's environment
+    // and system calls as every run does (run/), and execution runs by the rules of the chain's
+    // kind (chains/rules.ts: deposits, L1 fees); the rest point strictly down
+    const peers = new Set(['engine/chains>engine/run', 'engine/execution>engine/chains'])
+    expect(
+      violations((from, to) => {
+        const a = rank(from)
+        const b = rank(to)
+        return a >= 0 && b >= 0 && b < a && !peers.has(`${SHARED[a]}>${SHARED[b]}`)
+      }),
+    ).toEqual([])
   })
 
   it('no import loop runs through the public surface: nothing engine/types.ts reaches imports it back', () => {
@@ -93,14 +113,14 @@ describe('import directions', () => {
     expect([...reached].filter((file) => next(file).includes('engine/types.ts'))).toEqual([])
   })
 
-  it('the lower folders speak the vocabulary (engine/vocabulary.ts), never the public surface', () => {
-    const lower = ['engine/run', 'engine/state', 'engine/chain', 'engine/rpc', 'engine/execution', 'engine/cache', 'engine/decoding', 'engine/observers', 'engine/devnet', 'engine/spill']
-    expect(violations((from, to) => lower.some((l) => inside(from, l)) && to === 'engine/types.js')).toEqual([])
-    expect(violations((from, to) => from === 'engine/vocabulary.ts' && to !== 'engine/blockRef.js')).toEqual([])
+  it('the shared parts speak the vocabulary (engine/vocabulary.ts), never the public surface', () => {
+    expect(violations((from, to) => SHARED.some((l) => inside(from, l)) && (to === 'engine/types.js' || to === 'engine/index.js'))).toEqual([])
+    expect(violations((from, to) => from === 'engine/vocabulary.ts' && to !== 'engine/platform/blockRef.js')).toEqual([])
   })
 
-  it('the JSON-RPC transport sits below state and the chain sources', () => {
-    expect(violations((from, to) => inside(from, 'engine/state') && inside(to, 'engine/chain'))).toEqual([])
-    expect(violations((from, to) => inside(from, 'engine/rpc') && (inside(to, 'engine/state') || inside(to, 'engine/chain')))).toEqual([])
+  it('the upstream client sits below state and the chain sources, the platform below everything', () => {
+    expect(violations((from, to) => inside(from, 'engine/state') && inside(to, 'engine/chains'))).toEqual([])
+    expect(violations((from, to) => inside(from, 'engine/upstream') && (inside(to, 'engine/state') || inside(to, 'engine/chains')))).toEqual([])
+    expect(violations((from, to) => inside(from, 'engine/platform') && inside(to, 'engine') && !inside(to, 'engine/platform'))).toEqual([])
   })
 })

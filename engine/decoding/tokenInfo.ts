@@ -12,7 +12,7 @@
  * const { symbol, decimals } = await tokens('0x6b17…1d0f')
  */
 import { decodeAbiParameters, hexToBytes, hexToBigInt, size, slice, type Address, type Hex } from 'viem'
-import type { CacheStore } from '../cache/cacheStore.js'
+import type { CacheStore } from '../state/store/cacheStore.js'
 
 export interface TokenInfo {
   symbol?: string

@@ -25,7 +25,7 @@ import { Capability, getCalldataFloorGas, type TypedTransaction } from '@ethereu
 import { Address as EjsAddress, KECCAK256_NULL, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import { createVM, runTx, type RunTxResult } from '@ethereumjs/vm'
 import type { Address, Hex } from 'viem'
-import { EngineError, isEngineError, toEngineError } from '../errors.js'
+import { EngineError, isEngineError, toEngineError } from '../platform/errors.js'
 import { toGethError } from '../../tracers/gethErrors.js'
 import { blockHashSource, buildEvmBlock } from './evmBlock.js'
 import './evmTables.js'

@@ -14,7 +14,7 @@ import type { Common } from '@ethereumjs/common'
 import { createAccessList2930Tx, createBlob4844Tx, createEOACode7702Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
 import { Address as EjsAddress, bigIntToUnpaddedBytes, hexToBytes, intToUnpaddedBytes, type EOACode7702AuthorizationListBytes, type EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util'
 import { keccak256 } from 'viem'
-import { EngineError } from '../errors.js'
+import { EngineError } from '../platform/errors.js'
 import type { Authorization, CallInput } from './types.js'
 
 export interface ImpersonatedTxInput {

@@ -26,13 +26,13 @@ export function preparedCommon(common: Common): Common {
   let base = byFork.get(key)
   if (!base) {
     base = common.copy()
-    // the Common's own updateParams (e.g. engine/hardfork.ts lifting the EIP-7825 cap) still runs here
+    // the Common's own updateParams (e.g. engine/platform/hardfork.ts lifting the EIP-7825 cap) still runs here
     base.updateParams(paramsEVM)
     base.updateParams(paramsVM)
     base.updateParams(paramsTx)
     base.updateParams(paramsBlock)
     Object.defineProperty(base, 'updateParams', { value: noMerge, writable: true, enumerable: true, configurable: true })
-    // merging rebuilt the list of active EIPs: build the Set behind engine/hardfork.ts' lookup here,
+    // merging rebuilt the list of active EIPs: build the Set behind engine/platform/hardfork.ts' lookup here,
     // once, so the copies share it instead of each run building its own on its first opcode
     base.isActivatedEIP(1559)
     byFork.set(key, base)

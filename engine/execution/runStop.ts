@@ -18,7 +18,7 @@
  * checkRunStop(ctx.stop) // before the run
  * if (ctx.stop) watchRunStop(vm.evm, ctx.stop) // during it
  */
-import { EngineError, TIMEOUT_SUGGESTION } from '../errors.js'
+import { EngineError, TIMEOUT_SUGGESTION } from '../platform/errors.js'
 import { interpreterPrototype } from './leanStepHook.js'
 import type { RunStop } from './types.js'
 

@@ -30,7 +30,7 @@ import type { Address, Hex } from 'viem'
 import { GETH_ERRORS, toGethError, toGethPrecompileError, type FailingStep } from '../../tracers/gethErrors.js'
 import type { CallType, EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext, TxEndEvent } from '../../tracers/types.js'
 import { bigTo32, bigToBytes, hexBytes, readMemory, wordToAddress } from '../../tracers/evmWords.js'
-import { EngineError } from '../errors.js'
+import { EngineError } from '../platform/errors.js'
 import { setDirectStepHandler, type LightSteps } from './leanStepHook.js'
 import { OP, gethOpName, maxStackOf, minStackOf, stackBounds } from '../../tracers/opcodes.js'
 

@@ -8,7 +8,8 @@ import type { StateManagerInterface } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Address, Hex } from 'viem'
 import type { Tracer } from '../../tracers/types.js'
-import type { ChainRules, RollupFees } from '../chain/rules.js'
+import type { ChainRules, RollupFees } from '../chains/rules.js'
+import type { BlockOverrides, BlockRef, StateOverrides } from '../vocabulary.js'
 
 /** The block a call runs in (geth eth_call semantics: header of block N, state after block N). */
 export interface BlockEnv {
@@ -43,7 +44,7 @@ export interface RunStop {
    * told when the engine call starts waiting on the upstream (true: its first upstream request
    * is sent) and when it waits on it no longer (false: none of its requests is unanswered), so
    * whoever runs the call can count it apart from the calls that compute
-   * (engine/rpc/upstreamBudget.ts). Stops nothing: a stop with only this runs as one without.
+   * (engine/upstream/upstreamBudget.ts). Stops nothing: a stop with only this runs as one without.
    */
   readonly onUpstreamWait?: (waiting: boolean) => void
 }
@@ -58,7 +59,7 @@ export interface ExecutionContext {
   block: BlockEnv
   /** BLOCKHASH(n) for the 256 blocks before `block.number` */
   getBlockHash?(n: bigint): Promise<Hex | undefined>
-  /** the chain's rules (engine/chain/rules.ts): absent on a plain Ethereum chain */
+  /** the chain's rules (engine/chains/rules.ts): absent on a plain Ethereum chain */
   rules?: ChainRules
 }
 
@@ -161,3 +162,26 @@ export interface ExecutionResult {
 export type ExecuteCall = (ctx: ExecutionContext, call: CallInput, opts?: ExecuteOptions) => Promise<ExecutionResult>
 /** Same, for an already signed transaction (replays in /trace/tx, conformance fixtures). */
 export type ExecuteSignedTx = (ctx: ExecutionContext, tx: TypedTransaction, opts?: ExecuteOptions) => Promise<ExecutionResult>
+
+/** eth_call / eth_estimateGas: one call at a block, overrides as geth's 3rd and 4th params */
+export interface CallParams {
+  call: CallInput
+  /** a hash is resolved by the engine (geth eth_call takes BlockNumberOrHash) */
+  block: BlockRef
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+}
+/** what geth's DoCall hands its RPC layer */
+export interface CallOutcome {
+  status: ExecutionStatus
+  returnData: Hex
+  gasUsed: Hex
+  /** geth's error string when not success: `execution reverted`, `out of gas`, `invalid opcode: INVALID`… */
+  error?: string
+  /** geth abi.UnpackRevert of the revert bytes (Error(string), or a Panic's text) */
+  revertReason?: string
+}
+/** eth_estimateGas: the gas, or why no gas within the allowance makes the call succeed */
+export type GasEstimate =
+  | { gas: Hex }
+  | { error: string; revertData?: Hex; revertReason?: string }

@@ -8,7 +8,7 @@
 import type { Common } from '@ethereumjs/common'
 import { Capability, getCalldataFloorGas, isBlob4844Tx, type TypedTransaction } from '@ethereumjs/tx'
 import type { Address as EjsAddress } from '@ethereumjs/util'
-import { EngineError } from '../errors.js'
+import { EngineError } from '../platform/errors.js'
 
 /** EIP-4844 GAS_PER_BLOB (2^17), unchanged by later forks */
 const BLOB_GAS_PER_BLOB = 131072n

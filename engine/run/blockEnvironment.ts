@@ -8,7 +8,7 @@
  * const ctx = await callContext(chain, header, state, { number: header.number + 1n })
  */
 import type { StateManagerInterface } from '@ethereumjs/common'
-import type { BlockHeaderInfo, ChainSource } from '../chain/types.js'
+import type { BlockHeaderInfo, ChainSource } from '../chains/types.js'
 import type { BlockEnv, ExecutionContext } from '../execution/types.js'
 import type { BlockOverrides } from '../vocabulary.js'
 

@@ -2,8 +2,8 @@
  * What every engine operation runs with: the chain source and the operator's limits. One object,
  * built once by createEngine (engine/index.ts), passed to simulate, access lists and traces alike.
  */
-import type { CacheStore } from '../cache/cacheStore.js'
-import type { ChainSource } from '../chain/types.js'
+import type { CacheStore } from '../state/store/cacheStore.js'
+import type { ChainSource } from '../chains/types.js'
 
 export interface RunDeps {
   chain: ChainSource

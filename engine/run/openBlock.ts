@@ -14,12 +14,12 @@
  * const progress = await replayUpTo(block, 3) // state before the block's 4th transaction
  */
 import type { Hex } from 'viem'
-import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
-import { EngineError, isEngineError } from '../errors.js'
+import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chains/types.js'
+import { EngineError, isEngineError } from '../platform/errors.js'
 import { executeSignedTx } from '../execution/executeTransaction.js'
 import type { ExecutionContext, ExecutionResult } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
-import { stateBlock, type BlockRef } from '../blockRef.js'
+import { stateBlock, type BlockRef } from '../platform/blockRef.js'
 import { executionContext } from './blockEnvironment.js'
 import { applyBlockSystemCalls, systemCallReads } from './systemCalls.js'
 

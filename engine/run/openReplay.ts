@@ -10,8 +10,8 @@
  * await executeSignedTx(replay.ctx, replay.tx.tx, { tracers, validation: true, blockGasUsed: replay.blockGasUsed, logIndexBase: replay.logIndexBase })
  */
 import type { Hex } from 'viem'
-import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chain/types.js'
-import { EngineError } from '../errors.js'
+import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../chains/types.js'
+import { EngineError } from '../platform/errors.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
 import type { BlockOverrides, StateOverrides } from '../vocabulary.js'

@@ -4,7 +4,7 @@
  * state overrides into it and builds the execution context with the block overrides applied
  * (geth eth_call / debug_traceCall semantics: header of block N over the state after block N).
  *
- * `pending` runs on `latest` (engine/blockRef.ts `stateBlock`; geth refuses to trace at pending,
+ * `pending` runs on `latest` (engine/platform/blockRef.ts `stateBlock`; geth refuses to trace at pending,
  * decisions §8 lists the tag as valid). A block named by hash is turned into its number here, once
  * (geth eth_call's words when there is none), so the fork resolves and prefetches by number.
  *
@@ -12,10 +12,10 @@
  * const { header, state, ctx } = await openRun(deps.chain, { block, calls, stateOverrides, blockOverrides })
  * const res = await executeCall(ctx, withCallDefaults('trace', call, { blockGasLimit: ctx.block.gasLimit, gasCap }))
  */
-import type { AlsoReads, BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
+import type { AlsoReads, BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chains/types.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { OverlayStateManager } from '../state/index.js'
-import { stateBlock, type BlockRef, type BlockSelector } from '../blockRef.js'
+import { stateBlock, type BlockRef, type BlockSelector } from '../platform/blockRef.js'
 import type { BlockOverrides, StateOverrides } from '../vocabulary.js'
 import { executionContext } from './blockEnvironment.js'
 import { resolveBlockRef } from './openBlock.js'

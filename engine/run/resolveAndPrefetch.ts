@@ -7,7 +7,7 @@
  * const header = await resolveAndPrefetch(chain, { tag: 'latest' }, params.calls)
  */
 import type { BlockSelector } from '../vocabulary.js'
-import type { AlsoReads, BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chain/types.js'
+import type { AlsoReads, BlockHeaderInfo, ChainSource, PrefetchCalls, SideReads } from '../chains/types.js'
 
 export async function resolveAndPrefetch(
   chain: ChainSource,

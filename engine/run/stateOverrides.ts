@@ -7,7 +7,7 @@
  * @example
  * await applyStateOverrides(state, { '0xab…': { balance: 10n ** 18n, stateDiff: { [slot]: value } } })
  */
-import { EngineError } from '../errors.js'
+import { EngineError } from '../platform/errors.js'
 import type { OverlayStateManager } from '../state/index.js'
 import type { StateOverrides } from '../vocabulary.js'
 

@@ -15,7 +15,7 @@
 import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import { bigIntToBytes, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { Hex } from 'viem'
-import type { BlockHeaderInfo } from '../chain/types.js'
+import type { BlockHeaderInfo } from '../chains/types.js'
 import type { AccessList } from '../state/index.js'
 
 // the EIPs' constants (a bare Common does not carry the VM's params, and the EVM's copy of the

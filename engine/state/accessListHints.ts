@@ -13,12 +13,12 @@
  */
 import { LRUCache } from 'lru-cache'
 import type { Hex } from 'viem'
-import type { CacheStore } from '../cache/cacheStore.js'
-import { ENTRY_OVERHEAD_BYTES, ownBytes } from '../cache/entrySize.js'
-import type { RpcClient } from '../rpc/rpcClient.js'
+import type { CacheStore } from './store/cacheStore.js'
+import { ENTRY_OVERHEAD_BYTES, ownBytes } from './store/entrySize.js'
+import type { RpcClient } from '../upstream/rpcClient.js'
 import { forkKeys } from './forkCacheCodec.js'
 import { accessListDigest, parseAccessList, type PrefetchCall } from './forkPrefetch.js'
-import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
+import type { UpstreamBudget } from '../upstream/upstreamBudget.js'
 
 // made once: a TextEncoder or TextDecoder per hint read or written costs microseconds
 const utf8Encoder = new TextEncoder()
@@ -49,7 +49,7 @@ export class AccessListHints {
     this.store = opts.cache
     this.hot = new LRUCache<string, Uint8Array>({
       maxSize: opts.hotMaxBytes ?? 8 * 1024 * 1024,
-      // real heap cost (engine/cache/entrySize.ts)
+      // real heap cost (engine/state/store/entrySize.ts)
       sizeCalculation: (v, k) => k.length + ENTRY_OVERHEAD_BYTES + v.byteLength,
     })
   }

@@ -18,9 +18,9 @@
  */
 import { LRUCache } from 'lru-cache'
 import type { Hex } from 'viem'
-import type { CacheStore } from '../cache/cacheStore.js'
-import type { RpcClient } from '../rpc/rpcClient.js'
-import type { UpstreamBudget } from '../rpc/upstreamBudget.js'
+import type { CacheStore } from './store/cacheStore.js'
+import type { RpcClient } from '../upstream/rpcClient.js'
+import type { UpstreamBudget } from '../upstream/upstreamBudget.js'
 import { decodeAccount, decodeSlot, encodeAccount, encodeSlot, forkKeys } from './forkCacheCodec.js'
 import { AccessListHints, type AccessList } from './accessListHints.js'
 import type { PrefetchCall } from './forkPrefetch.js'
@@ -28,7 +28,7 @@ import { parseCode, parseQuantity, parseSlotValue } from './rpcValues.js'
 import { EMPTY_BYTES, codeHashOf, isEmptyCodeHash, slotKeyFromHex } from './stateKeys.js'
 import type { AccountRead, AccountReadResult, SourceAccount, StateSource } from './types.js'
 import { bytesToHex } from '@ethereumjs/util'
-import { ENTRY_OVERHEAD_BYTES, ownBytes } from '../cache/entrySize.js'
+import { ENTRY_OVERHEAD_BYTES, ownBytes } from './store/entrySize.js'
 
 export type { PrefetchCall } from './forkPrefetch.js'
 

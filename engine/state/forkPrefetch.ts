@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Hex } from 'viem'
-import { readUpstream } from '../rpc/upstreamAnswers.js'
+import { readUpstream } from '../upstream/upstreamAnswers.js'
 import { slotKeyFromHex } from './stateKeys.js'
 
 export interface PrefetchCall {

@@ -6,7 +6,7 @@
  * - devnet: `genesis = MemoryStateSource.fromAlloc(alloc)`; per request
  *   `new OverlayStateManager(layerOfBlock)`; after mining a block
  *   `nextLayer = layerOfBlock.withWrites(overlay.flatten())`.
- * - fork: one `rpc = createRpcClient({ url, timeoutMs })` (engine/rpc/, the transport below state) and one
+ * - fork: one `rpc = createRpcClient({ url, timeoutMs })` (engine/upstream/, the transport below state) and one
  *   `fork = new ForkCache({ rpc, chainId, cache })` per upstream; per request
  *   `await fork.prefetch(n, calls, { extraAddresses: [coinbase] })` (cold runs) then
  *   `new OverlayStateManager(fork.at(n, { ttlSeconds }))` (ttl only for blocks near the head).

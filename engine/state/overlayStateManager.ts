@@ -20,7 +20,7 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common'
 import { Account, KECCAK256_NULL, KECCAK256_RLP, type Address } from '@ethereumjs/util'
 import type { Hex } from 'viem'
-import { EngineError } from '../errors.js'
+import { EngineError } from '../platform/errors.js'
 import type { StateOverrides } from '../vocabulary.js'
 import {
   EMPTY_BYTES,

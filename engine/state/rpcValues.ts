@@ -1,10 +1,10 @@
 /**
  * Strict readers of upstream state results, over the per-method answer schemas
- * (engine/rpc/upstreamAnswers.ts): a value that is not what the method promises is a
+ * (engine/upstream/upstreamAnswers.ts): a value that is not what the method promises is a
  * STATE_ACCESS_ERROR naming the method, never a silently wrong (or cached) state.
  */
 import { hexToBytes } from '@ethereumjs/util'
-import { readUpstream } from '../rpc/upstreamAnswers.js'
+import { readUpstream } from '../upstream/upstreamAnswers.js'
 import { storageValueFromHex } from './stateKeys.js'
 
 export function parseQuantity(v: unknown, method: 'eth_getBalance' | 'eth_getTransactionCount'): bigint {

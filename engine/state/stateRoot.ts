@@ -3,7 +3,7 @@
  *
  * The engine keeps no tries (OverlayStateManager, PLACEHOLDER_STATE_ROOT): a fork's state is read
  * lazily and only in part, so its root cannot be known. A chain imported whole from a genesis and
- * its blocks (engine/devnet/importedDevnet.ts) holds all of its state, small enough to hash on
+ * its blocks (engine/chains/devnet/importedDevnet.ts) holds all of its state, small enough to hash on
  * demand: its imports are checked against the blocks' own roots, its pre-Byzantium receipts carry
  * real intermediate roots, and its simulated blocks get the root (and so the hash) geth gives them.
  *

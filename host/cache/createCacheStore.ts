@@ -8,8 +8,8 @@
  * @example
  * const cache = createCacheStore(process.env.CACHE_URL ?? 'memory://', { logger })
  */
-import { EngineError } from '../../engine/errors.js'
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import { EngineError } from '../../engine/platform/errors.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import { createMemoryCacheStore } from './memoryCacheStore.js'
 import { createRedisCacheStore, redactUrl } from './redisCacheStore.js'
 import { createTieredCacheStore } from './tieredCacheStore.js'

@@ -3,8 +3,8 @@
  * Also the front level of the two-level store in front of Redis.
  */
 import { LRUCache } from 'lru-cache'
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
-import { entryBytes, ownBytes } from '../../engine/cache/entrySize.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
+import { entryBytes, ownBytes } from '../../engine/state/store/entrySize.js'
 
 export interface MemoryCacheStoreOptions {
   /** total size bound of the values, in bytes (default 256 MiB) */

@@ -12,7 +12,7 @@
  * await store.set('k', new Uint8Array([0, 255]), 60)
  */
 import { createClient, RESP_TYPES } from 'redis'
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import { createMemoryCacheStore } from './memoryCacheStore.js'
 
 export interface RedisCacheStoreOptions {

@@ -12,8 +12,8 @@
  * const store = createRedisForkStore({ url: 'redis://127.0.0.1:6379/0' })
  */
 import { createClient } from 'redis'
-import { EngineError } from '../../engine/errors.js'
-import { storedBlockJson, type ForkRecord, type ForkStore, type StoredBlock, type StoredFork } from '../../engine/forks/types.js'
+import { EngineError } from '../../engine/platform/errors.js'
+import { storedBlockJson, type ForkRecord, type ForkStore, type StoredBlock, type StoredFork } from '../../engine/chains/forks/types.js'
 import { redactUrl } from './redisCacheStore.js'
 
 export interface RedisForkStoreOptions {

@@ -11,7 +11,7 @@
  * @example
  * const store = createTieredCacheStore(createMemoryCacheStore(), createRedisCacheStore({ url }))
  */
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 
 export interface TieredCacheStoreOptions {
   /** lifetime of a local copy filled from the shared level, s (default 3600) */

@@ -14,7 +14,7 @@
  * for each other process). A block is dropped a second before its window could end, so no count
  * of an old window is used in the next.
  */
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 
 export interface LeasedCounterOptions {
   /** the rate limit (requests per window) */

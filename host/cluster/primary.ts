@@ -19,11 +19,11 @@
  */
 import cluster, { type Worker } from 'node:cluster'
 import type { ServiceConfig } from '../../config/loadConfig.js'
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import { createCacheStore, isSharedCacheUrl } from '../cache/createCacheStore.js'
 import { answerCacheOp } from '../workers/answerCacheOp.js'
 import { STOP_MESSAGE, type FromProcess, type ToProcess } from '../protocol.js'
-import { isSimulationKey } from '../../engine/simulation/simulationStore.js'
+import { isSimulationKey } from '../../engine/operations/simulation/simulationStore.js'
 import type { HostLogger } from '../logger.js'
 import { createSiblingLookup } from './siblingLookup.js'
 import { createMetricsGather } from './metricsGather.js'

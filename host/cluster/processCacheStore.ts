@@ -14,10 +14,10 @@
  *   worker thread sends its pool (host/protocol.ts, host/workers/parentCacheStore.ts): one process's upstream read serves
  *   the others, and a rate limit counts every process's requests together.
  */
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import { createMemoryCacheStore } from '../cache/memoryCacheStore.js'
 import { createTieredCacheStore } from '../cache/tieredCacheStore.js'
-import { isSimulationKey } from '../../engine/simulation/simulationStore.js'
+import { isSimulationKey } from '../../engine/operations/simulation/simulationStore.js'
 import { createParentCacheStore } from '../workers/parentCacheStore.js'
 import type { FromProcess, ToProcess } from '../protocol.js'
 

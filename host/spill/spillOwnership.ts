@@ -1,5 +1,5 @@
 /**
- * Who owns a spilled file once its engine has written it (engine/spill/spillFiles.ts lays the
+ * Who owns a spilled file once its engine has written it (engine/platform/spill/spillFiles.ts lays the
  * files out and writes them): the front door claims the file named in an answer and streams it
  * (src/respond/jsonAnswer.ts), and the host sweeps what nobody claimed — files older than a
  * request could wait for, and the directories of processes that died before they cleaned up
@@ -8,7 +8,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SPILL_FILE_NAME, SPILL_OWNER_NAME, SPILL_ROOT_PREFIX, spillRoot } from '../../engine/spill/spillFiles.js'
+import { SPILL_FILE_NAME, SPILL_OWNER_NAME, SPILL_ROOT_PREFIX, spillRoot } from '../../engine/platform/spill/spillFiles.js'
 
 /**
  * Front door: takes over a spilled file named in an answer. Only a file of this process's spill

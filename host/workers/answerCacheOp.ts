@@ -4,7 +4,7 @@
  * as such, never thrown: the asking side treats it as a miss. A one-way write is done and answered
  * with nothing: nobody waits for it.
  */
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import type { CacheReply, CacheRequest } from '../protocol.js'
 
 export async function answerCacheOp(cache: CacheStore, msg: CacheRequest, reply: (r: CacheReply) => void): Promise<void> {

@@ -14,7 +14,7 @@
  * HTTP process of several answers its client itself: it waits for the primary to take a write,
  * since a GET through another process could overtake it (the primary reads each channel apart).
  */
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import type { CacheOp, CacheReply, CacheRequest } from '../protocol.js'
 
 export interface ParentCacheStore extends CacheStore {

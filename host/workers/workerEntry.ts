@@ -49,7 +49,7 @@ function resolveEsm(specifier: string): string {
   const require = createRequire(import.meta.url)
   const pkgJson = require.resolve(`${name}/package.json`)
   const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as { exports?: Record<string, unknown> }
-  const target = pkg.exports?.[`./${rest.join('/')}`] as string | { import?: string | { default?: string } } | undefined
+  const target = pkg.exports?.[`.//${rest.join('/')}`] as string | { import?: string | { default?: string } } | undefined
   const file = typeof target === 'string' ? target : typeof target?.import === 'string' ? target.import : target?.import?.default
   if (!file) throw new Error(`cannot resolve ${specifier}`)
   return pathToFileURL(join(dirname(pkgJson), file)).href

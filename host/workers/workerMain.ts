@@ -9,7 +9,7 @@
  * (see workerEntry.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import type { CacheStore } from '../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import { createCacheStore, isSharedCacheUrl } from '../cache/createCacheStore.js'
 import { createMemoryCacheStore } from '../cache/memoryCacheStore.js'
 import { createTieredCacheStore } from '../cache/tieredCacheStore.js'

@@ -39,7 +39,7 @@
  * const engine = await startWorkerPool({ ...engineOptions, workers: 4, cacheUrl: 'redis://cache:6379/0' })
  */
 import { Worker } from 'node:worker_threads'
-import { EngineError, TIMEOUT_SUGGESTION } from '../../engine/errors.js'
+import { EngineError, TIMEOUT_SUGGESTION } from '../../engine/platform/errors.js'
 import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineMetrics, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
 import type { RunStop } from '../../engine/execution/types.js'
 import { addEngineMetrics } from '../../engine/engineMetrics.js'
@@ -54,7 +54,7 @@ import {
 } from '../protocol.js'
 import { workerEntry } from './workerEntry.js'
 import { answerCacheOp } from './answerCacheOp.js'
-import { newSpillOwner, removeSpillOwner } from '../../engine/spill/spillFiles.js'
+import { newSpillOwner, removeSpillOwner } from '../../engine/platform/spill/spillFiles.js'
 
 export interface WorkerPoolOptions extends EngineOptions {
   /** number of worker threads (each one engine) */

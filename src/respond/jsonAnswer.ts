@@ -2,7 +2,7 @@
  * The JSON body of an answer, streamed when the engine spilled part of it to a file.
  *
  * A long struct log comes back from the engine as a handle `{"$spilledJson": path}` in place of
- * its `structLogs` array (engine/spill/spillFiles.ts); the file holds that array's JSON exactly as
+ * its `structLogs` array (engine/platform/spill/spillFiles.ts); the file holds that array's JSON exactly as
  * `JSON.stringify` prints it. The answer is printed as usual, then cut at each handle, and sent as
  * the text before it, the file's bytes, the text after: the bytes are those of the same answer
  * built in memory. The size is known before the first byte leaves, so the answer says

@@ -1,6 +1,6 @@
 /**
  * POST /v1/simulate/signature: what an EIP-712 signature would let its spender do, simulated from
- * the signer's side on the selected block (engine/preview/signature). Typed data it does not know
+ * the signer's side on the selected block (engine/operations/signature). Typed data it does not know
  * is answered as `kind: "unknown"` with its domain and message, never as an error.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'

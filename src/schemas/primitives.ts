@@ -51,7 +51,7 @@ export const hash = z
   .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a hash: 0x followed by 64 hex characters')
   .openapi({ pattern: '^0x[0-9a-fA-F]{64}$', example: '0x' + 'ab'.repeat(32) })
 
-/** the engine's block tags (engine/blockRef.ts, the one list) */
+/** the engine's block tags (engine/platform/blockRef.ts, the one list) */
 export const blockTags = BLOCK_TAGS
 export const blockTag = z.enum(blockTags).openapi({ example: 'latest' })
 

@@ -16,7 +16,7 @@ import type { BlockEnv, ExecutionContext } from '../../engine/execution/types.js
 import { MemoryStateSource, OverlayStateManager, type GenesisAccount } from '../../engine/state/index.js'
 import { createCallTracer } from '../../tracers/callTracer.js'
 import type { Tracer } from '../../tracers/types.js'
-import { kzgBackend } from '../../engine/kzg.js'
+import { kzgBackend } from '../../engine/platform/kzg.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 /** geth's fixtures, vendored with their licence note */

@@ -7,8 +7,8 @@ import type { Common } from '@ethereumjs/common'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { describe, expect, it } from 'vitest'
 import { encodeAbiParameters, encodeErrorResult, parseAbi, toFunctionSelector, type Hex } from 'viem'
-import { createCommonFactory, DEFAULT_HARDFORK, networkName } from '../../engine/hardfork.js'
-import { panicReason, registerErrorAbi, revertReason } from '../../engine/simulation/revertReason.js'
+import { createCommonFactory, DEFAULT_HARDFORK, networkName } from '../../engine/platform/hardfork.js'
+import { panicReason, registerErrorAbi, revertReason } from '../../engine/operations/simulation/revertReason.js'
 
 describe('hardfork', () => {
   it('follows mainnet’s schedule by block and time', () => {

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
-import { arbitrumRules } from '../../engine/chain/arbitrum.js'
+import { arbitrumRules } from '../../engine/chains/rollups/arbitrum.js'
 import { createEngine, type Engine } from '../../engine/index.js'
-import { isEngineError } from '../../engine/errors.js'
+import { isEngineError } from '../../engine/platform/errors.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { post, startTestApp, type TestApp } from './support/startTestApp.js'
 

@@ -73,7 +73,7 @@ describe.runIf(haveAnvil)('OP fork precompiles', () => {
 /**
  * Isthmus's input size limits, against Anvil run at Isthmus (its op-revm applies them; Anvil's
  * Jovian keeps Isthmus's limits, test/support/opAnvil.ts, so Jovian's are checked against op-revm's
- * numbers in test/engine/chain/opStack/precompiles.test.ts). A forwarder passes `size` zero bytes of its own memory (calldata: address ‖ size, so no
+ * numbers in test/engine/chains/rollups/opStack/precompiles.test.ts). A forwarder passes `size` zero bytes of its own memory (calldata: address ‖ size, so no
  * calldata floor decides the gas) to the precompile: staticcall(gas, address, 0, size, 0, 0x80),
  * then returns the call's success flag. At the largest whole input within the limit the precompile
  * runs; with one element more it fails and uses all the gas it was given.

@@ -50,7 +50,7 @@ describe('two npm start at once in one checkout', () => {
       }
     }
     expect(await Promise.all([up(0), up(1)])).toEqual([true, true])
-    expect(existsSync(join(dir, 'dist/engine/devnet/demoContracts.json'))).toBe(true)
+    expect(existsSync(join(dir, 'dist/engine/chains/devnet/demoContracts.json'))).toBe(true)
     expect(readdirSync(dir).filter((f) => /^\.dist-|^\.build-lock$/.test(f))).toEqual([])
   }, 300_000)
 })

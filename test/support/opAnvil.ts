@@ -29,12 +29,12 @@
  */
 import { startAnvil, type AnvilInstance } from './anvil.js'
 
-import { L1_BLOCK, SEQUENCER_FEE_VAULT } from '../../engine/chain/opStack/l1Fee.js'
+import { L1_BLOCK, SEQUENCER_FEE_VAULT } from '../../engine/chains/rollups/opStack/l1Fee.js'
 
 // the predeploys' addresses (specs: predeploys) and the L1 attributes depositor (specs: deposits
 // "L1 Attributes Deposited Transaction"), as the engine states them
-export { BASE_FEE_VAULT, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT } from '../../engine/chain/opStack/l1Fee.js'
-export { L1_INFO_DEPOSITOR as DEPOSITOR } from '../../engine/chain/opStack/l1Info.js'
+export { BASE_FEE_VAULT, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT } from '../../engine/chains/rollups/opStack/l1Fee.js'
+export { L1_INFO_DEPOSITOR as DEPOSITOR } from '../../engine/chains/rollups/opStack/l1Info.js'
 
 export interface L1Fees {
   l1BaseFee: bigint

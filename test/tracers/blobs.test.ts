@@ -1,7 +1,7 @@
 /**
  * EIP-4844 on a fork of a real Anvil (Prague: blob transactions in the EIP-4844 network form):
  * - a mined blob transaction traces like Anvil's debug_traceTransaction (ethereumjs builds a type-3
- *   transaction only with a KZG backend: engine/kzg.ts), its BLOBHASH reading the versioned hash;
+ *   transaction only with a KZG backend: engine/platform/kzg.ts), its BLOBHASH reading the versioned hash;
  * - a later transaction of the same block replays the blob transaction first (its blob fee shows in
  *   the sender's prestate balance);
  * - the point-evaluation precompile (0x0a) verifies a real KZG proof, and rejects a wrong one,
@@ -12,12 +12,12 @@ import { createBlob4844Tx } from '@ethereumjs/tx'
 import { computeVersionedHash, getBlobs, hexToBytes } from '@ethereumjs/util'
 import { bytesToHex, concatHex, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ChainSource } from '../../engine/chain/types.js'
-import { kzgBackend } from '../../engine/kzg.js'
-import { createTraceService, type TraceService } from '../../engine/trace/traceService.js'
+import type { ChainSource } from '../../engine/chains/types.js'
+import { kzgBackend } from '../../engine/platform/kzg.js'
+import { createTraceService, type TraceService } from '../../engine/operations/trace/traceService.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
-import { createRpcChain } from '../../engine/chain/rpcChain.js'
+import { createRpcChain } from '../../engine/chains/remote/rpcChain.js'
 import { gethCallFrame, gethPrestate, renumberLogs, withoutCodeHash, type Frame, type Prestate } from './gethRules.js'
 
 const hasAnvil = requireAnvil()

@@ -5,8 +5,8 @@
  * tracking has its own tests).
  */
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
-import { createRpcChain } from '../../engine/chain/rpcChain.js'
-import type { ChainSource } from '../../engine/chain/types.js'
+import { createRpcChain } from '../../engine/chains/remote/rpcChain.js'
+import type { ChainSource } from '../../engine/chains/types.js'
 
 export function anvilChainSource(url: string): Promise<ChainSource> {
   return createRpcChain({ url, timeoutMs: 10_000, cache: createMemoryCacheStore(), headMaxAgeMs: 0 })

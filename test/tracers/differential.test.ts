@@ -7,12 +7,12 @@
  */
 import { bytesToHex, decodeFunctionResult, encodeDeployData, encodeFunctionData, hexToBytes, keccak256, pad, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ChainSource } from '../../engine/chain/types.js'
+import type { ChainSource } from '../../engine/chains/types.js'
 import type { CallInput } from '../../engine/execution/types.js'
 import { executeCall } from '../../engine/execution/executeTransaction.js'
 import { executionContext } from '../../engine/run/blockEnvironment.js'
-import { createTraceService, type TraceService } from '../../engine/trace/traceService.js'
-import { createStepTracer, type StepTraceOutput } from '../../engine/simulation/stepTracer.js'
+import { createTraceService, type TraceService } from '../../engine/operations/trace/traceService.js'
+import { createStepTracer, type StepTraceOutput } from '../../engine/operations/simulation/stepTracer.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { anvilChainSource } from './chainFor.js'
 import { BEACON_ROOTS_CODE, contracts } from './contracts.js'
@@ -58,7 +58,7 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
   }
 
   beforeAll(async () => {
-    anvil = await startAnvil() // Anvil 1.7 runs Osaka, as the fork chain does by default (engine/hardfork.ts)
+    anvil = await startAnvil() // Anvil 1.7 runs Osaka, as the fork chain does by default (engine/platform/hardfork.ts)
     const t = await send({ from: DEV_ACCOUNTS[0], data: encodeDeployData({ abi: c.Target.abi, bytecode: c.Target.bytecode }), value: '0x10' })
     const k = await send({ from: DEV_ACCOUNTS[0], data: c.Caller.bytecode })
     target = t.contractAddress!.toLowerCase() as Address

@@ -1,6 +1,6 @@
 import { getContractAddress, keccak256, type Address, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { isEngineError } from '../../engine/errors.js'
+import { isEngineError } from '../../engine/platform/errors.js'
 import { createPrestateTracer, EMPTY_CODE_HASH, parseDelegation } from '../../tracers/prestateTracer.js'
 import { fakeState, fakeTx, step } from './fakeState.js'
 

@@ -1,8 +1,8 @@
 import type { Address, Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { isEngineError } from '../../engine/errors.js'
+import { isEngineError } from '../../engine/platform/errors.js'
 import { createFourByteTracer } from '../../tracers/fourByteTracer.js'
-import { createStepTracer } from '../../engine/simulation/stepTracer.js'
+import { createStepTracer } from '../../engine/operations/simulation/stepTracer.js'
 import { createStructLogger, memoryWords } from '../../tracers/structLogger.js'
 import { fakeState, fakeTx, step } from './fakeState.js'
 

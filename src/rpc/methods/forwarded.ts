@@ -1,5 +1,5 @@
 /**
- * Every read method of the chain (the engine's allow-list, engine/reads/readMethods.ts) as a
+ * Every read method of the chain (the engine's allow-list, engine/operations/reads/readMethods.ts) as a
  * handler: the engine answers it — from its own state, the devnet's history, or the upstream
  * node with immutable answers cached. By-name params are refused by the door before this.
  */

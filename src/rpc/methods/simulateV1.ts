@@ -2,7 +2,7 @@
  * eth_simulateV1 (execution-apis src/eth/execute.yaml): params `[{ blockStateCalls,
  * traceTransfers, validation, returnFullTransactions }, block]`, read strictly (-32602 naming the
  * field), run by the engine, answered as geth prints it. A request the engine refuses as a whole
- * carries the spec's error name (engine/simulateV1/simulateErrors.ts); this table gives its code.
+ * carries the spec's error name (engine/operations/simulateV1/simulateErrors.ts); this table gives its code.
  * Any other EngineError goes to the door's one mapping.
  */
 import { isEngineError } from '../../../engine/types.js'

@@ -6,9 +6,9 @@
 import { encodeDeployData, encodeFunctionData, toHex, type Abi, type Address, type Hex } from 'viem'
 import type { AnvilInstance } from '../../support/anvil.js'
 import type { CompiledContract } from '../../support/solc.js'
-import type { BalanceReader } from '../../../engine/observers/assetChanges.js'
+import type { BalanceReader } from '../../../engine/execution/observers/assetChanges.js'
 import type { ReadCall } from '../../../engine/decoding/tokenInfo.js'
-import { createTransfersTracer } from '../../../engine/observers/transfers.js'
+import { createTransfersTracer } from '../../../engine/execution/observers/transfers.js'
 import type { CallType } from '../../../tracers/types.js'
 import type { Transfer } from '../../../engine/types.js'
 

@@ -4,7 +4,7 @@
  * (and not across forks), and that a run with a cached jump analysis gives what a run without it
  * gives (a loop that jumps, run twice on the same code). The active precompiles and the journal's
  * logger are kept the same way by `patches/@ethereumjs+evm+10.1.3.patch`, and the Set of active
- * EIPs (engine/hardfork.ts) by each fork's prepared Common (engine/execution/preparedCommon.ts).
+ * EIPs (engine/platform/hardfork.ts) by each fork's prepared Common (engine/execution/preparedCommon.ts).
  */
 import { createBlock } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
@@ -14,7 +14,7 @@ import { createVM, runTx } from '@ethereumjs/vm'
 import { describe, expect, it } from 'vitest'
 import { evmTablesInstalled } from '../../../engine/execution/evmTables.js'
 import { preparedCommon } from '../../../engine/execution/preparedCommon.js'
-import { createCommonFactory } from '../../../engine/hardfork.js'
+import { createCommonFactory } from '../../../engine/platform/hardfork.js'
 import { createImpersonatedTx } from '../../../engine/execution/impersonatedTx.js'
 
 const opcodeMap = (evm: unknown) => (evm as { _opcodeMap: object })._opcodeMap

@@ -7,9 +7,9 @@
  */
 import { encodeDeployData, encodeFunctionData, decodeFunctionResult, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRpcChain, type RpcChain } from '../../../engine/chain/rpcChain.js'
+import { createRpcChain, type RpcChain } from '../../../engine/chains/remote/rpcChain.js'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
-import { EngineError } from '../../../engine/errors.js'
+import { EngineError } from '../../../engine/platform/errors.js'
 import { withCallDefaults } from '../../../engine/run/callDefaults.js'
 import { executeCall } from '../../../engine/execution/executeTransaction.js'
 import type { CallInput, ExecutionContext } from '../../../engine/execution/types.js'

@@ -8,8 +8,8 @@
 import { encodeFunctionData, type Address, type Hex } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
-import { DEV_ACCOUNTS } from '../../../engine/devnet/accounts.js'
-import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../../../engine/devnet/demoTransactions.js'
+import { DEV_ACCOUNTS } from '../../../engine/chains/memory/accounts.js'
+import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../../../engine/chains/devnet/demoTransactions.js'
 import { createEngine } from '../../../engine/index.js'
 
 const engine = await createEngine({ cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 10_000, simulationTtlSeconds: 60 })

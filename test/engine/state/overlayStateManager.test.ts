@@ -2,7 +2,7 @@ import { Account, KECCAK256_NULL, bytesToHex, createAddressFromString, hexToByte
 import type { Hex } from 'viem'
 import { keccak256 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { isEngineError } from '../../../engine/errors.js'
+import { isEngineError } from '../../../engine/platform/errors.js'
 import { MemoryStateSource, OverlayStateManager, PLACEHOLDER_STATE_ROOT, type AccountRead, type StateSource } from '../../../engine/state/index.js'
 
 const A = '0x00000000000000000000000000000000000000aa' as Hex

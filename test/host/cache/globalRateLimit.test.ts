@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCacheStore } from '../../../host/cache/createCacheStore.js'
 import { createRedisCacheStore } from '../../../host/cache/redisCacheStore.js'
-import type { CacheStore } from '../../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../../engine/state/store/cacheStore.js'
 import type { Engine } from '../../../engine/types.js'
 import { createEngine, requireEngineFacade } from '../workers/fixtures.js'
 import { authed, startTestApp, type TestApp } from '../../src/support/startTestApp.js'

@@ -5,7 +5,7 @@
  */
 import { deflateRawSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { ENTRY_OVERHEAD_BYTES, entryBytes, ownBytes } from '../../../engine/cache/entrySize.js'
+import { ENTRY_OVERHEAD_BYTES, entryBytes, ownBytes } from '../../../engine/state/store/entrySize.js'
 import { splitMemoryBudget } from '../../../host/cache/memoryBudget.js'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
 import { createRedisCacheStore, type RedisCacheStore } from '../../../host/cache/redisCacheStore.js'
 import { createCacheStore, redactUrl } from '../../../host/cache/createCacheStore.js'
-import { isEngineError } from '../../../engine/errors.js'
+import { isEngineError } from '../../../engine/platform/errors.js'
 import { freePort } from '../../support/anvil.js'
 import { bytes, requireRedisServer, startRedisServer, waitFor, type RedisServer } from '../../support/redisServer.js'
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
 import { createCacheStore } from '../../../host/cache/createCacheStore.js'
-import type { CacheStore } from '../../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../../engine/state/store/cacheStore.js'
 import { bytes, requireRedisServer, startRedisServer, waitFor, type RedisServer } from '../../support/redisServer.js'
 
 const hasRedis = requireRedisServer()

@@ -6,7 +6,7 @@
  * is handed out twice; a block is not used past its window.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { CacheStore } from '../../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../../engine/state/store/cacheStore.js'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createLeasedCounter } from '../../../host/cluster/leasedCounter.js'
 

@@ -13,7 +13,7 @@ import { once } from 'node:events'
 import { encodeFunctionData } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../../config/loadConfig.js'
-import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../../../engine/devnet/demoTransactions.js'
+import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../../../engine/chains/devnet/demoTransactions.js'
 import { DEV_ACCOUNTS, freePort } from '../../support/anvil.js'
 
 const root = new URL('../../../', import.meta.url)

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { encodeFunctionData, type Abi, type Address, type Hex } from 'viem'
-import type { CacheStore } from '../../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../../engine/state/store/cacheStore.js'
 import type { Engine, EngineOptions, SimulateParams } from '../../../engine/types.js'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { startWorkerPool, type WorkerPoolEngine, type WorkerPoolOptions } from '../../../host/workers/index.js'

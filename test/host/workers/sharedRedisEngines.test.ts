@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hexToBigInt, type Address } from 'viem'
 import { createCacheStore } from '../../../host/cache/createCacheStore.js'
-import type { CacheStore } from '../../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../../engine/state/store/cacheStore.js'
 import type { Engine, SimulateParams } from '../../../engine/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { requireRedisServer, startRedisServer, type RedisServer } from '../../support/redisServer.js'

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Address } from 'viem'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
-import { EngineError } from '../../../engine/errors.js'
+import { EngineError } from '../../../engine/platform/errors.js'
 import type { SimulateParams } from '../../../engine/types.js'
 import { startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'

@@ -8,10 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hexToBigInt, type Address, type Hex } from 'viem'
-import type { CacheStore } from '../../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../../engine/state/store/cacheStore.js'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
-import { loadSimulation } from '../../../engine/simulation/simulationStore.js'
-import { EngineError } from '../../../engine/errors.js'
+import { loadSimulation } from '../../../engine/operations/simulation/simulationStore.js'
+import { EngineError } from '../../../engine/platform/errors.js'
 import type { SimulateParams, TraceCallParams } from '../../../engine/types.js'
 import { createWorkerPoolEngine, startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'

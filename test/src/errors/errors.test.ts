@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { EngineError } from '../../../engine/errors.js'
+import { EngineError } from '../../../engine/platform/errors.js'
 import { post, startTestApp, authed, type TestApp } from '../support/startTestApp.js'
 
 const from = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'

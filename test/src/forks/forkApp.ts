@@ -6,7 +6,7 @@
 import { loadConfig, type ServiceConfig } from '../../../config/loadConfig.js'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../engine/index.js'
-import type { ForkStore } from '../../../engine/forks/types.js'
+import type { ForkStore } from '../../../engine/chains/forks/types.js'
 import type { Engine } from '../../../engine/types.js'
 import { createApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/logger.js'

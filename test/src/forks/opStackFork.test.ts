@@ -13,7 +13,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { optimism } from 'viem/chains'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../../engine/index.js'
-import { flzCompressLen } from '../../../engine/chain/opStack/fastLz.js'
+import { flzCompressLen } from '../../../engine/chains/rollups/opStack/fastLz.js'
 import { requireAnvil, type AnvilInstance } from '../../support/anvil.js'
 import {
   BASE_FEE_VAULT, DEPOSITOR, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT, SINK_CODE, setL1Fees, startOpAnvil,

@@ -1,5 +1,5 @@
 /**
- * Struct logs spilled to a temporary file and streamed (engine/spill, src/respond/jsonAnswer.ts)
+ * Struct logs spilled to a temporary file and streamed (engine/platform/spill, src/respond/jsonAnswer.ts)
  * answer the same bytes as the same traces built in memory, through both front doors (REST and
  * JSON-RPC), over the worker pool; failures leave no file behind and answer an ordinary error.
  *
@@ -13,7 +13,7 @@ import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../engine/index.js'
-import { SPILL_KEY, spillRoot } from '../../../engine/spill/spillFiles.js'
+import { SPILL_KEY, spillRoot } from '../../../engine/platform/spill/spillFiles.js'
 import { claimSpilled } from '../../../host/spill/spillOwnership.js'
 import type { Engine } from '../../../engine/types.js'
 import { createWorkerPoolEngine } from '../../../host/workers/index.js'

@@ -107,7 +107,7 @@ describe.runIf(ready)('a hanging upstream', () => {
       expect(error.message).not.toContain('sk_test_hanging')
       if (path !== '/simulate/batch') expect(status).toBe(502)
       // it waited for the upstream (at least one attempt) — or found it stalled by an earlier
-      // request and failed at once (engine/rpc/rpcClient.ts) — and no longer than the one budget
+      // request and failed at once (engine/upstream/rpcClient.ts) — and no longer than the one budget
       if (!/stalled since/.test(error.message)) expect(ms).toBeGreaterThanOrEqual(RPC_TIMEOUT_MS - 50)
       expect(ms).toBeLessThan(BUDGET_MS + SLACK_MS)
     } finally {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeFunctionData, parseAbi } from 'viem'
-import { DEMO_NFT_ADDRESS, DEMO_TOKEN_ADDRESS } from '../../../engine/devnet/demoTransactions.js'
+import { DEMO_NFT_ADDRESS, DEMO_TOKEN_ADDRESS } from '../../../engine/chains/devnet/demoTransactions.js'
 import { startDevnetApp, type DevnetApp } from '../support/devnetApp.js'
 
 const A = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'

@@ -1,7 +1,7 @@
 /**
  * POST /v1/trace/tx numbers a mined transaction's callTracer logs from the start of its block, as
  * geth v1.17 does (one log counter per block): on the devnet, block 4 holds two DEMO transfers with
- * one Transfer log each (engine/devnet/DEMO.md).
+ * one Transfer log each (engine/chains/devnet/DEMO.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDevnetApp, type DevnetApp } from '../support/devnetApp.js'

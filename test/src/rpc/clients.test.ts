@@ -7,7 +7,7 @@
 import { JsonRpcProvider, Contract, Interface } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BaseError, ContractFunctionRevertedError, createPublicClient, encodeFunctionData, getAddress, http, parseAbi, type Hex, type PublicClient } from 'viem'
-import { demoTokenAbi, DEMO_TOKEN_ADDRESS } from '../../../engine/devnet/demoTransactions.js'
+import { demoTokenAbi, DEMO_TOKEN_ADDRESS } from '../../../engine/chains/devnet/demoTransactions.js'
 import { requireAnvil } from '../../support/anvil.js'
 import { cast, requireCast } from '../../support/cast.js'
 import { rpcMethods } from '../../../src/rpc/methods/index.js'
@@ -16,7 +16,7 @@ import { startRpcApp, type RpcApp } from './rpcApp.js'
 
 const hasAnvil = requireAnvil()
 const hasCast = requireCast()
-/** the demo ERC-20 transfer of block 4: account 0 → account 1, 1000 DEMO (engine/devnet/DEMO.md) */
+/** the demo ERC-20 transfer of block 4: account 0 → account 1, 1000 DEMO (engine/chains/devnet/DEMO.md) */
 const DEMO_TRANSFER: Hex = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e42e81c7fda23b'
 const ACCOUNT0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const ACCOUNT1 = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'

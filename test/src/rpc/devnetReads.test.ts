@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Hex } from 'viem'
-import { createDevnet, GENESIS_TIMESTAMP } from '../../../engine/devnet/devnetChain.js'
+import { createDevnet, GENESIS_TIMESTAMP } from '../../../engine/chains/devnet/devnetChain.js'
 import { requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { startRpcApp, type RpcApp } from './rpcApp.js'
 

@@ -3,7 +3,7 @@
  * for JSON-RPC tests: `rpc()` posts one request or a batch to /v1/rpc with the test token.
  */
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
-import type { CacheStore } from '../../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../../engine/state/store/cacheStore.js'
 import { createEngine } from '../../../engine/index.js'
 import type { Engine, EngineOptions } from '../../../engine/types.js'
 import { post, startTestApp, type TestApp } from '../support/startTestApp.js'

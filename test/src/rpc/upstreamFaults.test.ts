@@ -16,7 +16,7 @@ import { FAULTS, startFaultyUpstream, type Fault, type FaultyUpstream } from '..
 import { startRpcApp, type RpcApp } from './rpcApp.js'
 
 const RPC_TIMEOUT_MS = 1000
-/** the upstream time budget of one engine call (engine/rpc/upstreamBudget.ts) */
+/** the upstream time budget of one engine call (engine/upstream/upstreamBudget.ts) */
 const BUDGET_MS = 1.5 * RPC_TIMEOUT_MS
 const ready = requireAnvil()
 const [A, B] = DEV_ACCOUNTS as unknown as [Hex, Hex]

@@ -6,7 +6,7 @@
 import type { ChainSet } from '../../../host/chains.js'
 import { Writable } from 'node:stream'
 import { loadConfig, type ServiceConfig } from '../../../config/loadConfig.js'
-import type { CacheStore } from '../../../engine/cache/cacheStore.js'
+import type { CacheStore } from '../../../engine/state/store/cacheStore.js'
 import type { Engine } from '../../../engine/types.js'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createApp } from '../../../src/app.js'

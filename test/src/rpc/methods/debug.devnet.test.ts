@@ -1,6 +1,6 @@
 /**
  * The debug_* handlers called directly with an RpcContext over a real engine on the embedded
- * devnet (its demo history: engine/devnet/DEMO.md). Block 4 holds two DEMO transfers, one
+ * devnet (its demo history: engine/chains/devnet/DEMO.md). Block 4 holds two DEMO transfers, one
  * Transfer log each: the second one's log is index 1 in geth (one log counter per block).
  */
 import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem'
@@ -169,7 +169,7 @@ describe('debug_* handlers on the devnet engine', () => {
 
   async function blockHashOf(n: bigint): Promise<Hex> {
     // the devnet's history is deterministic: a second devnet has the same block hashes
-    const { createDevnet } = await import('../../../../engine/devnet/devnetChain.js')
+    const { createDevnet } = await import('../../../../engine/chains/devnet/devnetChain.js')
     const devnet = await createDevnet()
     return (await devnet.resolveBlock({ number: n })).hash
   }

@@ -7,7 +7,7 @@
  * The twelve vectors and the chain are copied in test/fixtures/execution-apis/ (CC0, unchanged):
  * they run on every test run. EXECUTION_APIS_DIR may name a whole checkout instead (the same
  * twelve are picked from it). The machinery under it (import from a genesis and blocks, real state
- * roots) is also tested on a chain of its own in test/engine/devnet/importedDevnet.test.ts.
+ * roots) is also tested on a chain of its own in test/engine/chains/devnet/importedDevnet.test.ts.
  */
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,0 +1,274 @@
+/**
+ * simulateV1: eth_simulateV1 (execution-apis; geth internal/ethapi/simulate.go). A chain of
+ * simulated blocks on top of the selected block, on ONE state: each block applies its state
+ * overrides (moving precompiles where asked), runs its block-start system calls and then its
+ * calls in order, and what it leaves is the next block's starting state. Block numbers and times
+ * follow sanitizeChain; BLOCKHASH of a simulated block is its hash here.
+ *
+ * Per call: status, returnData, receipt gasUsed, maxUsedGas, logs (with `traceTransfers` also ETH
+ * movements as ERC-20 Transfer logs from 0xeeee…eeee), and for a failure geth's error object
+ * (code 3 with the revert data, or -32015 for a VM error). A call that is not a valid transaction
+ * refuses the whole request (simulateErrors.ts). Gas: a call without gas gets what is left of the
+ * block's; every call is capped by what is left of the RPC gas cap over the whole simulation
+ * (geth's gas pool).
+ *
+ * @example
+ * const blocks = await simulateV1(deps, { blockStateCalls: [{ calls: [{ from, to, data: '0x' }] }], block: { tag: 'latest' }, ... })
+ */
+import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
+import { toHex, type Address, type Hex } from 'viem'
+import type { BlockHeaderInfo } from '../../chains/types.js'
+import { executeCall } from '../../execution/executeTransaction.js'
+import type { BlockEnv, CallInput, ExecutionContext } from '../../execution/types.js'
+import { applyStateOverrides, openRun, type RunDeps } from '../../run/index.js'
+import { applyBlockSystemCalls, systemCallReads } from '../../run/systemCalls.js'
+import type { AccessList } from '../../state/index.js'
+import type { SimulateV1BlockResult, SimulateV1CallResult, SimulateV1Params } from '../../types.js'
+import { unpackRevert } from '../../../tracers/gethRevert.js'
+import { nextExcessBlobGas } from './blobGas.js'
+import { creditBlockReward } from './blockReward.js'
+import { createSimLogTracer } from './logTracer.js'
+import { precompileTable } from './precompileTable.js'
+import { MAX_SIMULATE_BLOCKS, sanitizeChain } from './sanitizeChain.js'
+import { callRejection, simulateError } from './simulateErrors.js'
+import { sealSimHeader, type SimReceipt } from './simHeader.js'
+import { rpcTransaction, simTransaction, type SimTransaction } from './simTransaction.js'
+
+export type SimulateV1Deps = Pick<RunDeps, 'chain' | 'gasCap'>
+
+const ZERO_HASH: Hex = `0x${'0'.repeat(64)}`
+/** geth's errCodeVMError: a call that failed for any reason but a revert */
+const VM_ERROR_CODE = -32015
+/** EIP-1559 parameters of mainnet */
+const ELASTICITY = 2n
+const BASE_FEE_DENOMINATOR = 8n
+const INITIAL_BASE_FEE = 1_000_000_000n
+
+/** what the next simulated block needs of its parent */
+interface ParentInfo {
+  hash: Hex
+  number: bigint
+  timestamp: bigint
+  gasLimit: bigint
+  gasUsed: bigint
+  coinbase: Address
+  difficulty: bigint
+  baseFeePerGas: bigint | undefined
+  excessBlobGas: bigint | undefined
+  blobGasUsed: bigint | undefined
+}
+
+export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params): Promise<SimulateV1BlockResult[]> {
+  if (params.blockStateCalls.length === 0) throw simulateError('invalidParams', 'empty input')
+  if (BigInt(params.blockStateCalls.length) > MAX_SIMULATE_BLOCKS) throw simulateError('clientLimitExceeded', 'too many blocks')
+  const chain = deps.chain
+  const { header: base, state, ctx: baseCtx } = await openRun(chain, {
+    block: params.block,
+    calls: params.blockStateCalls.flatMap((b) => b.calls),
+    // each simulated block's start (its system calls, its coinbase) read with the calls' state:
+    // on a cold fork, one batch instead of a round trip per contract and slot
+    also: (header) => simulatedBlockReads(header, params.blockStateCalls),
+  })
+  const blocks = sanitizeChain(base, params.blockStateCalls)
+  const chainId = BigInt(chain.chainId)
+  const simHashes = new Map<bigint, Hex>()
+  const getBlockHash = async (n: bigint) => (n > base.number ? simHashes.get(n) : chain.getBlockHash(n))
+
+  let parent: ParentInfo = {
+    hash: base.hash,
+    number: base.number,
+    timestamp: base.timestamp,
+    gasLimit: base.gasLimit,
+    gasUsed: base.gasUsed ?? 0n,
+    coinbase: base.coinbase,
+    difficulty: base.difficulty,
+    baseFeePerGas: base.baseFeePerGas,
+    excessBlobGas: base.excessBlobGas,
+    blobGasUsed: base.blobGasUsed,
+  }
+  // geth's gas pool: the RPC gas cap bounds the gas of the whole simulation
+  let gasPool = deps.gasCap
+  const baseCommon = baseCtx.common
+  const results: SimulateV1BlockResult[] = []
+
+  for (const block of blocks) {
+    const o = block.blockOverrides
+    // coinbase, difficulty and gas limit carry over from the previous block (geth makeHeaders)
+    const env: BlockEnv = {
+      number: o.number,
+      timestamp: o.time,
+      gasLimit: o.gasLimit ?? parent.gasLimit,
+      coinbase: (o.coinbase ?? parent.coinbase).toLowerCase() as Address,
+      difficulty: parent.difficulty,
+      prevRandao: o.prevRandao ?? ZERO_HASH,
+      parentBeaconBlockRoot: ZERO_HASH,
+    }
+    const headerLike: BlockHeaderInfo = { ...env, hash: ZERO_HASH, parentHash: parent.hash }
+    const common = chain.commonAt(headerLike)
+    if (common.isActivatedEIP(1559)) env.baseFeePerGas = o.baseFee ?? (params.validation ? nextBaseFee(parent) : 0n)
+    if (common.isActivatedEIP(4844)) {
+      // geth: zero when the parent is before Cancun (the base block, or a simulated block before the fork)
+      // a chain without blobs keeps it at its own (OP-stack: 0, as op-geth)
+      env.excessBlobGas = chain.rules?.minedExcessBlobGas ?? (parent.excessBlobGas !== undefined ? nextExcessBlobGas(common, parent) : 0n)
+      if (o.blobBaseFee !== undefined) env.blobBaseFee = o.blobBaseFee
+    } else delete env.parentBeaconBlockRoot
+    // the chain's rules, as every other operation runs by them (OP-stack: deposits, L1 fees, fee vaults, precompiles)
+    const ctx: ExecutionContext = { common, state, block: env, getBlockHash, ...(baseCtx.stop && { stop: baseCtx.stop }), ...(chain.rules && { rules: chain.rules }) }
+
+    const precompiles = precompileTable(baseCommon)
+    precompiles.apply(block.stateOverrides)
+    if (block.stateOverrides) {
+      const plain = Object.fromEntries(Object.entries(block.stateOverrides).map(([a, { movePrecompileToAddress: _m, ...rest }]) => [a, rest]))
+      await applyStateOverrides(state, plain)
+    }
+    await applyBlockSystemCalls(state, common, { ...headerLike, ...env })
+    const precompileChange = precompiles.change()
+
+    const logs = createSimLogTracer(params.traceTransfers)
+    const calls: SimulateV1CallResult[] = []
+    const txs: SimTransaction[] = []
+    const receipts: SimReceipt[] = []
+    const callLogs: ReturnType<typeof logs.result>[] = []
+    let gasUsed = 0n
+    for (const { chainId: given, ...input } of block.calls) {
+      if (given !== undefined && given !== chainId) throw simulateError('invalidRequest', `chainId does not match node's (have=${given}, want=${chainId})`)
+      const call = await callDefaults(ctx, input, { gasUsed, gasPool, london: common.isActivatedEIP(1559) })
+      const tx = simTransaction(call, { chainId, london: common.isActivatedEIP(1559) })
+      logs.startTx()
+      let res
+      try {
+        res = await executeCall(ctx, call, {
+          tracers: [logs],
+          validation: params.validation,
+          blockGasUsed: gasUsed,
+          ...(precompileChange && { precompiles: precompileChange }),
+        })
+      } catch (e) {
+        throw callRejection(e, call.gas) ?? e
+      }
+      gasUsed += res.gasUsed
+      gasPool = gasPool > res.gasUsed ? gasPool - res.gasUsed : 0n
+      txs.push(tx)
+      // geth's pre-Byzantium receipt: the intermediate root, where the chain can compute one
+      const receiptRoot = chain.stateRoot && !common.gteHardfork('byzantium') ? await chain.stateRoot(base.number, state) : undefined
+      receipts.push({ status: res.status === 'success' ? 1 : 0, cumulativeGasUsed: gasUsed, logs: res.logs, txType: tx.type, ...(receiptRoot && { stateRoot: receiptRoot }) })
+      callLogs.push(logs.result())
+      const result: SimulateV1CallResult = {
+        // geth's ExecutionResult.Return(): nothing for a failed call (the revert bytes go to error.data)
+        returnData: res.status === 'success' ? res.returnData : '0x',
+        logs: [],
+        gasUsed: toHex(res.gasUsed),
+        maxUsedGas: toHex(res.peakGasUsed),
+        status: res.status === 'success' ? '0x1' : '0x0',
+      }
+      if (res.status === 'reverted') {
+        const reason = unpackRevert(res.returnData)
+        result.error = { message: reason !== undefined ? `execution reverted: ${reason}` : 'execution reverted', code: 3, data: res.returnData }
+      } else if (res.status === 'failed') {
+        result.error = { message: res.error ?? 'execution failed', code: VM_ERROR_CODE }
+      }
+      calls.push(result)
+    }
+
+    await creditBlockReward(state, common, env)
+    const stateRoot = chain.stateRoot ? await chain.stateRoot(base.number, state) : undefined
+    const sealed = await sealSimHeader(
+      common,
+      { parentHash: parent.hash, number: env.number, timestamp: env.timestamp, gasLimit: env.gasLimit, coinbase: env.coinbase,
+        difficulty: env.difficulty, prevRandao: env.prevRandao, baseFeePerGas: env.baseFeePerGas, excessBlobGas: env.excessBlobGas, stateRoot },
+      txs,
+      receipts,
+    )
+    simHashes.set(env.number, sealed.hash)
+    calls.forEach((c, i) => {
+      c.logs = callLogs[i]!.map((l) => ({
+        address: l.address,
+        topics: l.topics,
+        data: l.data,
+        blockNumber: toHex(env.number),
+        transactionHash: txs[i]!.hash,
+        transactionIndex: toHex(i),
+        blockHash: sealed.hash,
+        blockTimestamp: toHex(env.timestamp),
+        logIndex: toHex(l.index),
+        removed: false,
+      }))
+    })
+    const where = { blockHash: sealed.hash, blockNumber: env.number, blockTimestamp: env.timestamp, baseFee: env.baseFeePerGas }
+    sealed.json.transactions = params.returnFullTransactions ? txs.map((t, index) => rpcTransaction(t, { ...where, index })) : txs.map((t) => t.hash)
+    results.push({ ...sealed.json, calls } as SimulateV1BlockResult)
+    parent = {
+      hash: sealed.hash,
+      number: env.number,
+      timestamp: env.timestamp,
+      gasLimit: env.gasLimit,
+      gasUsed: sealed.gasUsed,
+      coinbase: env.coinbase,
+      difficulty: env.difficulty,
+      baseFeePerGas: env.baseFeePerGas,
+      excessBlobGas: env.excessBlobGas,
+      blobGasUsed: sealed.blobGasUsed,
+    }
+  }
+  return results
+}
+
+/**
+ * geth's sanitizeCall + CallDefaults for a simulated call: nonce from the state, gas what is left
+ * of the block's (refused when it would overrun the block), capped by the gas pool, and zero fee
+ * fields in the form of the transaction it becomes.
+ */
+async function callDefaults(
+  ctx: ExecutionContext,
+  input: CallInput,
+  at: { gasUsed: bigint; gasPool: bigint; london: boolean },
+): Promise<CallInput & { gas: bigint; nonce: bigint }> {
+  const nonce = input.nonce ?? (await ctx.state.getAccount(new EjsAddress(hexToBytes(input.from))))?.nonce ?? 0n
+  let gas = input.gas ?? ctx.block.gasLimit - at.gasUsed
+  if (at.gasUsed + gas > ctx.block.gasLimit) {
+    throw simulateError('blockGasLimitReached', `block gas limit reached: ${at.gasUsed} >= ${ctx.block.gasLimit}`)
+  }
+  if (gas > at.gasPool) gas = at.gasPool
+  if (input.gasPrice !== undefined && (input.maxFeePerGas !== undefined || input.maxPriorityFeePerGas !== undefined)) {
+    throw simulateError('invalidParams', 'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified')
+  }
+  const call: CallInput & { gas: bigint; nonce: bigint } = { ...input, gas, nonce }
+  if (!at.london) call.gasPrice ??= 0n
+  else if (input.gasPrice === undefined) {
+    call.maxFeePerGas ??= 0n
+    call.maxPriorityFeePerGas ??= 0n
+  }
+  return call
+}
+
+/** geth eip1559.CalcBaseFee */
+function nextBaseFee(parent: ParentInfo): bigint {
+  if (parent.baseFeePerGas === undefined) return INITIAL_BASE_FEE
+  const target = parent.gasLimit / ELASTICITY
+  if (target === 0n || parent.gasUsed === target) return parent.baseFeePerGas
+  if (parent.gasUsed > target) {
+    const delta = (parent.baseFeePerGas * (parent.gasUsed - target)) / target / BASE_FEE_DENOMINATOR
+    return parent.baseFeePerGas + (delta > 1n ? delta : 1n)
+  }
+  const delta = (parent.baseFeePerGas * (target - parent.gasUsed)) / target / BASE_FEE_DENOMINATOR
+  return parent.baseFeePerGas - delta > 0n ? parent.baseFeePerGas - delta : 0n
+}
+
+/**
+ * What the starts of the simulated blocks read: the system contracts' slots of each block
+ * (systemCallReads of its number and time, the parent beacon root geth gives it) and the
+ * coinbases set by overrides. An over-approximation is harmless (a read more in the same batch);
+ * an input sanitizeChain refuses reads nothing here and is refused by the run itself.
+ */
+function simulatedBlockReads(base: BlockHeaderInfo, blockStateCalls: SimulateV1Params['blockStateCalls']): AccessList {
+  let blocks: ReturnType<typeof sanitizeChain>
+  try {
+    blocks = sanitizeChain(base, blockStateCalls)
+  } catch {
+    return []
+  }
+  return blocks.flatMap((b) => [
+    ...systemCallReads({ ...base, number: b.blockOverrides.number, timestamp: b.blockOverrides.time, parentBeaconBlockRoot: ZERO_HASH }),
+    ...(b.blockOverrides.coinbase ? [{ address: b.blockOverrides.coinbase.toLowerCase() as Address, storageKeys: [] }] : []),
+  ])
+}
