@@ -215,7 +215,6 @@ async function main() {
     const transferOf = (i: number) => ({ from, to: tokenA, data: transferData(10n ** 18n + BigInt(i)) })
     const swapOf = (i: number) => ({ from, to: router, data: swapData(10n ** 18n + BigInt(i)) })
     if (swapOf(7).data !== encodeFunctionData({ abi: c.Router!.abi, functionName: 'route', args: [pool1, pool2, DEV_ACCOUNTS[2], 10n ** 18n + 7n] })) throw new Error('withAmount encodes another call than viem')
-    const transfer = transferOf(0)
     const swap = swapOf(0)
 
     // ---- cold state: the first simulation of a two-hop route at a block nothing has read yet ----

@@ -16,7 +16,7 @@ import { createLogger } from '../src/logger.js'
 const steps = Number(process.argv[2] ?? 1_000_000)
 // PUSH3 n; JUMPDEST; PUSH1 1; SWAP1; SUB; DUP1; PUSH1 4; JUMPI; STOP — 7 steps per iteration
 const iterations = Math.ceil((steps - 3) / 7)
-const code = `0x62${iterations.toString(16).padStart(6, '0')}5b6001900380600457` + '00'
+const code = `0x62${iterations.toString(16).padStart(6, '0')}5b600190038060045700`
 const LOOP = '0x00000000000000000000000000000000000100ff'
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0)

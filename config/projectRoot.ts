@@ -15,7 +15,7 @@ export function projectRoot(): string {
   for (;;) {
     if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'config'))) return (cached = dir)
     const parent = dirname(dir)
-    if (parent === dir) throw new Error('project root (package.json) not found above ' + fileURLToPath(import.meta.url))
+    if (parent === dir) throw new Error(`project root (package.json) not found above ${fileURLToPath(import.meta.url)}`)
     dir = parent
   }
 }

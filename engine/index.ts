@@ -119,7 +119,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
    * (Engine.withStop), so a view is one small object: its methods sit on the prototype, made once
    * per engine: those of `runsOf` are added to it below.
    */
+  // biome-ignore lint/correctness/noUnusedVariables: merged with the class below, which gets these methods on its prototype
   interface EngineView extends ChainOperations {}
+  // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface lists the operations the loop below puts on the prototype
   class EngineView implements Engine {
     constructor(readonly stop: RunStop | undefined) {}
     previewSignature(params: Parameters<Engine['previewSignature']>[0]) {

@@ -20,5 +20,5 @@ const artifact = {
   DemoNFT: { abi: out.DemoNFT!.abi, bytecode: out.DemoNFT!.bytecode },
 }
 const target = join(here, '..', 'engine', 'devnet', 'demoContracts.json')
-writeFileSync(target, JSON.stringify(artifact, null, 1) + '\n')
+writeFileSync(target, `${JSON.stringify(artifact, null, 1)}\n`)
 console.log(`wrote ${target}`)

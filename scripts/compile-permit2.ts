@@ -30,5 +30,5 @@ const artifact = {
   deployedBytecode: out.deployedBytecode,
 }
 const target = join(here, '..', 'engine', 'devnet', 'permit2.json')
-writeFileSync(target, JSON.stringify(artifact) + '\n')
+writeFileSync(target, `${JSON.stringify(artifact)}\n`)
 console.log(`wrote ${target}`)

@@ -53,7 +53,7 @@ const lenientUtf8 = new TextDecoder()
 
 /** Printable text or undefined: control characters would corrupt a one-line summary. */
 function cleanText(text: string): string | undefined {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a token symbol is cleaned of control characters
   const cleaned = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()
   if (cleaned.length === 0 || cleaned.length > MAX_SYMBOL_LENGTH) return undefined
   return cleaned

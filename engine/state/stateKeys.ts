@@ -32,7 +32,7 @@ export function storageValueFromHex(value: string): Uint8Array {
   const body = value.toLowerCase().replace(/^0x/, '')
   if (body.length > 64 || !/^[0-9a-f]*$/.test(body)) throw new Error(`invalid storage value ${value}`)
   if (body.length === 0) return EMPTY
-  return storageValue(hexToBytes(`0x${body.length % 2 ? '0' + body : body}`))
+  return storageValue(hexToBytes(`0x${body.length % 2 ? `0${body}` : body}`))
 }
 
 export function codeHashOf(code: Uint8Array): Uint8Array {

@@ -116,6 +116,6 @@ export function checkForwarded(method: string, params: unknown[], answer: unknow
   const parsed = schema.safeParse(answer)
   if (parsed.success) return answer
   const issue = parsed.error.issues[0]
-  const where = issue && issue.path.length ? ` at ${issue.path.join('.')}` : ''
+  const where = issue?.path.length ? ` at ${issue.path.join('.')}` : ''
   return malformedAnswer(method, `${issue?.message ?? 'unexpected form'}${where}`)
 }

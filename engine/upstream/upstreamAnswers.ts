@@ -99,7 +99,7 @@ export function readUpstream<M extends UpstreamMethod>(method: M, value: unknown
   if (parsed.success) return parsed.data as UpstreamAnswer<M>
   const name = method.replace(/\(.*\)$/, '')
   const issue = parsed.error.issues[0]
-  const where = issue && issue.path.length ? ` at ${issue.path.join('.')}` : ''
+  const where = issue?.path.length ? ` at ${issue.path.join('.')}` : ''
   return malformedAnswer(name, `${issue?.message ?? 'unexpected form'}${where}`)
 }
 

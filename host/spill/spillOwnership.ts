@@ -19,7 +19,7 @@ import { SPILL_FILE_NAME, SPILL_OWNER_NAME, SPILL_ROOT_PREFIX, spillRoot } from 
  */
 export function claimSpilled(path: string): { fd: number; bytes: number } | undefined {
   const root = spillRoot()
-  if (!path.startsWith(root + '/')) return undefined
+  if (!path.startsWith(`${root}/`)) return undefined
   const rest = path.slice(root.length + 1).split('/')
   if (rest.length !== 2 || !SPILL_OWNER_NAME.test(rest[0]!) || !SPILL_FILE_NAME.test(rest[1]!)) return undefined
   const fd = openSync(path, 'r')

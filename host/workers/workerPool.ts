@@ -396,7 +396,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     let best: Slot | undefined
     for (let k = 0; k < size; k++) {
       const s = slots[(rotate + k) % size]
-      if (!s || !s.ready || s.retired || computing(s) >= maxPer || s.inflight.size >= maxHeld) continue
+      if (!s?.ready || s.retired || computing(s) >= maxPer || s.inflight.size >= maxHeld) continue
       if (!best || lessBusy(s, best)) best = s
     }
     if (best) rotate = (best.index + 1) % size
@@ -554,7 +554,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   /** health from the least busy ready worker, bypassing the queue and the per-worker cap */
   function probeHealth(): Promise<EngineHealth> {
     let best: Slot | undefined
-    for (const s of slots) if (s && s.ready && !s.retired && (!best || lessBusy(s, best))) best = s
+    for (const s of slots) if (s?.ready && !s.retired && (!best || lessBusy(s, best))) best = s
     if (!best) return Promise.reject(new EngineError('INTERNAL_ERROR', 'no simulation worker is ready'))
     const slot = best
     return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) }))
@@ -569,7 +569,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     if (cacheUrl && /^rediss?:/i.test(cacheUrl)) return call(method, args, stop)
     if (closing) return Promise.reject(closedError())
     const first = slots[0]
-    if (!first || !first.ready || first.retired) return Promise.reject(new EngineError('STATE_ACCESS_ERROR', 'the worker holding the forks is restarting; retry'))
+    if (!first?.ready || first.retired) return Promise.reject(new EngineError('STATE_ACCESS_ERROR', 'the worker holding the forks is restarting; retry'))
     return new Promise<T>((resolve, reject) => {
       const job = newJob(method, args, resolve as (v: unknown) => void, reject, stop)
       if (job) dispatch(first, job)

@@ -13,7 +13,7 @@ export interface RequestIdOptions {
   headerName?: string
 }
 
-const sane = /^[A-Za-z0-9._:\-]{1,128}$/
+const sane = /^[A-Za-z0-9._:-]{1,128}$/
 
 export function requestId(opts: RequestIdOptions = {}): MiddlewareHandler<HttpEnv> {
   const header = opts.headerName ?? 'X-Request-Id'

@@ -39,7 +39,7 @@ export interface ScannedJson {
   items: ScannedItem[]
 }
 
-const enum C {
+enum C {
   QUOTE = 34,
   BACKSLASH = 92,
   OPEN_OBJ = 123,

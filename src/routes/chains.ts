@@ -29,7 +29,7 @@ export async function summarize(name: string, isDefault: boolean, engine: Engine
     network: health?.network ?? 'unknown',
     kind: health?.kind ?? 'ethereum',
     head,
-    status: health?.unavailable ? 'down' : health && health.upstreamOk && health.cacheOk ? 'ok' : 'degraded',
+    status: health?.unavailable ? 'down' : health?.upstreamOk && health.cacheOk ? 'ok' : 'degraded',
     ...(health?.unavailable && { error: health.unavailable }),
   }
 }

@@ -49,7 +49,7 @@ export const hexData = z
 export const hash = z
   .string()
   .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a hash: 0x followed by 64 hex characters')
-  .openapi({ pattern: '^0x[0-9a-fA-F]{64}$', example: '0x' + 'ab'.repeat(32) })
+  .openapi({ pattern: '^0x[0-9a-fA-F]{64}$', example: `0x${'ab'.repeat(32)}` })
 
 /** the engine's block tags (engine/platform/blockRef.ts, the one list) */
 export const blockTags = BLOCK_TAGS

@@ -36,8 +36,8 @@ export function units(value, decimals = 18, symbol = 'ETH') {
   const base = 10n ** BigInt(decimals)
   const whole = v / base
   let frac = (v % base).toString().padStart(decimals, '0').replace(/0+$/, '')
-  if (frac.length > 6) frac = frac.slice(0, 6) + '…'
-  return `${neg ? '-' : ''}${grouped(whole)}${frac ? '.' + frac : ''}${symbol ? ' ' + symbol : ''}`
+  if (frac.length > 6) frac = `${frac.slice(0, 6)}…`
+  return `${neg ? '-' : ''}${grouped(whole)}${frac ? `.${frac}` : ''}${symbol ? ` ${symbol}` : ''}`
 }
 
 /** a decoded value on one line: long hex and strings shortened, title keeps the whole */
@@ -46,7 +46,7 @@ export function showValue(v) {
   if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${k}: ${showValue(x)}`).join(', ')}}`
   if (typeof v === 'string' && /^0x[0-9a-f]{40}$/i.test(v)) return short(v)
   if (typeof v === 'string' && v.startsWith('0x') && v.length > 26) return `${v.slice(0, 14)}…${v.slice(-6)}`
-  if (typeof v === 'string' && v.length > 48) return JSON.stringify(v.slice(0, 46) + '…')
+  if (typeof v === 'string' && v.length > 48) return JSON.stringify(`${v.slice(0, 46)}…`)
   if (typeof v === 'string' && !/^-?\d+$/.test(v) && !v.startsWith('0x')) return JSON.stringify(v)
   return String(v)
 }

@@ -19,7 +19,7 @@ export function buildModel(root) {
   // the failing path: from the root down through failed children to the first frame whose
   // own children did not fail (where the revert started)
   let n = top
-  while (n && n.failed) {
+  while (n?.failed) {
     n.failPath = true
     n = n.children.find((c) => c.failed)
   }

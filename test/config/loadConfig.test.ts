@@ -86,7 +86,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { APP_ENV: 'test' }, configDir: wrongType })).toThrow(/api\.cors\.max_age \(in test\.toml\)/)
     const missing = configDirWith((t) => t.replace(/^gas_cap = .*$/m, ''))
     expect(() => loadConfig({ env: { APP_ENV: 'test' }, configDir: missing })).toThrow(/chain\.gas_cap \(in test\.toml\): missing key/)
-    const broken = configDirWith((t) => t + '\n[[[')
+    const broken = configDirWith((t) => `${t}\n[[[`)
     expect(() => loadConfig({ env: { APP_ENV: 'test' }, configDir: broken })).toThrow(/config test\.toml/)
   })
 

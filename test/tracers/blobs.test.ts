@@ -7,7 +7,7 @@
  * - the point-evaluation precompile (0x0a) verifies a real KZG proof, and rejects a wrong one,
  *   with Anvil's output and gas.
  */
-import { Common, Mainnet, createCustomCommon } from '@ethereumjs/common'
+import { type Common, Mainnet, createCustomCommon } from '@ethereumjs/common'
 import { createBlob4844Tx } from '@ethereumjs/tx'
 import { computeVersionedHash, getBlobs, hexToBytes } from '@ethereumjs/util'
 import { bytesToHex, concatHex, toHex, type Address, type Hex } from 'viem'

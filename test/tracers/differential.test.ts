@@ -404,7 +404,7 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
       expect(ours.callTracer).toEqual(renumberLogs({ ...gethCallFrame(callT, GAS), gasUsed: rb.gasUsed }, ra.logs.length))
       expect((ours.structLogger as { gas: number }).gas).toBe(Number(BigInt(rb.gasUsed)))
       // the target's slot 0 is seen as tx A left it
-      expect((withoutCodeHash(ours.prestateTracer as Prestate)[target].storage ?? {})[toHex(0n, { size: 32 })]).toBe(toHex(1000n, { size: 32 }))
+      expect(withoutCodeHash(ours.prestateTracer as Prestate)[target].storage?.[toHex(0n, { size: 32 })]).toBe(toHex(1000n, { size: 32 }))
       expect(withoutCodeHash(ours.prestateTracer as Prestate)).toEqual(gethPrestate(pre))
     })
 

@@ -103,9 +103,9 @@ describe('fourByteTracer', () => {
     const t = createFourByteTracer()
     await t.onTxStart!(fakeTx(fakeState({})))
     const base = { from: TO, to: TO, gas: 1n, value: 0n }
-    await t.onEnter!({ ...base, depth: 0, type: 'CALL', input: '0xa9059cbb' + '00'.repeat(64) as Hex })
+    await t.onEnter!({ ...base, depth: 0, type: 'CALL', input: `0xa9059cbb${'00'.repeat(64)}` as Hex })
     await t.onEnter!({ ...base, depth: 1, type: 'DELEGATECALL', input: '0xA9059CBB' as Hex })
-    await t.onEnter!({ ...base, depth: 1, type: 'STATICCALL', input: '0x70a08231' + '00'.repeat(32) as Hex })
+    await t.onEnter!({ ...base, depth: 1, type: 'STATICCALL', input: `0x70a08231${'00'.repeat(32)}` as Hex })
     await t.onEnter!({ ...base, depth: 1, type: 'CREATE', input: '0x60806040' as Hex })
     await t.onEnter!({ ...base, depth: 1, type: 'CALL', input: '0x123456' as Hex })
     await t.onEnter!({ ...base, depth: 1, type: 'STATICCALL', to: '0x0000000000000000000000000000000000000002', input: '0xdeadbeef' as Hex })

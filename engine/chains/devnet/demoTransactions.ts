@@ -36,7 +36,7 @@ interface DemoTx {
   gasLimit: bigint
 }
 
-const [a0, a1, a2, a3, a4] = DEV_ACCOUNTS.map((a) => a.address) as [Address, Address, Address, Address, Address]
+const [a0, a1, a2, , a4] = DEV_ACCOUNTS.map((a) => a.address) as [Address, Address, Address, Address, Address]
 const token = (functionName: string, args: unknown[]) => encodeFunctionData({ abi: demoTokenAbi, functionName, args })
 const nft = (functionName: string, args: unknown[]) => encodeFunctionData({ abi: demoNftAbi, functionName, args })
 

@@ -79,7 +79,7 @@ async function importBlock(commonFor: CommonFor, parent: DevnetBlock, block: Blo
   const common = commonFor({ number: h.number, timestamp: h.timestamp })
   const stateManager = new TrieRootedOverlay(parent.state)
   const vm = await createVM({ common, stateManager, blockchain: blockHashSource(getBlockHash) as never })
-  let run
+  let run: Awaited<ReturnType<typeof runBlock>>
   try {
     // the header's own checks against its parent need a blockchain; the import checks parent
     // linkage itself, and runBlock still compares every computed root with the header's

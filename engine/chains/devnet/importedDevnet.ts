@@ -29,7 +29,7 @@ export interface ImportedDevnetOptions {
 export async function createImportedDevnet(opts: ImportedDevnetOptions): Promise<Devnet> {
   const chainId = Number(opts.genesis?.config?.chainId)
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new EngineError('VALIDATION_ERROR', 'the devnet genesis has no valid config.chainId')
-  let commonFor
+  let commonFor: ReturnType<typeof createGenesisCommonFactory>
   try {
     commonFor = createGenesisCommonFactory(opts.genesis)
   } catch (e) {

@@ -168,7 +168,7 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
     const tx = decodePoolTx(ctx.common, t, rules)
     const nonceBefore = rules?.receiptFields ? ((await state.getAccount(tx.getSenderAddress()))?.nonce ?? 0n) : 0n
     const footprint = meter?.(tx, t.impersonated)
-    let result
+    let result: Awaited<ReturnType<typeof executeSignedTx>>
     try {
       if (footprint !== undefined && daUsed + footprint > fields.gasLimit) {
         // one that fits no block at all is refused; one that fits an emptier block waits for it

@@ -15,7 +15,7 @@ import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/uti
 import { createVM, runTx } from '@ethereumjs/vm'
 import { keccak256, toHex, type Address, type Hex } from 'viem'
 import type { BlockHeaderInfo, MinedTransaction } from '../types.js'
-import { MemoryStateSource, OverlayStateManager, PLACEHOLDER_STATE_ROOT } from '../../state/index.js'
+import { type MemoryStateSource, OverlayStateManager, PLACEHOLDER_STATE_ROOT } from '../../state/index.js'
 
 export interface DevnetLog {
   address: Address

@@ -135,7 +135,7 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       const call = await callDefaults(ctx, input, { gasUsed, gasPool, london: common.isActivatedEIP(1559) })
       const tx = simTransaction(call, { chainId, london: common.isActivatedEIP(1559) })
       logs.startTx()
-      let res
+      let res: Awaited<ReturnType<typeof executeCall>>
       try {
         res = await executeCall(ctx, call, {
           tracers: [logs],

@@ -115,7 +115,7 @@ export function parseCallObject(v: unknown, index: number, path = 'call'): CallI
   if (v.type !== undefined && v.type !== null) parseQuantity(v.type, index, at(path, 'type'), 0xffn)
   if (v.chainId !== undefined && v.chainId !== null) parseQuantity(v.chainId, index, at(path, 'chainId'))
   const call: CallInput = {
-    from: v.from === undefined || v.from === null ? ('0x' + '0'.repeat(40)) as Address : parseAddress(v.from, index, at(path, 'from')),
+    from: v.from === undefined || v.from === null ? (`0x${'0'.repeat(40)}`) as Address : parseAddress(v.from, index, at(path, 'from')),
     to: v.to === undefined || v.to === null ? null : parseAddress(v.to, index, at(path, 'to')),
     data: input ?? data ?? '0x',
   }

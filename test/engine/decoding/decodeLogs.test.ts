@@ -339,7 +339,7 @@ describe('decodeLogs: malformed logs get no decoded key, never a wrong one', () 
     ['address topic with dirty high bits', { ...transfer, topics: [transfer.topics[0]!, `0x${'ff'.repeat(12)}${A.slice(2)}` as Hex, transfer.topics[2]!] }],
     ['Sync reserve beyond uint112', logOfRaw('uniswapV2.Sync', POOL, [], encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [2n ** 112n, 1n]))],
     ['bool not 0/1', logOfRaw('erc721.ApprovalForAll', NFT, [A, C], word(2n))],
-    ['TransferBatch with a truncated array', { ...logOf('erc1155.TransferBatch', BARE, { operator: C, from: A, to: B, ids: [1n, 2n], values: [3n, 4n] }), data: '0x' + logOf('erc1155.TransferBatch', BARE, { operator: C, from: A, to: B, ids: [1n, 2n], values: [3n, 4n] }).data.slice(2, -64) as Hex }],
+    ['TransferBatch with a truncated array', { ...logOf('erc1155.TransferBatch', BARE, { operator: C, from: A, to: B, ids: [1n, 2n], values: [3n, 4n] }), data: `0x${logOf('erc1155.TransferBatch', BARE, { operator: C, from: A, to: B, ids: [1n, 2n], values: [3n, 4n] }).data.slice(2, -64)}` as Hex }],
   ]
 
   it.each(malformed)('%s', async (_, log) => {

@@ -22,7 +22,7 @@ const UNDERFLOW = '0x0000000000000000000000000000000000001003' as Address
 // reverts with the 4 bytes 0xdeadbeef
 const INNER_CODE = '0x63deadbeef6000526004601cfd' as Hex
 // calls INNER with no data, then reverts with what INNER returned (as Solidity bubbles a revert)
-const OUTER_CODE = `0x60006000600060006000${'73' + INNER.slice(2)}5af13d600060003e3d6000fd` as Hex
+const OUTER_CODE = `0x60006000600060006000${`73${INNER.slice(2)}`}5af13d600060003e3d6000fd` as Hex
 // ADD on an empty stack
 const UNDERFLOW_CODE = '0x01' as Hex
 const stateOverrides = { [INNER]: { code: INNER_CODE }, [OUTER]: { code: OUTER_CODE }, [UNDERFLOW]: { code: UNDERFLOW_CODE } }

@@ -44,7 +44,7 @@ describe('OverlayStateManager checkpoints', () => {
     expect(bytesToHex(await st.getCode(addrA))).toBe('0x6001')
     expect(await st.getCodeSize(addrA)).toBe(2)
     expect(n).toEqual({ account: 1, code: 1, storage: 1 })
-    expect(await st.getAccount(createAddressFromString('0x' + '11'.repeat(20)))).toBeUndefined()
+    expect(await st.getAccount(createAddressFromString(`0x${'11'.repeat(20)}`))).toBeUndefined()
   })
 
   it('nested commit keeps inner writes, a revert of the outer frame undoes them all', async () => {
@@ -238,7 +238,7 @@ describe('OverlayStateManager overrides', () => {
     const bad = [
       { [A]: { state: {}, stateDiff: {} } },
       { [A]: { stateDiff: { '0xzz': '0x1' } } },
-      { [A]: { stateDiff: { ['0x' + '1'.repeat(66)]: '0x1' } } },
+      { [A]: { stateDiff: { [`0x${'1'.repeat(66)}`]: '0x1' } } },
       { [A]: { code: '0x123' } },
       { '0x1234': { balance: 1n } },
     ]

@@ -209,7 +209,7 @@ describe('createCacheStore', () => {
     for (const bad of ['ftp://alice:s3cr3t-pw@h/0', 'redis://alice:s3cr3t-pw@h:1/notadb']) {
       try {
         createCacheStore(bad)
-        expect.unreachable('should reject ' + redactUrl(bad))
+        expect.unreachable(`should reject ${redactUrl(bad)}`)
       } catch (e) {
         expect(isEngineError(e)).toBe(true)
         expect(JSON.stringify({ m: (e as Error).message, d: (e as { details?: unknown }).details })).not.toContain('s3cr3t-pw')

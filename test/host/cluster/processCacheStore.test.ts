@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { answerCacheOp } from '../../../host/workers/answerCacheOp.js'
-import type { CacheRequest, FromProcess, LookupReply, LookupRequest, ToProcess } from '../../../host/protocol.js'
+import type { CacheRequest, FromProcess, ToProcess } from '../../../host/protocol.js'
 import { createProcessCacheStore } from '../../../host/cluster/processCacheStore.js'
 
 const SIM = 'sim:sim_0b3f2a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b'

@@ -53,7 +53,7 @@ describe('failure envelope and status codes', () => {
   })
 
   it('body over max_body_bytes: 413 PAYLOAD_TOO_LARGE (with and without Content-Length)', async () => {
-    const big = { params: { calls: [{ from, to, data: '0x' + '00'.repeat(2000) }] } }
+    const big = { params: { calls: [{ from, to, data: `0x${'00'.repeat(2000)}` }] } }
     const res = await app.fetch('/v1/simulate', post(big))
     expect(res.status).toBe(413)
     expect((await res.json()).error.code).toBe('PAYLOAD_TOO_LARGE')
@@ -89,7 +89,7 @@ describe('failure envelope and status codes', () => {
     expect(head).toContain('connection: close')
     expect(head).not.toContain('keep-alive')
     // a fetch that reuses connections gets its next answer on a fresh one
-    const big = { params: { calls: [{ from, to, data: '0x' + '00'.repeat(2000) }] } }
+    const big = { params: { calls: [{ from, to, data: `0x${'00'.repeat(2000)}` }] } }
     expect((await app.fetch('/v1/simulate', post(big))).headers.get('connection')).toBe('close')
     expect((await app.fetch('/v1/simulate', post({ params: { calls: [{ from, to }] } }))).status).not.toBe(413)
   })

@@ -38,7 +38,7 @@ describe('the CI job of the README', () => {
   afterAll(async () => app?.close())
 
   it.runIf(hasCast)('creates a fork with curl and points a tool at its RPC URL', async () => {
-    const script = stepScript('Create a fork').split('http://127.0.0.1:8080').join(app.url).split('${{ github.run_id }}').join('42')
+    const script = stepScript('Create a fork').split('http://127.0.0.1:8080').join(app.url).split('$' + '{{ github.run_id }}').join('42')
     expect(script).toContain('curl')
     const env = join(mkdtempSync(join(tmpdir(), 'forkci-')), 'env')
     await new Promise<void>((resolve, reject) =>

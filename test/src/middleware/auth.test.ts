@@ -39,7 +39,7 @@ describe('token authentication (test config: fixed token)', () => {
   })
 
   it('wrong token (any length, either header): 401 AUTHENTICATION_INVALID', async () => {
-    for (const wrong of ['x', testToken.slice(0, -1), testToken + 'z', testToken.toUpperCase(), 'a'.repeat(5000)]) {
+    for (const wrong of ['x', testToken.slice(0, -1), `${testToken}z`, testToken.toUpperCase(), 'a'.repeat(5000)]) {
       for (const init of [post(call, { token: wrong }), post(call, { token: null, headers: { 'x-api-key': wrong } })]) {
         const res = await app.fetch('/v1/simulate', init)
         expect(res.status).toBe(401)
@@ -103,7 +103,7 @@ describe('token authentication (test config: fixed token)', () => {
 
   it('never logs the token', async () => {
     await app.fetch('/v1/simulate', post(call))
-    await app.fetch('/v1/simulate', post(call, { token: testToken + 'x' }))
+    await app.fetch('/v1/simulate', post(call, { token: `${testToken}x` }))
     expect(app.logs.length).toBeGreaterThan(0)
     expect(app.rawLogs()).not.toContain(testToken)
   })

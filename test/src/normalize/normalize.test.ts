@@ -48,8 +48,8 @@ describe('request normalization (what reaches the engine)', () => {
   })
 
   it('out-of-range and malformed quantities are VALIDATION_ERRORs', async () => {
-    expect(issues((await simulate({ params: { calls: [{ to, gas: '0x1' + '0'.repeat(16) }] } })).json)).toEqual(['params.calls[0].gas'])
-    expect(issues((await simulate({ params: { calls: [{ to, value: '0x1' + '0'.repeat(64) }] } })).json)).toEqual(['params.calls[0].value'])
+    expect(issues((await simulate({ params: { calls: [{ to, gas: `0x1${'0'.repeat(16)}` }] } })).json)).toEqual(['params.calls[0].gas'])
+    expect(issues((await simulate({ params: { calls: [{ to, value: `0x1${'0'.repeat(64)}` }] } })).json)).toEqual(['params.calls[0].value'])
     expect(issues((await simulate({ params: { calls: [{ to, value: '12' }] } })).json)).toEqual(['params.calls[0].value'])
     expect(issues((await simulate({ params: { calls: [{ to, data: '0xabc' }] } })).json)).toEqual(['params.calls[0].data'])
   })
@@ -107,7 +107,7 @@ describe('request normalization (what reaches the engine)', () => {
       },
     })
     const params = app.engine.last('simulate')![0] as SimulateParams
-    const word = (n: number) => '0x' + n.toString(16).padStart(64, '0')
+    const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
     expect(params.stateOverrides).toEqual({
       [checksummed.toLowerCase()]: { balance: 10n ** 18n, nonce: 2n, code: '0x60ff', stateDiff: { [word(1)]: word(2) } },
       [to]: { state: { [word(0)]: word(255) } },
@@ -126,7 +126,7 @@ describe('request normalization (what reaches the engine)', () => {
     const res = await app.fetch('/v1/trace/call', post({ call: { to }, stateOverrides: { [checksummed]: { balance: '0x1', storage: { '0x0': '0x1' } } }, blockOverrides: { baseFee: 7 } }))
     expect(res.status).toBe(200)
     const params = app.engine.last('traceCall')![0] as TraceCallParams
-    expect(params.stateOverrides).toEqual({ [checksummed.toLowerCase()]: { balance: 1n, stateDiff: { ['0x' + '0'.repeat(64)]: '0x' + '0'.repeat(63) + '1' } } })
+    expect(params.stateOverrides).toEqual({ [checksummed.toLowerCase()]: { balance: 1n, stateDiff: { [`0x${'0'.repeat(64)}`]: `0x${'0'.repeat(63)}1` } } })
     expect(params.blockOverrides).toEqual({ baseFee: 7n })
     const badKey = await app.fetch('/v1/trace/call', post({ call: { to }, stateOverrides: { '0x12': { balance: '0x1' } } }))
     expect((await badKey.json()).error.details.issues[0].path).toBe('stateOverrides.0x12')
@@ -156,7 +156,7 @@ describe('request normalization (what reaches the engine)', () => {
   })
 
   it('trace/tx: hash lowercased, overrides passed on; trace/call-many: bundles normalized', async () => {
-    const hash = '0x' + 'AB'.repeat(32)
+    const hash = `0x${'AB'.repeat(32)}`
     await app.fetch('/v1/trace/tx', post({ transactionHash: hash, tracerConfig: { '4byteTracer': true } }))
     expect(app.engine.last('traceTransaction')).toEqual([hash.toLowerCase(), { '4byteTracer': true }])
     await app.fetch('/v1/trace/tx', post({ transactionHash: hash, blockOverrides: { number: '0x5' } }))

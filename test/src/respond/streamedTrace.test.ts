@@ -142,7 +142,7 @@ const rpcCases = (): [string, unknown][] => [
   ['debug_traceTransaction', { jsonrpc: '2.0', id: 2, method: 'debug_traceTransaction', params: [BLOCK4_TX1, { enableMemory: true, limit: 4000 }] }],
   ['a batch with two struct logs and an error between them', [
     { jsonrpc: '2.0', id: 3, method: 'debug_traceCall', params: [{ from: A2, to: TOKEN, data: transfer(A1, 10n ** 30n) }, 'latest', { enableMemory: true }] },
-    { jsonrpc: '2.0', id: 4, method: 'debug_traceTransaction', params: ['0x' + '11'.repeat(32)] },
+    { jsonrpc: '2.0', id: 4, method: 'debug_traceTransaction', params: [`0x${'11'.repeat(32)}`] },
     { jsonrpc: '2.0', id: 5, method: 'debug_traceBlockByNumber', params: ['0x4', { enableMemory: true }] },
   ]],
 ]

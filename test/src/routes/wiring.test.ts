@@ -13,8 +13,8 @@ import { post, startTestApp, authed, type TestApp } from '../support/startTestAp
 const account0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const account1 = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
 const token = '0x5fbdb2315678afecb367f032d93f642f64180aa3'
-const balanceOf = (a: string) => '0x70a08231' + a.slice(2).padStart(64, '0')
-const transfer = (to: string, amount: bigint) => '0xa9059cbb' + to.slice(2).padStart(64, '0') + amount.toString(16).padStart(64, '0')
+const balanceOf = (a: string) => `0x70a08231${a.slice(2).padStart(64, '0')}`
+const transfer = (to: string, amount: bigint) => `0xa9059cbb${to.slice(2).padStart(64, '0')}${amount.toString(16).padStart(64, '0')}`
 const gas = '0x100000'
 
 describe('HTTP layer over the real engine (devnet)', () => {

@@ -69,7 +69,7 @@ describe('ids', () => {
 
 describe('bodies too deep or out of range', () => {
   it('answers params nested 10,000 levels deep with -32602, the id kept', async () => {
-    const res = await app.rpc(body('3', 'trace_replayTransaction', `["${'0x' + '1'.repeat(64)}", ${nested(10_000, '"trace"')}]`))
+    const res = await app.rpc(body('3', 'trace_replayTransaction', `["${`0x${'1'.repeat(64)}`}", ${nested(10_000, '"trace"')}]`))
     expect(res.status).toBe(200)
     expect(res.json).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: `invalid params: nested more than ${MAX_JSON_DEPTH - 1} levels deep` } })
     noInternalErrorLogged()
@@ -171,12 +171,12 @@ const generators: Gen[] = [
   // nested beyond the bound: always -32602 for the nesting
   (r) => {
     const d = int(r, MAX_JSON_DEPTH, 3_000)
-    return { json: r() < 0.5 ? nested(d) : '{"a":'.repeat(d) + '1' + '}'.repeat(d), alwaysInvalid: true }
+    return { json: r() < 0.5 ? nested(d) : `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`, alwaysInvalid: true }
   },
   // nested within the bound, arrays or objects
   (r) => {
     const d = int(r, 2, MAX_JSON_DEPTH - 3)
-    return { json: r() < 0.5 ? nested(d, pick(r, ['1', '"trace"', 'null', '{}'])) : '{"a":'.repeat(d) + '"0x"' + '}'.repeat(d), alwaysInvalid: true }
+    return { json: r() < 0.5 ? nested(d, pick(r, ['1', '"trace"', 'null', '{}'])) : `${'{"a":'.repeat(d)}"0x"${'}'.repeat(d)}`, alwaysInvalid: true }
   },
   // huge: a long non-hex string, a long array, an object of many keys, a finite huge number
   (r) => ({ json: JSON.stringify('z'.repeat(int(r, 1_000, 20_000))), alwaysInvalid: true }),

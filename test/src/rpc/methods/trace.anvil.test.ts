@@ -34,7 +34,7 @@ function mixedPrecompileCalls(): Hex {
   const args = '6000600060006000' // retSize retOffset argsSize argsOffset
   const noValue = (op: string, a: Address) => `${args}${addr(a)}5a${op}50`
   const withValue = (a: Address, v: number) => `${args}60${v.toString(16).padStart(2, '0')}${addr(a)}5af150`
-  const runtime = [noValue('fa', '0x02'), withValue(BENEFICIARY, 0), withValue('0x04', 1), noValue('f4', '0x01'), withValue(BENEFICIARY, 0)].join('') + '00'
+  const runtime = `${[noValue('fa', '0x02'), withValue(BENEFICIARY, 0), withValue('0x04', 1), noValue('f4', '0x01'), withValue(BENEFICIARY, 0)].join('')}00`
   const length = (runtime.length / 2).toString(16).padStart(2, '0')
   return `0x60${length}600c60003960${length}6000f3${runtime}`
 }
