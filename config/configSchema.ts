@@ -1,5 +1,5 @@
 /**
- * The shape of one environment's configuration (decisions §11). Objects are strict so a typo in a
+ * The shape of one environment's configuration (interface §11). Objects are strict so a typo in a
  * TOML file (`rate_limit_request`) is an error naming the key instead of a silently ignored line.
  */
 import { z } from 'zod'

@@ -1,7 +1,7 @@
 /**
- * Environment variables that override configuration keys (decisions §11: every key can be
+ * Environment variables that override configuration keys (interface §11: every key can be
  * overridden, so secrets never need to sit in a file). The first ten names are fixed by the
- * decisions; the rest follow the same pattern (the key's name in upper case).
+ * interface; the rest follow the same pattern (the key's name in upper case).
  */
 export type EnvKind = 'string' | 'int' | 'bool' | 'list'
 
@@ -13,7 +13,7 @@ export interface EnvOverride {
 }
 
 export const envOverrides: readonly EnvOverride[] = [
-  // fixed names (decisions §11)
+  // fixed names (interface §11)
   { name: 'HOST', key: 'server.host', kind: 'string' },
   { name: 'PORT', key: 'server.port', kind: 'int' },
   { name: 'RPC_URL', key: 'chain.rpc_url', kind: 'string' },

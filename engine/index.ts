@@ -192,7 +192,7 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   }
 
   /**
-   * Every failure leaves the engine as an EngineError (decisions §2): a raw exception here is a
+   * Every failure leaves the engine as an EngineError (interface §2): a raw exception here is a
    * bug, reported as INTERNAL_ERROR with a generic message (the real one is logged, never sent:
    * it could carry an upstream URL).
    */
@@ -241,7 +241,7 @@ const HEALTH_PROBE_MS = 800
 const PRUNED_STATE = /missing trie node|historical state|state (is )?not available|pruned|BlockOutOfRange|proof window|header not found/i
 
 /**
- * decisions §2: a block whose state the upstream pruned is BLOCK_NOT_FOUND, not an upstream
+ * interface §2: a block whose state the upstream pruned is BLOCK_NOT_FOUND, not an upstream
  * failure. The node's verdict arrives as a STATE_ACCESS_ERROR carrying its JSON-RPC error code.
  */
 function prunedAsBlockNotFound(e: EngineError): EngineError {

@@ -1,7 +1,7 @@
 /**
  * The engine's public surface, the only thing `src/` calls. Inputs arrive validated and normalized
  * by the HTTP layer (addresses lowercase, quantities as bigint); outputs are plain JSON-ready data
- * in the canonical form of decisions.md §1 (lowercase hex, minimal quantities). The engine knows
+ * in the canonical form of interface §1 (lowercase hex, minimal quantities). The engine knows
  * nothing of HTTP: failures are thrown as `EngineError` with a code.
  */
 import type { Address, Hex } from 'viem'

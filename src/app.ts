@@ -69,7 +69,7 @@ export interface CreateAppOptions {
 
 const healthPath = '/v1/health'
 
-/** no token needed: health, the schema, the explorer and the trace viewer page (decisions §11), of any chain */
+/** no token needed: health, the schema, the explorer and the trace viewer page (interface §11), of any chain */
 export const isPublicPath = (fullPath: string) => {
   const path = routePath(fullPath)
   return path === healthPath ||

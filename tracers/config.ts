@@ -1,6 +1,6 @@
 /**
  * What a caller asks of the tracers, and what they answer: one entry per tracer name, as
- * decisions.md §8 names them (geth's tracer names; the struct logger is geth's default logger).
+ * interface §8 names them (geth's tracer names; the struct logger is geth's default logger).
  * Validated and normalized by the HTTP layer; createTracers.ts builds the tracers from it.
  */
 import type { Abi, Address } from 'viem'

@@ -1,8 +1,8 @@
 /**
  * createTracers: turns a request's TracerConfig into the tracers to run and the TraceResult to
  * return. Every tracer asked for runs in ONE execution (like geth's muxTracer, but the struct
- * logger may be combined too); the result is keyed by tracer name (decisions.md §8). No tracer
- * given → callTracer with its defaults (decisions §8). Bad tracer options throw TracerError
+ * logger may be combined too); the result is keyed by tracer name (interface §8). No tracer
+ * given → callTracer with its defaults (interface §8). Bad tracer options throw TracerError
  * VALIDATION_ERROR here, before anything runs.
  *
  * @example

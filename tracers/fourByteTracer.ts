@@ -1,6 +1,6 @@
 /**
  * 4byteTracer: a port of go-ethereum v1.17 `eth/tracers/native/4byte.go`, in OUR output shape
- * (decisions.md §8): `{totalIdentifiers, identifiers: {"0xa9059cbb": {count, dataSize}}}`.
+ * (interface §8): `{totalIdentifiers, identifiers: {"0xa9059cbb": {count, dataSize}}}`.
  *
  * Like geth it counts every CALL, CALLCODE, DELEGATECALL and STATICCALL entry (the top call
  * included) whose input is at least 4 bytes, and skips CREATE/CREATE2/SELFDESTRUCT and calls to

@@ -6,7 +6,7 @@
  * (formats of v1.17.3: minimal-hex stack bottom→top, 0x-prefixed 32-byte memory words,
  * 0x-prefixed 32-byte storage keys/values; docs/geth-reference.md §1.6).
  *
- * Our API differs from geth only in its defaults (decisions.md §8): memory, stack and storage are
+ * Our API differs from geth only in its defaults (interface §8): memory, stack and storage are
  * ON unless disabled (geth: memory off unless enableMemory). `cleanStructLogs` keeps every step but
  * drops repetition: `memory` only where it changed since the previous step (`[]` when it changed
  * to empty, so a reader that carries the last memory forward stays right), `storage` only at

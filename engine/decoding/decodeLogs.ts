@@ -1,5 +1,5 @@
 /**
- * Decodes simulated logs with the bundled event table (decisions.md §4 `decoded`).
+ * Decodes simulated logs with the bundled event table (interface §4 `decoded`).
  *
  * Strict on purpose: a log is decoded only when it is exactly what the table's event would emit —
  * the right topic count, every topic and the data re-encoding to the very same bytes (no extra

@@ -1,5 +1,5 @@
 /**
- * The bundled table of well-known events (decisions.md §4 `decoded`): ERC-20, ERC-721, ERC-1155,
+ * The bundled table of well-known events (interface §4 `decoded`): ERC-20, ERC-721, ERC-1155,
  * WETH, Uniswap V2/V3 core, Ownable, AccessControl and ERC-1967 proxy events.
  *
  * A log is matched by its topic0 AND its topic count, because several standards share a

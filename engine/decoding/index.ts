@@ -1,5 +1,5 @@
 /**
- * Decoded logs (decisions.md §4 `decoded`): the bundled event table, the strict decoder with its
+ * Decoded logs (interface §4 `decoded`): the bundled event table, the strict decoder with its
  * one-line summaries, and token metadata read from the simulated state.
  */
 export { EVENT_TABLE, findEvent, eventById, type EventEntry, type EventId } from './eventTable.js'

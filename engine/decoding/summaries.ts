@@ -1,5 +1,5 @@
 /**
- * One human line per decoded event (decisions.md §4 `decoded.summary`), in human units: token
+ * One human line per decoded event (interface §4 `decoded.summary`), in human units: token
  * amounts are scaled by the token's `decimals()` and named by its `symbol()`, read from the
  * simulated state. A token without them falls back to the raw amount and its short address, so a
  * summary never shows a wrong unit.

@@ -4,7 +4,7 @@
  * intrinsic gas, refunds and the EIP-7623 floor are exact (receipt gas = totalGasSpent), with
  * every tracer fed through the one adapter (tracingAdapter.ts).
  *
- * Semantics (decisions.md §3, geth-reference.md §1.2):
+ * Semantics (interface §3, geth-reference.md §1.2):
  * - validation=false (default, geth eth_call): no nonce check; a call with no fee fields runs with
  *   base fee 0; no block gas limit check; value + gas × price must still be covered.
  * - validation=true: nonce must match, fees vs base fee, funds, block gas limit.

@@ -1,6 +1,6 @@
 /**
  * The one error type the engine throws. It carries a machine-readable code and never an HTTP
- * status: `src/` maps codes to statuses in one table (decisions.md §2).
+ * status: `src/` maps codes to statuses in one table (interface §2).
  *
  * @example
  * throw new EngineError('BLOCK_NOT_FOUND', 'block 0x99 is beyond the chain head 0x10')

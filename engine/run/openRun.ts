@@ -5,7 +5,7 @@
  * (geth eth_call / debug_traceCall semantics: header of block N over the state after block N).
  *
  * `pending` runs on `latest` (engine/platform/blockRef.ts `stateBlock`; geth refuses to trace at pending,
- * decisions §8 lists the tag as valid). A block named by hash is turned into its number here, once
+ * interface §8 lists the tag as valid). A block named by hash is turned into its number here, once
  * (geth eth_call's words when there is none), so the fork resolves and prefetches by number.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * applyStateOverrides: writes a request's `stateOverrides` (decisions.md §9, normalized to
+ * applyStateOverrides: writes a request's `stateOverrides` (interface §9, normalized to
  * `{address: {balance, nonce, code, state | stateDiff}}`) into the request's own overlay before
  * anything runs, like geth's `override.StateOverride.Apply`. The overlay records "storage
  * replaced" without reading upstream.

@@ -1,5 +1,5 @@
 /**
- * Approval changes read from state (decisions.md "Approval changes"): for every candidate the
+ * Approval changes read from state (docs/decisions/0059-wallet-preview-approval-changes.md): for every candidate the
  * run's calls and events named (runFacts.ts), the permission is read by a static call on the
  * state before and after the simulation — ERC-20 `allowance(owner, spender)`, ERC-721
  * `getApproved(id)` with `ownerOf(id)`, `isApprovedForAll(owner, operator)`, Permit2's

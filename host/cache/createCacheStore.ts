@@ -1,5 +1,5 @@
 /**
- * The cache store "configured by a URL" (decisions §11 `[cache] url` / `CACHE_URL`):
+ * The cache store "configured by a URL" (interface §11 `[cache] url` / `CACHE_URL`):
  * - `memory://`                                → the in-process LRU
  * - `redis://host:port/db`, `rediss://user:pass@host:port/db` → the LRU in front of Redis
  *

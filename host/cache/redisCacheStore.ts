@@ -1,5 +1,5 @@
 /**
- * `redis://` / `rediss://` — the cache store shared by every instance and worker (decisions
+ * `redis://` / `rediss://` — the cache store shared by every instance and worker (interface
  * §6 and §11): fork state, stored simulations and the global rate-limit counters.
  *
  * Redis is an accelerator, never a dependency of a request: when it is down, unreachable or

@@ -1,5 +1,5 @@
 /**
- * Turns anything thrown while serving a request into the failure envelope (decisions §2):
+ * Turns anything thrown while serving a request into the failure envelope (interface §2):
  * `ApiError` and `EngineError` keep their code, message, details and suggestion; hono's own
  * HTTP exceptions get the code of their status; anything else is a bug: 500 INTERNAL_ERROR with a
  * generic message, the stack logged server-side under the request id and never sent.
@@ -32,7 +32,7 @@ export function createErrorHandler(opts: ErrorHandlerOptions) {
     let failure = toFailure(err)
     if (failure.body.code === 'INTERNAL_ERROR') {
       opts.logger.error({ requestId, err: scrub(serializeError(err)) }, 'request failed with an internal error')
-      // whatever raised it, an internal error leaves with the generic text only (decisions §2)
+      // whatever raised it, an internal error leaves with the generic text only (interface §2)
       failure = { ...failure, body: { code: 'INTERNAL_ERROR', message: genericInternal } }
     }
     return { ...failure, body: scrub(failure.body) }

@@ -1,5 +1,5 @@
 /**
- * The one table from error codes to HTTP statuses (decisions §2). The engine throws codes, never
+ * The one table from error codes to HTTP statuses (interface §2). The engine throws codes, never
  * statuses; the HTTP-only codes (auth, rate limit) are raised by middleware.
  */
 import type { EngineErrorCode } from '../../engine/types.js'

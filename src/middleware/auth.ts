@@ -1,5 +1,5 @@
 /**
- * Token authentication (decisions §11): when a token is configured, a request must carry
+ * Token authentication (interface §11): when a token is configured, a request must carry
  * it as `Authorization: Bearer <token>` or `X-API-Key: <token>` (or, on the JSON-RPC endpoint, as
  * the last path segment). The comparison hashes both sides
  * (equal lengths, so `timingSafeEqual` applies) and is constant-time, leaking neither the token's

@@ -1,5 +1,5 @@
 /**
- * The client's IP address for rate limiting (decisions §11). With `trustProxy` = 0 it is the
+ * The client's IP address for rate limiting (interface §11). With `trustProxy` = 0 it is the
  * socket's peer. With N > 0 trusted proxy hops it is the N-th `X-Forwarded-For` entry from the
  * right: the address the outermost trusted proxy saw. Entries further left were written by the
  * client itself and are never trusted. With fewer entries than N the leftmost is used (the

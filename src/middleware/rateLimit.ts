@@ -1,5 +1,5 @@
 /**
- * Per-IP fixed-window rate limit (decisions §11), counted in the cache store (`increment`) so
+ * Per-IP fixed-window rate limit (interface §11), counted in the cache store (`increment`) so
  * several instances sharing a Redis share one limit. Every counted response carries
  * `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds); past the limit the
  * answer is 429 RATE_LIMIT_EXCEEDED with `Retry-After`. A cache store that fails is logged and

@@ -1,5 +1,5 @@
 /**
- * Answers 504 EXECUTION_TIMEOUT when a request runs past `ms` (decisions §2), and stops its runs:
+ * Answers 504 EXECUTION_TIMEOUT when a request runs past `ms` (interface §2), and stops its runs:
  * the request's stop (`runStop`: its deadline, and its client's signal, aborted once the client
  * has gone away) is what `requestEngine` hands the engine (Engine.withStop), whose runs check it
  * before they start and every few thousand EVM steps (engine/execution/runStop.ts). A run that

@@ -1,4 +1,4 @@
-/** Block selectors (decisions §8): `blockNumber` or `blockTag`, not both; default `latest`. */
+/** Block selectors (interface §8): `blockNumber` or `blockTag`, not both; default `latest`. */
 import { BlockRefError, parseBlockRef, type BlockSelector, type BlockTag } from '../../engine/types.js'
 import { joinPath, validationError } from '../errors/apiError.js'
 import { REST_BLOCK } from '../schemas/primitives.js'

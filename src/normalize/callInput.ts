@@ -1,5 +1,5 @@
 /**
- * Call object → engine `CallInput` (decisions §3): lowercase addresses, bigint quantities,
+ * Call object → engine `CallInput` (interface §3): lowercase addresses, bigint quantities,
  * `input` as an alias of `data` (both differing is an error, as in geth), legacy and EIP-1559 fee
  * fields not mixed.
  */

@@ -1,5 +1,5 @@
 /**
- * State and block overrides → the engine's maps (decisions §9). Both request forms (simulation
+ * State and block overrides → the engine's maps (interface §9). Both request forms (simulation
  * array, trace object) land in one `StateOverrides` map keyed by lowercase address; `storage` is
  * geth's `stateDiff`, `state` a full replacement; slots and values left-padded to 32 bytes.
  */

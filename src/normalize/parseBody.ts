@@ -1,6 +1,6 @@
 /**
  * Reads the JSON body and validates it against a zod schema, turning every failure into a
- * VALIDATION_ERROR whose `details.issues` name the path (`params.calls[1].to`, decisions §1).
+ * VALIDATION_ERROR whose `details.issues` name the path (`params.calls[1].to`, interface §1).
  *
  * @example
  * const body = validate(simulationRequest, await readJson(c))

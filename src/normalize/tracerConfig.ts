@@ -1,5 +1,5 @@
 /**
- * Request `tracerConfig` → engine `TracerConfig` (decisions §8): none given
+ * Request `tracerConfig` → engine `TracerConfig` (interface §8): none given
  * means the call tracer; `true` enables a tracer with default options, `false` leaves it out;
  * `withLogs` and geth's `withLog` both become the engine's `withLog`.
  */

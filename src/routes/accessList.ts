@@ -1,4 +1,4 @@
-/** POST /v1/simulate/access-list (decisions §7): geth eth_createAccessList semantics. */
+/** POST /v1/simulate/access-list (interface §7): geth eth_createAccessList semantics. */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { validationError } from '../errors/apiError.js'
 import type { HttpEnv } from '../httpEnv.js'

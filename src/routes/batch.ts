@@ -1,5 +1,5 @@
 /**
- * POST /v1/simulate/batch (decisions §5).
+ * POST /v1/simulate/batch (interface §5).
  * - An array of shape-A requests: each item is validated and simulated on its own, concurrently;
  *   `data[i]` is `{simulationId, status, gasUsed}` plus `error` (a failure envelope's error object)
  *   when item i did not succeed. One bad item never fails the batch; an item that never ran (e.g.

@@ -1,6 +1,6 @@
 /**
  * GET /v1/openapi.json (OpenAPI 3.1, generated from the zod schemas) and GET /v1/openapi/docs,
- * the interactive explorer (decisions §1): Swagger UI from the npm package swagger-ui-dist, its
+ * the interactive explorer (interface §1): Swagger UI from the npm package swagger-ui-dist, its
  * JS/CSS served by this service, never a CDN, so it works on a machine with no internet. The
  * validator badge (which calls validator.swagger.io) is off. Authorize works with the bearer
  * scheme and X-API-Key declared in the schema.

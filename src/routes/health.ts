@@ -1,5 +1,5 @@
 /**
- * GET /v1/health (decisions §10), not enveloped, never behind auth or the rate limit.
+ * GET /v1/health (interface §10), not enveloped, never behind auth or the rate limit.
  * 503 `degraded` when the upstream chain or the cache store does not answer.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'

@@ -1,6 +1,6 @@
 /**
  * GET /metrics: the instance's Prometheus metrics in the text format (host/metrics/), behind the
- * same bearer token as the API (decisions.md, "Metrics endpoint"). Not under a chain's prefix:
+ * same bearer token as the API (docs/decisions/0086-metrics-endpoint.md). Not under a chain's prefix:
  * every chain is in it, by its `chain` label.
  *
  * @example

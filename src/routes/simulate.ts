@@ -1,5 +1,5 @@
 /**
- * POST /v1/simulate (decisions §4). The body's keys decide the shape: `transaction` → shape B
+ * POST /v1/simulate (interface §4). The body's keys decide the shape: `transaction` → shape B
  * (struct-log steps, `{success, result}`), otherwise shape A (`params`, `{success, data}`).
  * A call that did not succeed makes the answer 422 with the full result in `details`.
  */

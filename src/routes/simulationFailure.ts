@@ -1,5 +1,5 @@
 /**
- * A simulation whose calls did not all succeed → the failure of decisions §4:
+ * A simulation whose calls did not all succeed → the failure of interface §4:
  * SIMULATION_EXECUTION_FAILED (INSUFFICIENT_GAS when the call ran out of gas) with
  * `details: {callIndex, revertReason, revertData, contractAddress, simulation}`; nothing is lost.
  */

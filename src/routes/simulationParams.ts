@@ -1,4 +1,4 @@
-/** Shape-A simulation request → engine `SimulateParams`, with the call-count limit (decisions §4, §5). */
+/** Shape-A simulation request → engine `SimulateParams`, with the call-count limit (interface §4, §5). */
 import type { SimulateParams } from '../../engine/types.js'
 import type { z } from '@hono/zod-openapi'
 import { ApiError, joinPath, validationError } from '../errors/apiError.js'

@@ -1,4 +1,4 @@
-/** GET /v1/simulations/{simulationId} (decisions §6): a stored shape-A result. */
+/** GET /v1/simulations/{simulationId} (interface §6): a stored shape-A result. */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { z } from '@hono/zod-openapi'
 import { ApiError, validationError } from '../errors/apiError.js'

@@ -1,9 +1,9 @@
 /**
- * POST /v1/trace/tx, /v1/trace/call, /v1/trace/call-many (decisions §8). `data` is keyed by the
+ * POST /v1/trace/tx, /v1/trace/call, /v1/trace/call-many (interface §8). `data` is keyed by the
  * tracer names requested (call-many: `data[bundle][tx]`); reverts are not errors here, they show
  * in the tracer output. On an OP-stack chain a call with a gas price also carries `l1Fee`,
  * `l1GasUsed` and `operatorFee` beside its tracers (call-many: their totals beside `data`), as a
- * simulation reports them (decisions.md "OP-stack fees of a traced call").
+ * simulation reports them (docs/decisions/0092-op-stack-fees-of-a-traced-call.md).
  *
  * A long struct log is streamed from the engine's temporary file (src/respond/jsonAnswer.ts).
  */

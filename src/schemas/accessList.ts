@@ -1,4 +1,4 @@
-/** Request of POST /simulate/access-list (decisions §7). */
+/** Request of POST /simulate/access-list (interface §7). */
 import { z } from '@hono/zod-openapi'
 import { callObject } from './call.js'
 import { stateOverrideMap } from './overrides.js'

@@ -1,4 +1,4 @@
-/** The call object (decisions §3): a transaction to simulate or trace, sender impersonated. */
+/** The call object (interface §3): a transaction to simulate or trace, sender impersonated. */
 import { z } from '@hono/zod-openapi'
 import { address, hexData, hexQuantity } from './primitives.js'
 

@@ -1,4 +1,4 @@
-/** State and block overrides (decisions §9). */
+/** State and block overrides (interface §9). */
 import { z } from '@hono/zod-openapi'
 import { address, hexData, hexQuantity, quantityOrInteger, hash } from './primitives.js'
 

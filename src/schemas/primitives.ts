@@ -1,5 +1,5 @@
 /**
- * The scalar formats of the interface (decisions §1). Schemas only validate;
+ * The scalar formats of the interface (interface §1). Schemas only validate;
  * `src/normalize/` turns validated input into the engine's canonical values. Input is lenient
  * (any-case addresses with a valid checksum, leading zeros), output canonical (lowercase, minimal).
  */

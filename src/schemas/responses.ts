@@ -1,4 +1,4 @@
-/** Response bodies (decisions §2, §4–§10). Documentation schemas: the engine's types are the source. */
+/** Response bodies (interface §2, §4–§10). Documentation schemas: the engine's types are the source. */
 import { z } from '@hono/zod-openapi'
 import { apiErrorCodes } from '../errors/statusTable.js'
 import { address, hash, hexData, hexQuantity } from './primitives.js'

@@ -1,4 +1,4 @@
-/** Requests of POST /simulate (shapes A and B) and POST /simulate/batch (decisions §4, §5). */
+/** Requests of POST /simulate (shapes A and B) and POST /simulate/batch (interface §4, §5). */
 import { z } from '@hono/zod-openapi'
 import { callObject } from './call.js'
 import { abiMap, labelMap } from './callTree.js'

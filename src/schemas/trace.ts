@@ -1,4 +1,4 @@
-/** Requests of the trace endpoints (decisions §8) and the tracer configuration. */
+/** Requests of the trace endpoints (interface §8) and the tracer configuration. */
 import { z } from '@hono/zod-openapi'
 import { callObject } from './call.js'
 import { callTreeOptions } from './callTree.js'

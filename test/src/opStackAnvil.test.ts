@@ -243,7 +243,7 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     expect(BigInt(traced.operatorFee) > 0n).toBe(fork === 'isthmus')
     expect(BigInt(receipt.gasUsed)).toBe(BigInt(traced.callTracer.gasUsed as string))
     expect(-(await credit(sender))).toBe(BigInt(receipt.gasUsed) * price + BigInt(traced.l1Fee) + BigInt(traced.operatorFee))
-    // a small transaction is priced at Fjord's 100-byte minimum, signed or not (decisions.md "OP-stack fees of a traced call")
+    // a small transaction is priced at Fjord's 100-byte minimum, signed or not (docs/decisions/0092-op-stack-fees-of-a-traced-call.md)
     expect(BigInt(traced.l1GasUsed)).toBe(1600n)
   })
 

@@ -1,5 +1,5 @@
 /**
- * The embedded devnet (decisions.md §12): a ChainSource held entirely in process. Chain id 31337,
+ * The embedded devnet (interface §12): a ChainSource held entirely in process. Chain id 31337,
  * the ten dev accounts funded with 10000 ETH, and at start-up the demo history of
  * demoTransactions.ts mined into blocks 1..6 with the ethereumjs VM. Every block keeps its header,
  * transactions, receipts and the state after it (a MemoryStateSource layer holding only that

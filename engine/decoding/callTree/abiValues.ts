@@ -1,5 +1,5 @@
 /**
- * Strict ABI decoding and the JSON form of decoded values (decisions §4 conventions): integers of
+ * Strict ABI decoding and the JSON form of decoded values (interface §4 conventions): integers of
  * any width as decimal strings, addresses and bytes lowercase hex, bools as booleans, tuples as
  * objects by component name (arrays when unnamed), arrays element-wise.
  *

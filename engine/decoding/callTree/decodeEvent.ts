@@ -1,7 +1,7 @@
 /**
  * A log → its event. Sources in order: the caller's ABIs of the emitting address and of the code
  * that ran (a proxy's logs are emitted by the proxy with the implementation's code), the bundled
- * event table (with its one-line summary, decisions §4), every other caller ABI, then the
+ * event table (with its one-line summary, interface §4), every other caller ABI, then the
  * signature database. The database knows types but not which are `indexed`: each placement with
  * the log's topic count is tried, the first that decodes cleanly wins.
  *

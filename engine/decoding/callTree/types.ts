@@ -40,7 +40,7 @@ export interface DecodedLogEvent {
   signature: string
   args: DecodedArgs
   source: SignatureSource
-  /** the one-line summary of the bundled event table (decisions §4), when it knows the event */
+  /** the one-line summary of the bundled event table (interface §4), when it knows the event */
   summary?: string
 }
 

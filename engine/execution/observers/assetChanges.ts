@@ -1,5 +1,5 @@
 /**
- * Truthful asset changes (decisions.md §4 `assetChanges`): net balance changes computed from
+ * Truthful asset changes (interface §4 `assetChanges`): net balance changes computed from
  * balances READ from state before and after the simulation — native balance, ERC-20
  * `balanceOf(account)`, ERC-721 `ownerOf(id)`, ERC-1155 `balanceOf(account, id)` — never summed
  * from events. A fee-on-transfer token whose `Transfer` says 100 but credits 99 reports 99; a

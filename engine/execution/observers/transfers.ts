@@ -1,5 +1,5 @@
 /**
- * The transfers observer (decisions.md §4 `transfers`): every value movement of one transaction,
+ * The transfers observer (interface §4 `transfers`): every value movement of one transaction,
  * in execution order — native value of each value-carrying frame (CALL, CREATE, CREATE2 and the
  * adapter's synthesized SELFDESTRUCT; DELEGATECALL/CALLCODE move no value between accounts) and
  * ERC-20/ERC-721 `Transfer` and ERC-1155 `TransferSingle`/`TransferBatch` logs.

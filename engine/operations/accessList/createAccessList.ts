@@ -1,6 +1,6 @@
 /**
  * createAccessList: POST /simulate/access-list with geth eth_createAccessList semantics
- * (decisions.md §7, geth-reference §3): run the call with the current list, trace what it
+ * (interface §7, geth-reference §3): run the call with the current list, trace what it
  * touches, repeat with the traced list until it stops changing; answer that list (sorted by
  * address then slot) and the gas used by the run WITH it. A failing call still gets its list,
  * plus `error` (geth's string).

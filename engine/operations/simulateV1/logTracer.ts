@@ -6,7 +6,7 @@
  * A reverted frame's logs are dropped and their indices freed: they are the latest logs, so the
  * count goes back by as many and the next log takes the first freed index (geth's current
  * tracer; the execution-apis vectors were recorded before it and leave gaps, see
- * docs/decisions.md). The index runs on across the block's transactions (one tracer per block,
+ * docs/decisions/0079-simulatev1-frees-reverted-log-indices.md). The index runs on across the block's transactions (one tracer per block,
  * `startTx` per call), so a block's logs are numbered 0, 1, 2, … without gaps.
  *
  * @example

@@ -1,6 +1,6 @@
 /**
  * gasSearch: the lowest gas limit within the cap with which a call that ran out of gas succeeds
- * (decisions.md §4 INSUFFICIENT_GAS `gasRequired`), found like geth's eth_estimateGas: first the
+ * (interface §4 INSUFFICIENT_GAS `gasRequired`), found like geth's eth_estimateGas: first the
  * cap itself (if that fails too, no limit helps), then a binary search down to the exact lowest
  * limit (geth stops within 1.5%; an exact answer is what a caller can rely on).
  *

@@ -1,5 +1,5 @@
 /**
- * revertLocator: a tiny tracer that finds the contract a failure came from (decisions.md §4
+ * revertLocator: a tiny tracer that finds the contract a failure came from (interface §4
  * `details.contractAddress`): the innermost frame whose failure propagated to the top. A child
  * failure counts as the origin when its parent fails right after with the same output (Solidity
  * bubbles revert data up unchanged); a caught child failure is forgotten when a new frame starts

@@ -1,5 +1,5 @@
 /**
- * revertReason: a human reason for revert data (decisions.md §4 `revertReason`).
+ * revertReason: a human reason for revert data (interface §4 `revertReason`).
  *
  * - `Error(string)` (0x08c379a0) → the string;
  * - `Panic(uint256)` (0x4e487b71) → geth's fixed text (accounts/abi UnpackRevert, geth-reference

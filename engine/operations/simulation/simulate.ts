@@ -1,5 +1,5 @@
 /**
- * simulate: POST /simulate shape A (decisions.md §3, §4). The calls run in order on ONE
+ * simulate: POST /simulate shape A (interface §3, §4). The calls run in order on ONE
  * per-request state (state overrides first, block overrides in the BlockEnv), each on what the
  * previous one left, in the environment of the resolved block (geth eth_call semantics). The
  * result is stored under its id (§6) and returned; a non-success call is NOT thrown here: the
@@ -40,7 +40,7 @@ export type SimulationDeps = Pick<RunDeps, 'chain' | 'cache' | 'gasCap' | 'simul
 
 const OUT_OF_GAS = /out of gas/i
 
-/** prefix an execution layer's rejection with the call it concerns (decisions §3 validation) */
+/** prefix an execution layer's rejection with the call it concerns (interface §3 validation) */
 function rejectionOf(e: EngineError, index: number): EngineError {
   return new EngineError(e.code, `calls[${index}]: ${e.message}`, { ...e.details, callIndex: index }, e.suggestion)
 }

@@ -1,5 +1,5 @@
 /**
- * simulateSteps: POST /simulate shape B (decisions.md §4): one call with an opcode trace shaped by
+ * simulateSteps: POST /simulate shape B (interface §4): one call with an opcode trace shaped by
  * `traceConfig` (stepTracer.ts), its storage changes and memory writes. Same call
  * semantics as shape A (state overrides, block overrides, gas default and cap, no validation);
  * not stored (shape B has no id).

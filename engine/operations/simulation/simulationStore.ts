@@ -1,5 +1,5 @@
 /**
- * Stored simulations (decisions.md §6): every shape-A result is kept in the CacheStore under
+ * Stored simulations (interface §6): every shape-A result is kept in the CacheStore under
  * `sim:<id>` for `simulation_ttl_seconds`, compactly (deflated JSON: results are mostly repeated
  * hex and keys, which compress 5-10x), and read back by GET /v1/simulations/{id}. A small result
  * (a transfer's is about 1 KB) is kept as its JSON: deflating it saves a few hundred bytes at the

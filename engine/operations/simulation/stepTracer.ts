@@ -1,5 +1,5 @@
 /**
- * stepTrace: the opcode trace of /simulate shape B (decisions.md §4 shape B). The `steps` are the
+ * stepTrace: the opcode trace of /simulate shape B (interface §4 shape B). The `steps` are the
  * struct logger's logs shaped by `traceConfig` (stack always; memory with enableMemory, return data
  * with enableReturnData, storage with enableStorage), plus two summaries:
  * - `storageChanges` `{address: {slot: {before, after}}}` for every slot whose value differs

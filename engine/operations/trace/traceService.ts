@@ -1,6 +1,6 @@
 /**
  * The trace service behind /trace/tx, /trace/call, /trace/call-many and the JSON-RPC debug_trace*
- * methods (decisions.md §8). It works over any ChainSource (embedded devnet or JSON-RPC fork) and
+ * methods (interface §8). It works over any ChainSource (embedded devnet or JSON-RPC fork) and
  * needs no debug_* method upstream: a mined transaction is replayed where it ran
  * (engine/run/openReplay.ts), a block's transactions one after another on the block's own state
  * (engine/run/openBlock.ts), a call runs on a block opened by engine/run/openRun.ts — or, with a

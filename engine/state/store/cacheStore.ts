@@ -1,5 +1,5 @@
 /**
- * The key-value cache store "configured by a URL" (decisions §11): one interface serves the fork-state
+ * The key-value cache store "configured by a URL" (interface §11): one interface serves the fork-state
  * cache, stored simulations and rate-limit counters. `memory://` → in-process LRU
  * (`memoryCacheStore.ts`); `redis://` / `rediss://` → Redis (`redisCacheStore.ts`).
  * Values are bytes so callers choose a compact encoding.

@@ -31,7 +31,7 @@ export const DEFAULT_TRACE_TIMEOUT_MS = 5_000
 
 /** the struct logger's options, top level in TraceConfig (geth embeds logger.Config) */
 const LOGGER_KEYS = ['enableMemory', 'disableMemory', 'disableStack', 'disableStorage', 'enableReturnData', 'limit', 'debug'] as const
-/** `reexec` and `debug` are read by geth but mean nothing here: accepted (docs/decisions.md) */
+/** `reexec` and `debug` are read by geth but mean nothing here: accepted (docs/decisions/0046-debug-trace-config-and-strict-params.md) */
 const TRACE_CONFIG_KEYS = ['tracer', 'tracerConfig', 'timeout', 'reexec', ...LOGGER_KEYS]
 /** debug_traceCall's TraceCallConfig adds these */
 const CALL_CONFIG_KEYS = [...TRACE_CONFIG_KEYS, 'stateOverrides', 'blockOverrides', 'txIndex']

@@ -180,7 +180,7 @@ describe('request normalization (what reaches the engine)', () => {
     expect(twice.status).toBe(400)
   })
 
-  it('unknown keys: ignored at the top of a body (decisions §1), a VALIDATION_ERROR naming the key inside it', async () => {
+  it('unknown keys: ignored at the top of a body (interface §1), a VALIDATION_ERROR naming the key inside it', async () => {
     const top = await simulate({ params: { calls: [{ from: checksummed, to }] }, comment: 'top-level: ignored' })
     expect(top.res.status).toBe(200)
     const cases: [string, unknown, string][] = [

@@ -1,6 +1,6 @@
 /**
  * /simulate, /simulate/batch, /simulate/access-list and /simulations/{id} over real HTTP against
- * the engine on the embedded devnet: the failure paths of decisions §2-§7 with real executions
+ * the engine on the embedded devnet: the failure paths of interface §2-§7 with real executions
  * (a revert with its reason and contract, out of gas with gasRequired, validation naming the
  * call, a block past the head), shape B, both batch forms, and stored results.
  */

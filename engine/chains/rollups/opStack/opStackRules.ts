@@ -15,7 +15,7 @@
  *   goes to the block's coinbase as on Ethereum (the sequencer fee vault on a real chain);
  * - a call without a gas price pays nothing (eth_call semantics); a call with one pays the L1 fee
  *   of its unsigned bytes plus a signature's 68 bytes, as the GasPriceOracle's getL1Fee prices an
- *   unsigned transaction (decisions.md "OP-stack fees of a call");
+ *   unsigned transaction (docs/decisions/0068-op-stack-l1-fee-of-a-call.md);
  * - the EVM of the fork (forks.ts), with P256VERIFY at 0x100 for 3450 gas from Fjord (RIP-7212),
  *   the bn254 pairing input limit from Granite and the BLS12-381 MSM and pairing input limits
  *   from Isthmus, lower from Jovian (op-revm precompiles.rs).

@@ -1,6 +1,6 @@
 /**
  * An upstream that pruned old state (a real Anvil with --prune-history 2): simulating on a block
- * it no longer holds is BLOCK_NOT_FOUND (decisions §2), while recent blocks still work.
+ * it no longer holds is BLOCK_NOT_FOUND (interface §2), while recent blocks still work.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Address, Hex } from 'viem'
