@@ -25,12 +25,26 @@ async function startService(dir: string, rpcUrl: string) {
   const profile = process.env.AB_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AB_PROFILE_DIR}/${dir === dirA ? 'A' : 'B'}`] : []
   const child = spawn(process.execPath, [...profile, 'dist/src/main.js'], {
     cwd: dir,
-    env: { ...process.env, APP_ENV: 'test', PORT: String(port), RPC_URL: rpcUrl, AUTH_TOKEN: TOKEN, WORKERS: '1', PROCESSES: '1', RATE_LIMIT_REQUESTS: '100000000', LOG_LEVEL: 'error' },
+    env: {
+      ...process.env,
+      APP_ENV: 'test',
+      PORT: String(port),
+      RPC_URL: rpcUrl,
+      AUTH_TOKEN: TOKEN,
+      WORKERS: '1',
+      PROCESSES: '1',
+      RATE_LIMIT_REQUESTS: '100000000',
+      LOG_LEVEL: 'error',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
-    try { if ((await fetch(`${url}/v1/health`)).ok) break } catch { /* not yet */ }
+    try {
+      if ((await fetch(`${url}/v1/health`)).ok) break
+    } catch {
+      /* not yet */
+    }
     if (i > 600) throw new Error(`${dir}: did not start`)
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -48,7 +62,19 @@ try {
     if (!token) await new Promise((r) => setTimeout(r, 20))
   }
   const pinned = await anvil.rpc<Hex>('eth_blockNumber')
-  const body = (i: number) => JSON.stringify({ params: { calls: [{ from: DEV_ACCOUNTS[0], to: token, data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 10n ** 18n + BigInt(i)] }) }], blockNumber: pinned } })
+  const body = (i: number) =>
+    JSON.stringify({
+      params: {
+        calls: [
+          {
+            from: DEV_ACCOUNTS[0],
+            to: token,
+            data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 10n ** 18n + BigInt(i)] }),
+          },
+        ],
+        blockNumber: pinned,
+      },
+    })
   const sides = [await startService(dirA, anvil.url), await startService(dirB, anvil.url)]
   let seq = 0
   /** requests each side answered in all, warm-up included (to set a CPU profile's totals against) */
@@ -60,14 +86,16 @@ try {
     const main0 = cpuMs(s.pid)
     // a client per window: the server closes a kept-alive socket idle for its keep-alive timeout
     const client = createSocketLoadClient(s.url, 8)
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (performance.now() < end) {
-        const answer = await client.post('/v1/simulate', body(seq++), { authorization: `Bearer ${TOKEN}` })
-        if (!isRestSuccess(answer)) throw new Error(answer.subarray(0, 300).toString())
-        n++
-        served[sides.indexOf(s)]!++
-      }
-    }))
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (performance.now() < end) {
+          const answer = await client.post('/v1/simulate', body(seq++), { authorization: `Bearer ${TOKEN}` })
+          if (!isRestSuccess(answer)) throw new Error(answer.subarray(0, 300).toString())
+          n++
+          served[sides.indexOf(s)]!++
+        }
+      }),
+    )
     client.close()
     return { rps: n / ((performance.now() - t0) / 1000), mainMs: (cpuMs(s.pid) - main0) / n }
   }
@@ -79,11 +107,16 @@ try {
     const got: { rps: number; mainMs: number }[] = []
     for (const k of order) got[k] = await window(sides[k]!, WINDOW_MS)
     ratios.push(got[1]!.rps / got[0]!.rps)
-    main[0]!.push(got[0]!.mainMs); main[1]!.push(got[1]!.mainMs)
-    console.log(`window ${r}: A ${got[0]!.rps.toFixed(0)} req/s (${got[0]!.mainMs.toFixed(3)} ms main), B ${got[1]!.rps.toFixed(0)} req/s (${got[1]!.mainMs.toFixed(3)} ms main), B/A ${(got[1]!.rps / got[0]!.rps).toFixed(3)}`)
+    main[0]!.push(got[0]!.mainMs)
+    main[1]!.push(got[1]!.mainMs)
+    console.log(
+      `window ${r}: A ${got[0]!.rps.toFixed(0)} req/s (${got[0]!.mainMs.toFixed(3)} ms main), B ${got[1]!.rps.toFixed(0)} req/s (${got[1]!.mainMs.toFixed(3)} ms main), B/A ${(got[1]!.rps / got[0]!.rps).toFixed(3)}`,
+    )
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-  console.log(`B / A throughput, median of ${ROUNDS} windows: ${med(ratios).toFixed(3)}; main thread per request A ${med(main[0]!).toFixed(3)} ms, B ${med(main[1]!).toFixed(3)} ms`)
+  console.log(
+    `B / A throughput, median of ${ROUNDS} windows: ${med(ratios).toFixed(3)}; main thread per request A ${med(main[0]!).toFixed(3)} ms, B ${med(main[1]!).toFixed(3)} ms`,
+  )
   console.log(`requests answered in all (warm-up included): A ${served[0]}, B ${served[1]}`)
   for (const s of sides) s.stop()
   await new Promise((r) => setTimeout(r, 3_000)) // the profiles are written on exit

@@ -26,7 +26,10 @@ import { createRpcChain } from '../engine/chains/remote/rpcChain.js'
 import { storeSimulation } from '../engine/operations/simulation/simulationStore.js'
 import { cpuMs } from './threadCpu.js'
 
-export interface Phase { name: string; ms: number[] }
+export interface Phase {
+  name: string
+  ms: number[]
+}
 
 const GAS = 100_000n
 /** calls the CPU means are taken over */
@@ -34,13 +37,34 @@ const CPU_CALLS = 1_000
 /** calls that warm the EVM-alone baseline before its first measurement */
 const BASELINE_WARMUP_CALLS = 3_000
 
-export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: Abi; from: Address; to: Address; iterations: number }): Promise<{ phases: Phase[]; cpu: { evm: number; engine: number } }> {
+export async function measureBreakdown(opts: {
+  rpcUrl: string
+  token: Hex
+  abi: Abi
+  from: Address
+  to: Address
+  iterations: number
+}): Promise<{ phases: Phase[]; cpu: { evm: number; engine: number } }> {
   const cache = createMemoryCacheStore()
   const chain = await createRpcChain({ url: opts.rpcUrl, timeoutMs: 10_000, cache })
-  const engine = await createEngine({ rpcUrl: opts.rpcUrl, cache, gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 1_000_000, simulationTtlSeconds: 60 })
+  const engine = await createEngine({
+    rpcUrl: opts.rpcUrl,
+    cache,
+    gasCap: 50_000_000n,
+    rpcTimeoutMs: 10_000,
+    maxStructLogSteps: 1_000_000,
+    simulationTtlSeconds: 60,
+  })
   const block = { number: (await chain.resolveBlock({ tag: 'latest' })).number }
-  const call = (i: number) => ({ from: opts.from, to: opts.token as Address, gas: GAS, data: encodeFunctionData({ abi: opts.abi, functionName: 'transfer', args: [opts.to, BigInt(1 + i)] }) })
-  const phases: Phase[] = ['execution (the EVM alone)', 'run set-up', 'traced execution (traceTransfers)', 'decoding', 'storing', 'engine total'].map((name) => ({ name, ms: [] }))
+  const call = (i: number) => ({
+    from: opts.from,
+    to: opts.token as Address,
+    gas: GAS,
+    data: encodeFunctionData({ abi: opts.abi, functionName: 'transfer', args: [opts.to, BigInt(1 + i)] }),
+  })
+  const phases: Phase[] = ['execution (the EVM alone)', 'run set-up', 'traced execution (traceTransfers)', 'decoding', 'storing', 'engine total'].map(
+    (name) => ({ name, ms: [] }),
+  )
   const [execution, setUp, traced, decoding, storing, total] = phases as [Phase, Phase, Phase, Phase, Phase, Phase]
   const time = async <T>(p: Phase, fn: () => Promise<T>, keep: boolean): Promise<T> => {
     const t = performance.now()
@@ -57,7 +81,11 @@ export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: 
     const logs = res.logs.map((l, j) => ({ ...l, logIndex: `0x${j.toString(16)}` as Hex }))
     const tokens = createTokenInfoReader(createStateBalanceReader(run.ctx, executeCall).call, { store: cache, scope: `bench:${block.number}` })
     await time(decoding, () => decodeLogs(logs, tokens), keep)
-    const result = await time(total, () => engine.simulate({ calls: [call(i)], block, validation: false, traceAssetChanges: false, traceTransfers: false }), keep)
+    const result = await time(
+      total,
+      () => engine.simulate({ calls: [call(i)], block, validation: false, traceAssetChanges: false, traceTransfers: false }),
+      keep,
+    )
     await time(storing, () => storeSimulation(cache, { ...result, simulationId: `${result.simulationId}-again` }, 60), keep)
   }
   // CPU per call on this thread (means, as the service's figure): the EVM alone on states opened
@@ -87,7 +115,11 @@ export async function measureBreakdown(opts: { rpcUrl: string; token: Hex; abi: 
  * it against, so the machine's drift (its speed can move by 1.5× within an hour) falls on both
  * sides of the ratio alike.
  */
-export async function createEvmBaseline(opts: { rpcUrl: string; callOf: (i: number) => { from: Address; to: Address; data: Hex }; gas?: bigint }): Promise<{ measure(calls: number): Promise<number>; close(): Promise<void> }> {
+export async function createEvmBaseline(opts: {
+  rpcUrl: string
+  callOf: (i: number) => { from: Address; to: Address; data: Hex }
+  gas?: bigint
+}): Promise<{ measure(calls: number): Promise<number>; close(): Promise<void> }> {
   const chain = await createRpcChain({ url: opts.rpcUrl, timeoutMs: 10_000, cache: createMemoryCacheStore() })
   const block = { number: (await chain.resolveBlock({ tag: 'latest' })).number }
   const call = (i: number) => ({ ...opts.callOf(i), gas: opts.gas ?? GAS })

@@ -55,7 +55,16 @@ async function flow(rpc: Rpc): Promise<void> {
     const a = accounts[who]!
     const nonce = nonces.get(a.address)!
     nonces.set(a.address, nonce + 1)
-    const raw = await a.signTransaction({ chainId, type: 'eip1559', nonce, ...(to && { to }), data, gas: 3_000_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n })
+    const raw = await a.signTransaction({
+      chainId,
+      type: 'eip1559',
+      nonce,
+      ...(to && { to }),
+      data,
+      gas: 3_000_000n,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 10n ** 9n,
+    })
     const hash = (await rpc('eth_sendRawTransaction', [raw])) as Hex
     for (;;) {
       const r = (await rpc('eth_getTransactionReceipt', [hash])) as { contractAddress?: Hex } | null
@@ -100,7 +109,9 @@ export async function measureForkFlow(opts: ForkFlowOptions): Promise<ForkFlowRe
       const before = total()
       const t0 = performance.now()
       const rest = createLoadClient(svc.url, 1)
-      const { data } = await rest.post<{ data: { rpcUrl: string } }>('/v1/forks', JSON.stringify({ blockNumber: block }), { authorization: `Bearer ${opts.token}` })
+      const { data } = await rest.post<{ data: { rpcUrl: string } }>('/v1/forks', JSON.stringify({ blockNumber: block }), {
+        authorization: `Bearer ${opts.token}`,
+      })
       rest.close()
       createRoundTrips = total() - before
       const ours = rpcAt(`${data.rpcUrl}/${opts.token}`)

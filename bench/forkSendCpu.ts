@@ -29,7 +29,16 @@ try {
   await rpc('anvil_setBalance', [who.address, '0x3635c9adc5dea00000'])
   let nonce = Number(await rpc('eth_getTransactionCount', [who.address, 'latest']))
   const send = async (to: Hex | null, data: Hex) => {
-    const raw = await who.signTransaction({ chainId, type: 'eip1559', nonce: nonce++, ...(to && { to }), data, gas: 3_000_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n })
+    const raw = await who.signTransaction({
+      chainId,
+      type: 'eip1559',
+      nonce: nonce++,
+      ...(to && { to }),
+      data,
+      gas: 3_000_000n,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 10n ** 9n,
+    })
     const hash = await rpc('eth_sendRawTransaction', [raw])
     const receipt = (await rpc('eth_getTransactionReceipt', [hash])) as { contractAddress: Hex | null } | null
     if (!receipt) throw new Error('no receipt after an automined send')
@@ -38,10 +47,20 @@ try {
   const { Token } = forkContracts()
   const token = (await send(null, encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] })))!
   // signed before the timing: the client's signing is not the service's time
-  const raws = await Promise.all(Array.from({ length: SENDS }, (_, i) => who.signTransaction({
-    chainId, type: 'eip1559', nonce: nonce + i, to: token, gas: 3_000_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n,
-    data: encodeFunctionData({ abi: Token.abi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, BigInt(i + 1)] }),
-  })))
+  const raws = await Promise.all(
+    Array.from({ length: SENDS }, (_, i) =>
+      who.signTransaction({
+        chainId,
+        type: 'eip1559',
+        nonce: nonce + i,
+        to: token,
+        gas: 3_000_000n,
+        maxFeePerGas: 10n ** 11n,
+        maxPriorityFeePerGas: 10n ** 9n,
+        data: encodeFunctionData({ abi: Token.abi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, BigInt(i + 1)] }),
+      }),
+    ),
+  )
   const times: number[] = []
   // FORK_SEND_PROFILE=<file>: a CPU profile of the timed sends alone (open it in Chrome's DevTools)
   const profiler = process.env.FORK_SEND_PROFILE ? new Session() : undefined
@@ -62,7 +81,9 @@ try {
   console.log(`CPU per send (the whole process, client's fetch included): ${((cpu.user + cpu.system) / 1000 / SENDS).toFixed(2)} ms`)
   const sorted = [...times].sort((a, b) => a - b)
   const at = (p: number) => sorted[Math.floor(sorted.length * p)]!.toFixed(2)
-  console.log(`${SENDS} sends: median ${at(0.5)} ms, p95 ${at(0.95)} ms, first 20 median ${[...times.slice(0, 20)].sort((a, b) => a - b)[10]!.toFixed(2)} ms, last 20 median ${[...times.slice(-20)].sort((a, b) => a - b)[10]!.toFixed(2)} ms`)
+  console.log(
+    `${SENDS} sends: median ${at(0.5)} ms, p95 ${at(0.95)} ms, first 20 median ${[...times.slice(0, 20)].sort((a, b) => a - b)[10]!.toFixed(2)} ms, last 20 median ${[...times.slice(-20)].sort((a, b) => a - b)[10]!.toFixed(2)} ms`,
+  )
 } finally {
   await app.close()
 }

@@ -24,25 +24,33 @@ export function createLoadClient(baseUrl: string, sockets: number): LoadClient {
   const base = new URL(baseUrl)
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets })
   let id = 0
-  const post = <T>(path: string, body: string, headers: Record<string, string> = {}) => new Promise<T>((resolve, reject) => {
-    const req = http.request({
-      host: base.hostname, port: base.port, path: `${base.pathname.replace(/\/$/, '')}${path}`, method: 'POST', agent,
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
-    }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (d: Buffer) => chunks.push(d))
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as T)
-        } catch (err) {
-          reject(err)
-        }
-      })
-      res.on('error', reject)
+  const post = <T>(path: string, body: string, headers: Record<string, string> = {}) =>
+    new Promise<T>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: base.hostname,
+          port: base.port,
+          path: `${base.pathname.replace(/\/$/, '')}${path}`,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+        },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (d: Buffer) => chunks.push(d))
+          res.on('end', () => {
+            try {
+              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as T)
+            } catch (err) {
+              reject(err)
+            }
+          })
+          res.on('error', reject)
+        },
+      )
+      req.on('error', reject)
+      req.end(body)
     })
-    req.on('error', reject)
-    req.end(body)
-  })
   return {
     post,
     async rpc<T>(method: string, params: unknown[]) {

@@ -10,10 +10,20 @@ import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../engine/chains/devnet/demoTr
 import { createEngine } from '../engine/index.js'
 
 const N = Number(process.argv[2] ?? 2000)
-const engine = await createEngine({ cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 1_000_000, simulationTtlSeconds: 60 })
+const engine = await createEngine({
+  cache: createMemoryCacheStore(),
+  gasCap: 50_000_000n,
+  rpcTimeoutMs: 10_000,
+  maxStructLogSteps: 1_000_000,
+  simulationTtlSeconds: 60,
+})
 const from = DEV_ACCOUNTS[0]!.address as Address
 const to = DEV_ACCOUNTS[1]!.address as Address
-const call = (i: number) => ({ from, to: DEMO_TOKEN_ADDRESS, data: encodeFunctionData({ abi: demoTokenAbi, functionName: 'transfer', args: [to, BigInt(i + 1)] }) })
+const call = (i: number) => ({
+  from,
+  to: DEMO_TOKEN_ADDRESS,
+  data: encodeFunctionData({ abi: demoTokenAbi, functionName: 'transfer', args: [to, BigInt(i + 1)] }),
+})
 const params = (i: number) => ({ calls: [call(i)], block: { tag: 'latest' as const }, validation: false, traceAssetChanges: false, traceTransfers: false })
 for (let i = 0; i < 200; i++) await engine.simulate(params(i))
 const t = performance.now()

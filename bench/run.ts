@@ -47,8 +47,11 @@ const THROUGHPUT_WARMUP_MS = Number(process.env.BENCH_THROUGHPUT_WARMUP_MS ?? 15
 const BASELINE_CALLS = 1_000
 const TOKEN = 'bench-token'
 
-
-interface Sample { name: string; ours: number[]; anvil: number[] }
+interface Sample {
+  name: string
+  ours: number[]
+  anvil: number[]
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!
@@ -96,24 +99,43 @@ async function throughput(send: (i: number) => Promise<unknown>, ms: number, pid
   // the whole process tree: with PROCESSES the HTTP processes are the service's children
   const server0 = processTreeCpuMs(pid)
   const main0 = cpuMs(pid)
-  await Promise.all(Array.from({ length: connections }, async (_, c) => {
-    for (let i = c; performance.now() < end; i += connections) {
-      await send(i)
-      n++
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: connections }, async (_, c) => {
+      for (let i = c; performance.now() < end; i += connections) {
+        await send(i)
+        n++
+      }
+    }),
+  )
   const elapsed = performance.now() - start
   const client = clientCpuMs() - cpu0
-  return { rps: n / (elapsed / 1000), clientMs: client / n, serverCores: (processTreeCpuMs(pid) - server0) / elapsed, clientCores: client / elapsed, serverMainMs: (cpuMs(pid) - main0) / n }
+  return {
+    rps: n / (elapsed / 1000),
+    clientMs: client / n,
+    serverCores: (processTreeCpuMs(pid) - server0) / elapsed,
+    clientCores: client / elapsed,
+    serverMainMs: (cpuMs(pid) - main0) / n,
+  }
 }
 
 /** the mean of several windows' figures (windows of equal length) */
 function meanOf(ts: Throughput[]): Throughput {
   const mean = (f: (t: Throughput) => number) => ts.reduce((sum, t) => sum + f(t), 0) / ts.length
-  return { rps: mean((t) => t.rps), clientMs: mean((t) => t.clientMs), serverCores: mean((t) => t.serverCores), clientCores: mean((t) => t.clientCores), serverMainMs: mean((t) => t.serverMainMs) }
+  return {
+    rps: mean((t) => t.rps),
+    clientMs: mean((t) => t.clientMs),
+    serverCores: mean((t) => t.serverCores),
+    clientCores: mean((t) => t.clientCores),
+    serverMainMs: mean((t) => t.serverMainMs),
+  }
 }
 
-interface Rounds { ours: Throughput; theirs: Throughput; ratios: number[]; ratio: number }
+interface Rounds {
+  ours: Throughput
+  theirs: Throughput
+  ratios: number[]
+  ratio: number
+}
 
 /** ROUNDS windows of ours then Anvil's, alternating so both see the same drift of the machine's load */
 async function alternate(ours: () => Promise<Throughput>, theirs: () => Promise<Throughput>): Promise<Rounds> {
@@ -132,7 +154,17 @@ async function startService(rpcUrl: string, workers = 1, extraEnv: Record<string
   // BENCH_PROFILE_DIR=/tmp/prof: the service writes a V8 CPU profile there when it stops
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []
   const child: ChildProcess = spawn(process.execPath, [...profile, 'dist/src/main.js'], {
-    env: { ...process.env, APP_ENV: 'test', PORT: String(port), RPC_URL: rpcUrl, AUTH_TOKEN: TOKEN, WORKERS: String(workers), RATE_LIMIT_REQUESTS: '100000000', LOG_LEVEL: 'error', ...extraEnv },
+    env: {
+      ...process.env,
+      APP_ENV: 'test',
+      PORT: String(port),
+      RPC_URL: rpcUrl,
+      AUTH_TOKEN: TOKEN,
+      WORKERS: String(workers),
+      RATE_LIMIT_REQUESTS: '100000000',
+      LOG_LEVEL: 'error',
+      ...extraEnv,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const url = `http://127.0.0.1:${port}`
@@ -141,14 +173,20 @@ async function startService(rpcUrl: string, workers = 1, extraEnv: Record<string
     if (child.exitCode !== null) throw new Error('service exited at start')
     try {
       if ((await fetch(`${url}/v1/health`)).ok) break
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (Date.now() > deadline) throw new Error('service did not start')
     await new Promise((r) => setTimeout(r, 100))
   }
   return {
     url,
     pid: child.pid!,
-    stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM') }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
   }
 }
 
@@ -214,7 +252,8 @@ async function main() {
     const swapData = withAmount(encodeFunctionData({ abi: c.Router!.abi, functionName: 'route', args: [pool1, pool2, DEV_ACCOUNTS[2], 0n] }))
     const transferOf = (i: number) => ({ from, to: tokenA, data: transferData(10n ** 18n + BigInt(i)) })
     const swapOf = (i: number) => ({ from, to: router, data: swapData(10n ** 18n + BigInt(i)) })
-    if (swapOf(7).data !== encodeFunctionData({ abi: c.Router!.abi, functionName: 'route', args: [pool1, pool2, DEV_ACCOUNTS[2], 10n ** 18n + 7n] })) throw new Error('withAmount encodes another call than viem')
+    if (swapOf(7).data !== encodeFunctionData({ abi: c.Router!.abi, functionName: 'route', args: [pool1, pool2, DEV_ACCOUNTS[2], 10n ** 18n + 7n] }))
+      throw new Error('withAmount encodes another call than viem')
     const swap = swapOf(0)
 
     // ---- cold state: the first simulation of a two-hop route at a block nothing has read yet ----
@@ -265,11 +304,34 @@ async function main() {
       // every other door into a run, each on a block of its own nothing has read, a route not run before
       const doors: [string, (call: ReturnType<typeof swapOf>) => Promise<unknown>][] = [
         ['/trace/call callTracer', (call) => post(svc.url, '/trace/call', { call, blockTag: 'latest', tracerConfig: { callTracer: {} } })],
-        ['/trace/call struct logs', (call) => post(svc.url, '/trace/call', { call, blockTag: 'latest', tracerConfig: { structLogger: { disableMemory: true } } })],
+        [
+          '/trace/call struct logs',
+          (call) => post(svc.url, '/trace/call', { call, blockTag: 'latest', tracerConfig: { structLogger: { disableMemory: true } } }),
+        ],
         ['/simulate/access-list', (call) => post(svc.url, '/simulate/access-list', { params: call, block: 'latest' })],
-        ['eth_call', (call) => clientOf(svc.url).post('/v1/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [call, 'latest'] }), { authorization: `Bearer ${TOKEN}` })],
-        ['eth_estimateGas', (call) => clientOf(svc.url).post('/v1/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_estimateGas', params: [call, 'latest'] }), { authorization: `Bearer ${TOKEN}` })],
-        ['eth_simulateV1', (call) => clientOf(svc.url).post('/v1/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_simulateV1', params: [{ blockStateCalls: [{ calls: [call] }] }, 'latest'] }), { authorization: `Bearer ${TOKEN}` })],
+        [
+          'eth_call',
+          (call) =>
+            clientOf(svc.url).post('/v1/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [call, 'latest'] }), {
+              authorization: `Bearer ${TOKEN}`,
+            }),
+        ],
+        [
+          'eth_estimateGas',
+          (call) =>
+            clientOf(svc.url).post('/v1/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_estimateGas', params: [call, 'latest'] }), {
+              authorization: `Bearer ${TOKEN}`,
+            }),
+        ],
+        [
+          'eth_simulateV1',
+          (call) =>
+            clientOf(svc.url).post(
+              '/v1/rpc',
+              JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_simulateV1', params: [{ blockStateCalls: [{ calls: [call] }] }, 'latest'] }),
+              { authorization: `Bearer ${TOKEN}` },
+            ),
+        ],
       ]
       const doorTrips: string[] = []
       for (const [k, [name, send]] of doors.entries()) {
@@ -319,18 +381,45 @@ async function main() {
     const pinned = await anvil.rpc<Hex>('eth_blockNumber')
     const theirRpc = clientOf(anvil.url).rpc
     const ops: { name: string; ours: (i: number) => Promise<unknown>; anvil: (i: number) => Promise<unknown> }[] = [
-      { name: 'simulate ERC-20 transfer (vs eth_call)', ours: (i) => post(svc.url, '/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } }), anvil: (i) => theirRpc('eth_call', [transferOf(i), pinned]) },
-      { name: 'simulate two-hop swap (vs eth_call)', ours: (i) => post(svc.url, '/simulate', { params: { calls: [swapOf(i)], blockNumber: pinned } }), anvil: (i) => theirRpc('eth_call', [swapOf(i), pinned]) },
-      { name: 'callTracer, two-hop swap', ours: (i) => post(svc.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } }), anvil: (i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'callTracer' }]) },
-      { name: 'prestateTracer, two-hop swap', ours: (i) => post(svc.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { prestateTracer: {} } }), anvil: (i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'prestateTracer' }]) },
-      { name: 'struct logs (no memory), two-hop swap', ours: (i) => post(svc.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } }), anvil: (i) => theirRpc('debug_traceCall', [swapOf(i), pinned, {}]) },
-      { name: 'access list, two-hop swap', ours: (i) => post(svc.url, '/simulate/access-list', { params: swapOf(i), block: pinned }), anvil: (i) => theirRpc('eth_createAccessList', [swapOf(i), pinned]) },
+      {
+        name: 'simulate ERC-20 transfer (vs eth_call)',
+        ours: (i) => post(svc.url, '/simulate', { params: { calls: [transferOf(i)], blockNumber: pinned } }),
+        anvil: (i) => theirRpc('eth_call', [transferOf(i), pinned]),
+      },
+      {
+        name: 'simulate two-hop swap (vs eth_call)',
+        ours: (i) => post(svc.url, '/simulate', { params: { calls: [swapOf(i)], blockNumber: pinned } }),
+        anvil: (i) => theirRpc('eth_call', [swapOf(i), pinned]),
+      },
+      {
+        name: 'callTracer, two-hop swap',
+        ours: (i) => post(svc.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { callTracer: {} } }),
+        anvil: (i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'callTracer' }]),
+      },
+      {
+        name: 'prestateTracer, two-hop swap',
+        ours: (i) => post(svc.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { prestateTracer: {} } }),
+        anvil: (i) => theirRpc('debug_traceCall', [swapOf(i), pinned, { tracer: 'prestateTracer' }]),
+      },
+      {
+        name: 'struct logs (no memory), two-hop swap',
+        ours: (i) => post(svc.url, '/trace/call', { call: swapOf(i), blockNumber: pinned, tracerConfig: { structLogger: { disableMemory: true } } }),
+        anvil: (i) => theirRpc('debug_traceCall', [swapOf(i), pinned, {}]),
+      },
+      {
+        name: 'access list, two-hop swap',
+        ours: (i) => post(svc.url, '/simulate/access-list', { params: swapOf(i), block: pinned }),
+        anvil: (i) => theirRpc('eth_createAccessList', [swapOf(i), pinned]),
+      },
     ]
     const samples: Sample[] = []
     /** the service's CPU per request of each operation: main thread, and whole process (GC threads included) */
     const cpu: Record<string, { main: number; process: number }> = {}
     for (const op of ops.filter((o) => !only || o.name.includes(only))) {
-      for (let i = 0; i < WARMUP; i++) { await op.ours(i); await op.anvil(i) }
+      for (let i = 0; i < WARMUP; i++) {
+        await op.ours(i)
+        await op.anvil(i)
+      }
       const s: Sample = { name: op.name, ours: [], anvil: [] }
       const [main0, all0] = [cpuMs(svc.pid), cpuMs(svc.pid, true)]
       // interleaved so both see the same machine load
@@ -342,15 +431,26 @@ async function main() {
       samples.push(s)
     }
 
-    console.log(`\nbench: ${ITERATIONS} sequential requests each over HTTP on 127.0.0.1, after ${WARMUP} warm-up; ours = the service (1 worker) forking Anvil\n`)
-    console.log('| operation | ours median (p95) ms | Anvil median (p95) ms | ours / Anvil | the service\'s CPU per request, ms (main thread) |')
+    console.log(
+      `\nbench: ${ITERATIONS} sequential requests each over HTTP on 127.0.0.1, after ${WARMUP} warm-up; ours = the service (1 worker) forking Anvil\n`,
+    )
+    console.log("| operation | ours median (p95) ms | Anvil median (p95) ms | ours / Anvil | the service's CPU per request, ms (main thread) |")
     console.log('|---|---|---|---|---|')
     for (const s of samples) {
-      console.log(`| ${s.name} | ${median(s.ours).toFixed(2)} (${p95(s.ours).toFixed(2)}) | ${median(s.anvil).toFixed(2)} (${p95(s.anvil).toFixed(2)}) | ${(median(s.ours) / median(s.anvil)).toFixed(2)} | ${cpu[s.name]!.main.toFixed(2)} |`)
+      console.log(
+        `| ${s.name} | ${median(s.ours).toFixed(2)} (${p95(s.ours).toFixed(2)}) | ${median(s.anvil).toFixed(2)} (${p95(s.anvil).toFixed(2)}) | ${(median(s.ours) / median(s.anvil)).toFixed(2)} | ${cpu[s.name]!.main.toFixed(2)} |`,
+      )
     }
     // ---- where a warm transfer's time goes, and the throughput of all cores ----
     if (!only) {
-      const { phases, cpu: inProcess } = await measureBreakdown({ rpcUrl: anvil.url, token: tokenA, abi: c.Token!.abi, from, to: DEV_ACCOUNTS[1] as `0x${string}`, iterations: ITERATIONS })
+      const { phases, cpu: inProcess } = await measureBreakdown({
+        rpcUrl: anvil.url,
+        token: tokenA,
+        abi: c.Token!.abi,
+        from,
+        to: DEV_ACCOUNTS[1] as `0x${string}`,
+        iterations: ITERATIONS,
+      })
       const base = median(phases[0]!.ms)
       const http = median(samples.find((x) => x.name.startsWith('simulate ERC-20'))?.ours ?? [Number.NaN])
       const engineTotal = median(phases[phases.length - 1]!.ms)
@@ -366,8 +466,12 @@ async function main() {
         console.log('|---|---|---|')
         console.log(`| the EVM alone (in process) | ${inProcess.evm.toFixed(3)} | 1.00 |`)
         console.log(`| engine.simulate (in process) | ${inProcess.engine.toFixed(3)} | ${(inProcess.engine / inProcess.evm).toFixed(2)} |`)
-        console.log(`| **/simulate over HTTP, the service's main thread** | ${simCpu.main.toFixed(3)} | **${(simCpu.main / inProcess.evm).toFixed(2)}** (goal ≤ 1.5) |`)
-        console.log(`| /simulate over HTTP, the service's whole process (GC threads too) | ${simCpu.process.toFixed(3)} | ${(simCpu.process / inProcess.evm).toFixed(2)} |`)
+        console.log(
+          `| **/simulate over HTTP, the service's main thread** | ${simCpu.main.toFixed(3)} | **${(simCpu.main / inProcess.evm).toFixed(2)}** (goal ≤ 1.5) |`,
+        )
+        console.log(
+          `| /simulate over HTTP, the service's whole process (GC threads too) | ${simCpu.process.toFixed(3)} | ${(simCpu.process / inProcess.evm).toFixed(2)} |`,
+        )
       }
 
       await svc.stop()
@@ -404,11 +508,14 @@ async function main() {
         // the three operations under load until every engine has compiled their hot paths (all
         // connections in use, so every HTTP process and worker gets its share)
         const warmEnd = performance.now() + THROUGHPUT_WARMUP_MS
-        await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
-          for (let i = c; performance.now() < warmEnd; i += CONNECTIONS) await Promise.all([sim(i), trace(i), logs(i)])
-        }))
+        await Promise.all(
+          Array.from({ length: CONNECTIONS }, async (_, c) => {
+            for (let i = c; performance.now() < warmEnd; i += CONNECTIONS) await Promise.all([sim(i), trace(i), logs(i)])
+          }),
+        )
         const ours = (op: Operation) => () => throughput(lean(op), THROUGHPUT_MS, s2.pid)
-        const theirs = (method: string, params: (i: number) => unknown[]) => () => throughput((i) => rpcLean(anvil.url, method, params(i)), THROUGHPUT_MS, anvil.pid)
+        const theirs = (method: string, params: (i: number) => unknown[]) => () =>
+          throughput((i) => rpcLean(anvil.url, method, params(i)), THROUGHPUT_MS, anvil.pid)
         if (mode.key === 'in process') {
           // the EVM alone measured before, between and after the windows (the service idle meanwhile)
           const windows: Throughput[] = []
@@ -421,9 +528,18 @@ async function main() {
           perMode[mode.key] = meanOf(windows)
         } else {
           const r = {
-            sim: await alternate(ours('sim'), theirs('eth_call', (i) => [transferOf(i), pinned])),
-            trace: await alternate(ours('trace'), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { tracer: 'callTracer' }])),
-            logs: await alternate(ours('logs'), theirs('debug_traceCall', (i) => [swapOf(i), pinned, { disableMemory: true }])),
+            sim: await alternate(
+              ours('sim'),
+              theirs('eth_call', (i) => [transferOf(i), pinned]),
+            ),
+            trace: await alternate(
+              ours('trace'),
+              theirs('debug_traceCall', (i) => [swapOf(i), pinned, { tracer: 'callTracer' }]),
+            ),
+            logs: await alternate(
+              ours('logs'),
+              theirs('debug_traceCall', (i) => [swapOf(i), pinned, { disableMemory: true }]),
+            ),
           }
           perMode[mode.key] = r.sim.ours
           const row = (name: string, x: Rounds, goal: string) =>
@@ -436,16 +552,26 @@ async function main() {
         }
         await s2.stop()
       }
-      console.log(`\nthroughput, ${CONNECTIONS} requests in flight, ${ROUNDS} windows of ${THROUGHPUT_MS} ms each (req/s and cores: their mean), pinned block, amounts varying per request`)
-      console.log(`\n| how the service runs | /simulate req/s | cores busy: the service (every process) + the load generator (of ${availableParallelism()}) |\n|---|---|---|`)
+      console.log(
+        `\nthroughput, ${CONNECTIONS} requests in flight, ${ROUNDS} windows of ${THROUGHPUT_MS} ms each (req/s and cores: their mean), pinned block, amounts varying per request`,
+      )
+      console.log(
+        `\n| how the service runs | /simulate req/s | cores busy: the service (every process) + the load generator (of ${availableParallelism()}) |\n|---|---|---|`,
+      )
       for (const mode of modes) console.log(`| ${mode.label} | ${perMode[mode.key]!.rps.toFixed(0)} | ${cores(perMode[mode.key]!)} |`)
       const inProcessRps = perMode['in process']!.rps
-      console.log(`\nall cores / in process: WORKERS=0 **${(perMode.threads!.rps / inProcessRps).toFixed(2)}**, PROCESSES=0 **${(perMode.processes!.rps / inProcessRps).toFixed(2)}** (goal ≥ 1.7)`)
+      console.log(
+        `\nall cores / in process: WORKERS=0 **${(perMode.threads!.rps / inProcessRps).toFixed(2)}**, PROCESSES=0 **${(perMode.processes!.rps / inProcessRps).toFixed(2)}** (goal ≥ 1.7)`,
+      )
       // the load generator shares the machine: at the in-process CPU per request, all cores can
       // answer at most (cores − the client's cores) / the in-process service's cores times as many
       const bound = (m: Throughput) => ((availableParallelism() - m.clientCores) / perMode['in process']!.serverCores).toFixed(2)
-      console.log(`bound of that ratio on this machine (the cores the load generator leaves over the in-process service's, at the same CPU per request): WORKERS=0 ${bound(perMode.threads!)}, PROCESSES=0 ${bound(perMode.processes!)}`)
-      console.log('\n| all cores on both sides | ours req/s | Anvil req/s | ours / Anvil (median of the windows\' ratios; ours and Anvil\'s alternate) | the load generator\'s CPU per request, ms (ours / Anvil\'s) | cores busy: server + load generator (ours / Anvil\'s) |\n|---|---|---|---|---|---|')
+      console.log(
+        `bound of that ratio on this machine (the cores the load generator leaves over the in-process service's, at the same CPU per request): WORKERS=0 ${bound(perMode.threads!)}, PROCESSES=0 ${bound(perMode.processes!)}`,
+      )
+      console.log(
+        "\n| all cores on both sides | ours req/s | Anvil req/s | ours / Anvil (median of the windows' ratios; ours and Anvil's alternate) | the load generator's CPU per request, ms (ours / Anvil's) | cores busy: server + load generator (ours / Anvil's) |\n|---|---|---|---|---|---|",
+      )
       for (const r of rows) console.log(r)
       // the same CPU figure as the table above, with the requests overlapping as under real load:
       // the HTTP thread's fixed costs per wake-up (polling, timers, promise jobs, GC) are shared
@@ -456,16 +582,25 @@ async function main() {
       // the windows' own baseline: measured around them, not minutes earlier
       const evmNear = evmBeside.reduce((a, b) => a + b, 0) / evmBeside.length
       console.log(`\n| warm ERC-20 transfer, CPU per request of the main thread, in process (WORKERS=1) | ms | × the EVM alone |\n|---|---|---|`)
-      if (simCpu) console.log(`| one request at a time (the sequential rows), against the EVM alone of the breakdown (${inProcess.evm.toFixed(3)} ms) | ${simCpu.main.toFixed(3)} | ${(simCpu.main / inProcess.evm).toFixed(2)} |`)
-      console.log(`| ${CONNECTIONS} in flight (the in-process throughput windows), against the EVM alone measured around each window (${evmBeside.map((v) => v.toFixed(3)).join(', ')} ms; mean ${evmNear.toFixed(3)}) | ${loaded.toFixed(3)} | **${(loaded / evmNear).toFixed(2)}** (goal ≤ 1.5) |`)
+      if (simCpu)
+        console.log(
+          `| one request at a time (the sequential rows), against the EVM alone of the breakdown (${inProcess.evm.toFixed(3)} ms) | ${simCpu.main.toFixed(3)} | ${(simCpu.main / inProcess.evm).toFixed(2)} |`,
+        )
+      console.log(
+        `| ${CONNECTIONS} in flight (the in-process throughput windows), against the EVM alone measured around each window (${evmBeside.map((v) => v.toFixed(3)).join(', ')} ms; mean ${evmNear.toFixed(3)}) | ${loaded.toFixed(3)} | **${(loaded / evmNear).toFixed(2)}** (goal ≤ 1.5) |`,
+      )
       // the bound the interpreter sets: the EVM alone (no HTTP, no tracer, nothing else) on every
       // core, with the EVM alone as warm as it is measured beside the windows
       const coreCount = availableParallelism()
       const ceiling = (coreCount * 1000) / evmNear
-      console.log(`\nceiling: the EVM alone (${evmNear.toFixed(3)} ms of CPU per transfer, in process, measured beside the windows) on all ${coreCount} cores, nothing else running: ${ceiling.toFixed(0)} req/s = ${(ceiling / ethCallRps).toFixed(2)} × Anvil's eth_call above`)
+      console.log(
+        `\nceiling: the EVM alone (${evmNear.toFixed(3)} ms of CPU per transfer, in process, measured beside the windows) on all ${coreCount} cores, nothing else running: ${ceiling.toFixed(0)} req/s = ${(ceiling / ethCallRps).toFixed(2)} × Anvil's eth_call above`,
+      )
       const swapNear = swapBeside.reduce((a, b) => a + b, 0) / swapBeside.length
       const swapCeiling = (coreCount * 1000) / swapNear
-      console.log(`ceiling of the callTracer row: the EVM alone on the swap, untraced (${swapNear.toFixed(3)} ms of CPU per call; ${swapBeside.map((v) => v.toFixed(3)).join(', ')}) on all ${coreCount} cores: ${swapCeiling.toFixed(0)} req/s = ${(swapCeiling / traceCallRps).toFixed(2)} × Anvil's debug_traceCall (callTracer) above`)
+      console.log(
+        `ceiling of the callTracer row: the EVM alone on the swap, untraced (${swapNear.toFixed(3)} ms of CPU per call; ${swapBeside.map((v) => v.toFixed(3)).join(', ')}) on all ${coreCount} cores: ${swapCeiling.toFixed(0)} req/s = ${(swapCeiling / traceCallRps).toFixed(2)} × Anvil's debug_traceCall (callTracer) above`,
+      )
     }
 
     // ---- a one-million-step struct log, memory on: streamed from the service's temporary file ----
@@ -478,11 +613,17 @@ async function main() {
         const r = await measureStructLog1m({ service: { url: s3.url, pid: s3.pid, token: TOKEN }, anvilUrl: anvil.url, block: pinned })
         const best = (xs: number[]) => Math.min(...xs)
         const fmt = (xs: number[]) => xs.map((x) => (x / 1000).toFixed(1)).join(', ')
-        console.log(`\n${STRUCT_LOG_1M_ROW}: debug_traceCall (enableMemory) of a loop contract, pinned block, answer consumed as a stream; ours = the service with WORKERS=2, forking Anvil; runs alternate\n`)
+        console.log(
+          `\n${STRUCT_LOG_1M_ROW}: debug_traceCall (enableMemory) of a loop contract, pinned block, answer consumed as a stream; ours = the service with WORKERS=2, forking Anvil; runs alternate\n`,
+        )
         console.log('| | time per run, s | answer | peak RSS |\n|---|---|---|---|')
-        console.log(`| ours (WORKERS=2) | ${fmt(r.oursMs)} | ${(r.oursBytes / 1e6).toFixed(0)} MB, ${r.steps} steps | ${r.peakRssMb.toFixed(0)} MB (VmHWM, whole process; goal ≤ 600) |`)
+        console.log(
+          `| ours (WORKERS=2) | ${fmt(r.oursMs)} | ${(r.oursBytes / 1e6).toFixed(0)} MB, ${r.steps} steps | ${r.peakRssMb.toFixed(0)} MB (VmHWM, whole process; goal ≤ 600) |`,
+        )
         console.log(`| Anvil debug_traceCall | ${fmt(r.anvilMs)} | ${(r.anvilBytes / 1e6).toFixed(0)} MB | |`)
-        console.log(`\nours / Anvil: best run each **${(best(r.oursMs) / best(r.anvilMs)).toFixed(2)}**, median each ${(median(r.oursMs) / median(r.anvilMs)).toFixed(2)} (goal ≤ 1)`)
+        console.log(
+          `\nours / Anvil: best run each **${(best(r.oursMs) / best(r.anvilMs)).toFixed(2)}**, median each ${(median(r.oursMs) / median(r.anvilMs)).toFixed(2)} (goal ≤ 1)`,
+        )
       } finally {
         await s3.stop()
       }
@@ -503,9 +644,13 @@ async function main() {
     console.log(`\nupstream calls of the cold case, ours: ${coldMethods.ours}\nAnvil's: ${coldMethods.anvil}`)
     if (shared) {
       console.log(`\n| ${SHARED_STATE_ROW} | upstream requests |\n|---|---|`)
-      console.log(`| a two-hop swap at a fixed block, run on one instance, repeated on a second over the same Redis | ${shared.secondInstanceRequests === undefined ? 'not measured: no redis-server on this machine' : `**${shared.secondInstanceRequests}** (goal 0)`} |`)
+      console.log(
+        `| a two-hop swap at a fixed block, run on one instance, repeated on a second over the same Redis | ${shared.secondInstanceRequests === undefined ? 'not measured: no redis-server on this machine' : `**${shared.secondInstanceRequests}** (goal 0)`} |`,
+      )
       for (const l of shared.latest) {
-        console.log(`| ${l.requests} swaps at \`latest\`, one after another (${l.ms.toFixed(0)} ms), HEAD_MAX_AGE_MS=${l.maxAgeMs}${l.maxAgeMs === '0' ? ' (`latest` resolved on every request)' : ' (the default)'} | ${l.trips} round trip${l.trips === 1 ? '' : 's'}: **${(l.trips / l.requests).toFixed(2)}** per request |`)
+        console.log(
+          `| ${l.requests} swaps at \`latest\`, one after another (${l.ms.toFixed(0)} ms), HEAD_MAX_AGE_MS=${l.maxAgeMs}${l.maxAgeMs === '0' ? ' (`latest` resolved on every request)' : ' (the default)'} | ${l.trips} round trip${l.trips === 1 ? '' : 's'}: **${(l.trips / l.requests).toFixed(2)}** per request |`,
+        )
       }
     }
   } finally {
@@ -513,7 +658,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  console.error('bench failed:', err instanceof Error ? err.message : err)
-  process.exit(1)
-})
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error('bench failed:', err instanceof Error ? err.message : err)
+    process.exit(1)
+  },
+)

@@ -115,7 +115,7 @@ class AnswerReader {
   }
 
   private pushCounted(d: Buffer): { status: number; body: Buffer } | undefined {
-    if (d.length > this.remaining!) throw new Error('more bytes than the answer\'s Content-Length')
+    if (d.length > this.remaining!) throw new Error("more bytes than the answer's Content-Length")
     if (d.length > 0) this.body.push(d)
     this.remaining! -= d.length
     return this.remaining === 0 ? this.done() : undefined
@@ -147,7 +147,7 @@ class AnswerReader {
       at += take
       if (this.chunkLeft === 0) {
         if (this.last) {
-          if (at < d.length) throw new Error('bytes after the answer\'s last chunk')
+          if (at < d.length) throw new Error("bytes after the answer's last chunk")
           return this.done()
         }
         this.chunkLeft = -1

@@ -54,22 +54,26 @@ async function main() {
   console.log(`struct log (no memory), in process on the devnet, ${TRACES} traces each, interleaved; spilled = claimed and read back, in memory = printed\n`)
   console.log('| contract | steps | JSON | spilled, ms per trace (median) | in memory, ms per trace (median) | spilled / in memory |')
   console.log('|---|---|---|---|---|---|')
-  for (const shape of SHAPES) for (const size of shape.sizes) {
-    const times = { spilled: [] as number[], inMemory: [] as number[] }
-    let last = { bytes: 0, steps: 0 }
-    for (let i = 0; i < TRACES + 20; i++) {
-      for (const [name, engine] of [['spilled', spilled], ['inMemory', inMemory]] as const) {
-        const t = performance.now()
-        const done = await trace(engine, shape, size + (i % 3))
-        if (done.spilled !== (name === 'spilled')) throw new Error(`${name}: the trace was ${done.spilled ? '' : 'not '}spilled`)
-        last = done
-        // the first runs warm the JIT and the caches
-        if (i >= 20) times[name].push(performance.now() - t)
+  for (const shape of SHAPES)
+    for (const size of shape.sizes) {
+      const times = { spilled: [] as number[], inMemory: [] as number[] }
+      let last = { bytes: 0, steps: 0 }
+      for (let i = 0; i < TRACES + 20; i++) {
+        for (const [name, engine] of [
+          ['spilled', spilled],
+          ['inMemory', inMemory],
+        ] as const) {
+          const t = performance.now()
+          const done = await trace(engine, shape, size + (i % 3))
+          if (done.spilled !== (name === 'spilled')) throw new Error(`${name}: the trace was ${done.spilled ? '' : 'not '}spilled`)
+          last = done
+          // the first runs warm the JIT and the caches
+          if (i >= 20) times[name].push(performance.now() - t)
+        }
       }
+      const [s, m] = [median(times.spilled), median(times.inMemory)]
+      console.log(`| ${shape.name} | ${last.steps} | ${(last.bytes / 1e3).toFixed(0)} kB | ${s.toFixed(2)} | ${m.toFixed(2)} | ${(s / m).toFixed(2)} |`)
     }
-    const [s, m] = [median(times.spilled), median(times.inMemory)]
-    console.log(`| ${shape.name} | ${last.steps} | ${(last.bytes / 1e3).toFixed(0)} kB | ${s.toFixed(2)} | ${m.toFixed(2)} | ${(s / m).toFixed(2)} |`)
-  }
   await Promise.all([spilled.close(), inMemory.close()])
 }
 

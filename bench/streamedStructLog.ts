@@ -34,7 +34,11 @@ async function traceOnce(url: string, headers: Record<string, string>, block: He
       jsonrpc: '2.0',
       id: 1,
       method: 'debug_traceCall',
-      params: [{ from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: LOOPER, data: '0x', gas: '0x2faf080' }, block, { enableMemory: true, timeout: '120s', stateOverrides: { [LOOPER]: { code: CODE } } }],
+      params: [
+        { from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: LOOPER, data: '0x', gas: '0x2faf080' },
+        block,
+        { enableMemory: true, timeout: '120s', stateOverrides: { [LOOPER]: { code: CODE } } },
+      ],
     }),
   })
   let bytes = 0

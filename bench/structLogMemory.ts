@@ -24,7 +24,13 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0)
 async function main() {
   const config = loadConfig({ env: { ...process.env, APP_ENV: 'test', AUTH_TOKEN: '', RPC_URL: '' } })
   const cache = createMemoryCacheStore()
-  const engine = await createEngine({ cache, gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: Math.max(steps + 10, 1_000_000), simulationTtlSeconds: 60 })
+  const engine = await createEngine({
+    cache,
+    gasCap: 50_000_000n,
+    rpcTimeoutMs: 10_000,
+    maxStructLogSteps: Math.max(steps + 10, 1_000_000),
+    simulationTtlSeconds: 60,
+  })
   const app = createApp({ config: { ...config, api: { ...config.api, auth_token: '' } }, engine, cache, logger: createLogger({ level: 'error', secrets: [] }) })
   const before = process.memoryUsage().rss
   for (const cfg of [{ disableMemory: true }, { cleanStructLogs: true }] as const) {
@@ -32,7 +38,11 @@ async function main() {
     const res = await app.request('/v1/trace/call', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ call: { from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: LOOP, data: '0x', gas: '0x2faf080' }, stateOverrides: { [LOOP]: { code } }, tracerConfig: { structLogger: cfg } }),
+      body: JSON.stringify({
+        call: { from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: LOOP, data: '0x', gas: '0x2faf080' },
+        stateOverrides: { [LOOP]: { code } },
+        tracerConfig: { structLogger: cfg },
+      }),
     })
     const text = await res.text()
     const ms = performance.now() - t
@@ -59,15 +69,27 @@ async function anvilRun() {
         jsonrpc: '2.0',
         id: 1,
         method: 'debug_traceCall',
-        params: [{ from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: LOOP, data: '0x', gas: '0x2faf080' }, 'latest', { disableMemory: true, stateOverrides: { [LOOP]: { code } } }],
+        params: [
+          { from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: LOOP, data: '0x', gas: '0x2faf080' },
+          'latest',
+          { disableMemory: true, stateOverrides: { [LOOP]: { code } } },
+        ],
       }),
     })
     const text = await res.text()
     const ms = performance.now() - t
-    console.log(`Anvil debug_traceCall {"disableMemory":true}: ${(text.match(/"pc":/g) ?? []).length} steps, response ${mb(text.length)} MB, ${(ms / 1000).toFixed(1)} s, peak RSS ${mb(peakKb() * 1024)} MB`)
+    console.log(
+      `Anvil debug_traceCall {"disableMemory":true}: ${(text.match(/"pc":/g) ?? []).length} steps, response ${mb(text.length)} MB, ${(ms / 1000).toFixed(1)} s, peak RSS ${mb(peakKb() * 1024)} MB`,
+    )
   } finally {
     await anvil.stop()
   }
 }
 
-main().then(() => process.exit(0), (e: unknown) => { console.error(e); process.exit(1) })
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e)
+    process.exit(1)
+  },
+)

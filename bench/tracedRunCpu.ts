@@ -32,10 +32,21 @@ const overrides = { [LOOPER]: { code: SOLIDITY_LOOP.deployedBytecode } }
 const callOf = (i: number) => ({ from: FROM, to: LOOPER, data: loopData(TURNS + (i % 3)) })
 
 const kinds: Record<string, (i: number) => Promise<unknown>> = {
-  simulation: (i) => engine.simulate({ calls: [callOf(i)], block: { tag: 'latest' }, validation: false, traceAssetChanges: true, traceTransfers: true, stateOverrides: overrides }),
-  callTracer: async (i) => JSON.stringify(await engine.traceCall({ call: callOf(i), block: { tag: 'latest' }, stateOverrides: overrides, tracerConfig: { callTracer: {} } })),
+  simulation: (i) =>
+    engine.simulate({
+      calls: [callOf(i)],
+      block: { tag: 'latest' },
+      validation: false,
+      traceAssetChanges: true,
+      traceTransfers: true,
+      stateOverrides: overrides,
+    }),
+  callTracer: async (i) =>
+    JSON.stringify(await engine.traceCall({ call: callOf(i), block: { tag: 'latest' }, stateOverrides: overrides, tracerConfig: { callTracer: {} } })),
   'struct log': async (i) => {
-    const text = JSON.stringify(await engine.traceCall({ call: callOf(i), block: { tag: 'latest' }, stateOverrides: overrides, tracerConfig: { structLogger: { disableMemory: true } } }))
+    const text = JSON.stringify(
+      await engine.traceCall({ call: callOf(i), block: { tag: 'latest' }, stateOverrides: overrides, tracerConfig: { structLogger: { disableMemory: true } } }),
+    )
     const path = /"\$spilledJson":("[^"]+")/.exec(text)?.[1]
     if (!path) throw new Error('the struct log was not spilled')
     const claimed = claimSpilled(JSON.parse(path) as string)!

@@ -63,7 +63,7 @@ export const configSchema = z.strictObject({
       z.string().regex(CHAIN_NAME, 'a chain name is lower-case letters, digits and -'),
       z.strictObject({
         /** absent: an embedded devnet of the chain's kind (docs/chains.md) */
-        rpc_url: z.string().min(1, 'rpc_url, when given, is the upstream\'s URL (leave it out for an embedded devnet)').optional(),
+        rpc_url: z.string().min(1, "rpc_url, when given, is the upstream's URL (leave it out for an embedded devnet)").optional(),
         chain_id: positiveInt.optional(),
         hardfork: z.string().optional(),
         kind: z.enum(chainKinds).optional(),

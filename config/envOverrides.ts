@@ -65,7 +65,15 @@ export function parseEnvValue(raw: string, kind: EnvKind): { value: unknown } | 
       if (/^(false|0|no)$/i.test(text)) return { value: false }
       return { error: 'expected true or false' }
     case 'list':
-      return { value: text === '' ? [] : text.split(',').map((s) => s.trim()).filter((s) => s !== '') }
+      return {
+        value:
+          text === ''
+            ? []
+            : text
+                .split(',')
+                .map((s) => s.trim())
+                .filter((s) => s !== ''),
+      }
   }
 }
 

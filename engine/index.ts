@@ -48,7 +48,12 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const hardfork = opts.hardfork || undefined
   if (opts.rpcUrl && !isHttpUrl(opts.rpcUrl)) {
     // never echo the value: it may hold an API key
-    throw new EngineError('VALIDATION_ERROR', 'rpc_url must be an http:// or https:// URL', undefined, 'set RPC_URL to the JSON-RPC endpoint, or leave it empty for the embedded devnet')
+    throw new EngineError(
+      'VALIDATION_ERROR',
+      'rpc_url must be an http:// or https:// URL',
+      undefined,
+      'set RPC_URL to the JSON-RPC endpoint, or leave it empty for the embedded devnet',
+    )
   }
   const chain: ChainSource = opts.rpcUrl
     ? await createRpcChain({
@@ -66,10 +71,15 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
       : await createDevnet({ hardfork, ...(opts.chainKind && { kind: opts.chainKind }) })
   if (opts.expectChainId !== undefined && chain.chainId !== opts.expectChainId) {
     await chain.close()
-    throw new EngineError('VALIDATION_ERROR', `the upstream answers chain id ${chain.chainId}, not the configured ${opts.expectChainId}`, {
-      chainId: chain.chainId,
-      expected: opts.expectChainId,
-    }, 'point rpc_url at the chain configured, or correct its chain_id')
+    throw new EngineError(
+      'VALIDATION_ERROR',
+      `the upstream answers chain id ${chain.chainId}, not the configured ${opts.expectChainId}`,
+      {
+        chainId: chain.chainId,
+        expected: opts.expectChainId,
+      },
+      'point rpc_url at the chain configured, or correct its chain_id',
+    )
   }
   if (!opts.rpcUrl && !opts.devnetImport) registerErrorAbi(demoTokenAbi)
   const deps: RunDeps = {
@@ -112,7 +122,11 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     const run = runsOf[method] as (d: RunDeps, ...a: unknown[]) => Promise<unknown>
     return guard(over, (d) => run(d, ...args), stop)
   }
-  const forks = createForkService({ chain, store: opts.forksUnavailable !== undefined ? createUnavailableForkStore(opts.forksUnavailable) : (opts.forkStore ?? createMemoryForkStore()), limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits } })
+  const forks = createForkService({
+    chain,
+    store: opts.forksUnavailable !== undefined ? createUnavailableForkStore(opts.forksUnavailable) : (opts.forkStore ?? createMemoryForkStore()),
+    limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits },
+  })
 
   /**
    * The engine, its runs stopping where `stop` says. Every request takes its own view
@@ -149,7 +163,9 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     }
     forkRpc(forkId: string, method: string, params: unknown[]) {
       const stop = this.stop
-      return guard(chain, () => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stopsRuns(stop) ? stoppedAt(c, stop) : c }, p) }, forkId, method, params))
+      return guard(chain, () =>
+        forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stopsRuns(stop) ? stoppedAt(c, stop) : c }, p) }, forkId, method, params),
+      )
     }
     health() {
       return health()
@@ -173,10 +189,12 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
 
   async function health() {
     const [upstreamOk, cacheOk] = await Promise.all([
-      chainFor(newUpstreamBudget(probeMs)).ping().catch(() => false),
+      chainFor(newUpstreamBudget(probeMs))
+        .ping()
+        .catch(() => false),
       opts.cache.ping().catch(() => false),
     ])
-    return { network: chain.network, chainId: chain.chainId, kind: chain.rules?.kind ?? 'ethereum' as const, upstreamOk, cacheOk }
+    return { network: chain.network, chainId: chain.chainId, kind: chain.rules?.kind ?? ('ethereum' as const), upstreamOk, cacheOk }
   }
 
   async function metrics() {

@@ -382,12 +382,24 @@ export type EngineOperation = (typeof ENGINE_OPERATIONS)[number]
 /** the operations of an Engine, without `close` */
 export type EngineOperations = Pick<Engine, EngineOperation>
 // compiles only while every method of Engine but close is listed above
-true satisfies [Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'>] extends [never] ? true : { unlisted: Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'> }
+true satisfies [Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'>] extends [never]
+  ? true
+  : { unlisted: Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'> }
 
 /** the operations that run on a fork's chain as on the engine's own */
 export const FORK_OPERATIONS = [
-  'simulate', 'simulateSteps', 'getSimulation', 'accessList', 'traceTransaction', 'traceCall', 'traceCallMany',
-  'simulateV1', 'traceBlock', 'call', 'estimateGas', 'readChain',
+  'simulate',
+  'simulateSteps',
+  'getSimulation',
+  'accessList',
+  'traceTransaction',
+  'traceCall',
+  'traceCallMany',
+  'simulateV1',
+  'traceBlock',
+  'call',
+  'estimateGas',
+  'readChain',
 ] as const satisfies readonly (keyof Engine)[]
 export type ForkOperation = (typeof FORK_OPERATIONS)[number]
 export type ChainOperations = Pick<Engine, ForkOperation>
@@ -399,16 +411,43 @@ export type ChainOperations = Pick<Engine, ForkOperation>
  * the engine.
  */
 export const FORK_DEV_METHODS: ReadonlySet<string> = new Set([
-  'eth_sendRawTransaction', 'eth_sendTransaction', 'eth_getTransactionCount',
-  'evm_mine', 'anvil_mine', 'hardhat_mine', 'evm_setAutomine', 'anvil_setAutomine', 'anvil_getAutomine', 'hardhat_getAutomine',
-  'evm_snapshot', 'evm_revert', 'anvil_snapshot', 'anvil_revert',
-  'evm_increaseTime', 'anvil_increaseTime', 'evm_setNextBlockTimestamp', 'anvil_setNextBlockTimestamp',
-  'anvil_setNextBlockBaseFeePerGas', 'hardhat_setNextBlockBaseFeePerGas',
-  'anvil_setBalance', 'hardhat_setBalance', 'anvil_setCode', 'hardhat_setCode', 'anvil_setStorageAt', 'hardhat_setStorageAt',
-  'anvil_setNonce', 'hardhat_setNonce',
-  'anvil_impersonateAccount', 'hardhat_impersonateAccount', 'anvil_stopImpersonatingAccount', 'hardhat_stopImpersonatingAccount',
+  'eth_sendRawTransaction',
+  'eth_sendTransaction',
+  'eth_getTransactionCount',
+  'evm_mine',
+  'anvil_mine',
+  'hardhat_mine',
+  'evm_setAutomine',
+  'anvil_setAutomine',
+  'anvil_getAutomine',
+  'hardhat_getAutomine',
+  'evm_snapshot',
+  'evm_revert',
+  'anvil_snapshot',
+  'anvil_revert',
+  'evm_increaseTime',
+  'anvil_increaseTime',
+  'evm_setNextBlockTimestamp',
+  'anvil_setNextBlockTimestamp',
+  'anvil_setNextBlockBaseFeePerGas',
+  'hardhat_setNextBlockBaseFeePerGas',
+  'anvil_setBalance',
+  'hardhat_setBalance',
+  'anvil_setCode',
+  'hardhat_setCode',
+  'anvil_setStorageAt',
+  'hardhat_setStorageAt',
+  'anvil_setNonce',
+  'hardhat_setNonce',
+  'anvil_impersonateAccount',
+  'hardhat_impersonateAccount',
+  'anvil_stopImpersonatingAccount',
+  'hardhat_stopImpersonatingAccount',
   'anvil_autoImpersonateAccount',
-  'anvil_reset', 'hardhat_reset', 'anvil_dumpState', 'anvil_loadState',
+  'anvil_reset',
+  'hardhat_reset',
+  'anvil_dumpState',
+  'anvil_loadState',
 ])
 export type { CreateForkParams, ForkInfo } from './chains/forks/types.js'
 import type { CreateForkParams, ForkInfo, ForkLimits, ForkStore } from './chains/forks/types.js'

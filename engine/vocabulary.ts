@@ -6,7 +6,18 @@
  */
 import type { Address, Hex } from 'viem'
 
-export { BLOCK_TAGS, FORK_POINT_TAGS, BlockRefError, isBlockTag, parseBlockRef, type BlockRef, type BlockRefOptions, type BlockSelector, type BlockTag, type ForkPointTag } from './platform/blockRef.js'
+export {
+  BLOCK_TAGS,
+  FORK_POINT_TAGS,
+  BlockRefError,
+  isBlockTag,
+  parseBlockRef,
+  type BlockRef,
+  type BlockRefOptions,
+  type BlockSelector,
+  type BlockTag,
+  type ForkPointTag,
+} from './platform/blockRef.js'
 
 /** interface §9, normalized to a map keyed by lowercase address */
 export interface AccountOverride {

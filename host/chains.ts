@@ -118,7 +118,15 @@ export const CHAIN_RETRY_MS = 5000
 export async function startNamedChains(
   chains: Record<string, NamedChainConfig>,
   cache: CacheStore,
-  start: (chain: { name: string; rpcUrl?: string; hardfork?: string; chainKind?: NamedChainConfig['kind']; expectChainId?: number; cache: CacheStore; cachePrefix: string }) => Promise<Engine>,
+  start: (chain: {
+    name: string
+    rpcUrl?: string
+    hardfork?: string
+    chainKind?: NamedChainConfig['kind']
+    expectChainId?: number
+    cache: CacheStore
+    cachePrefix: string
+  }) => Promise<Engine>,
   opts: StartNamedChainsOptions = {},
 ): Promise<Record<string, Engine>> {
   const out: Record<string, Engine> = {}
@@ -141,7 +149,10 @@ export async function startNamedChains(
         // an embedded devnet has no upstream to wait for: any failure of its start is final
         if (isConfigurationError(e) || !c.rpc_url) throw new Error(`chain '${name}': ${e instanceof Error ? e.message : String(e)}`)
         const url = c.rpc_url
-        opts.logger?.warn({ chain: name, err: e instanceof Error ? e.message : String(e) }, `chain '${name}': its upstream does not answer; starting without it, retrying`)
+        opts.logger?.warn(
+          { chain: name, err: e instanceof Error ? e.message : String(e) },
+          `chain '${name}': its upstream does not answer; starting without it, retrying`,
+        )
         out[name] = createPendingChain({
           name,
           start: startChain,

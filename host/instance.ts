@@ -94,9 +94,10 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
       maxStateBytes: config.forks.max_state_mb * 2 ** 20,
     },
     // several processes on memory://: each would hold forks of its own, unknown to the others
-    ...(forked && !isSharedCacheUrl(config.cache.url) && {
-      forksUnavailable: `writable forks need a shared cache store with ${processes} HTTP processes (PROCESSES): on memory:// each process would hold forks the others cannot see`,
-    }),
+    ...(forked &&
+      !isSharedCacheUrl(config.cache.url) && {
+        forksUnavailable: `writable forks need a shared cache store with ${processes} HTTP processes (PROCESSES): on memory:// each process would hold forks the others cannot see`,
+      }),
     logger,
   }
   const engine = await createWorkerPoolEngine({
@@ -114,17 +115,20 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   let chains: ChainSet | undefined
   let named: Record<string, Engine> = {}
   if (chainCount > 1) {
-    named = await startNamedChains(config.chains, cache, (c) =>
-      createWorkerPoolEngine({
-        ...engineOptions,
-        cache: c.cache,
-        // a worker on Redis reaches the store itself: the same key space by prefix
-        cachePrefix: `evmsim:${c.cachePrefix}`,
-        ...(c.rpcUrl && { rpcUrl: c.rpcUrl }),
-        ...(c.hardfork && { hardfork: c.hardfork }),
-        ...(c.chainKind && { chainKind: c.chainKind }),
-        ...(c.expectChainId !== undefined && { expectChainId: c.expectChainId }),
-      }),
+    named = await startNamedChains(
+      config.chains,
+      cache,
+      (c) =>
+        createWorkerPoolEngine({
+          ...engineOptions,
+          cache: c.cache,
+          // a worker on Redis reaches the store itself: the same key space by prefix
+          cachePrefix: `evmsim:${c.cachePrefix}`,
+          ...(c.rpcUrl && { rpcUrl: c.rpcUrl }),
+          ...(c.hardfork && { hardfork: c.hardfork }),
+          ...(c.chainKind && { chainKind: c.chainKind }),
+          ...(c.expectChainId !== undefined && { expectChainId: c.expectChainId }),
+        }),
       { logger },
     ).catch(async (e: unknown) => {
       await engine.close().catch(() => undefined)
@@ -147,7 +151,14 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   const app = opts.app({ engine, cache, logger, rateLimitCounter, metrics, ...(chains && { chains }) })
   const server = await listen(app, { host: config.server.host, port: config.server.port })
   logger.info(
-    { env: config.env, url: server.url, workers, chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC', chains: chains?.names() ?? [], auth: config.api.auth_token !== '' },
+    {
+      env: config.env,
+      url: server.url,
+      workers,
+      chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC',
+      chains: chains?.names() ?? [],
+      auth: config.api.auth_token !== '',
+    },
     'listening',
   )
 

@@ -80,8 +80,12 @@ export function createPendingChain(opts: PendingChainOptions): Engine {
   const stand = {
     async health(): Promise<EngineHealth> {
       return {
-        network: 'unknown', chainId: opts.configured.chainId ?? 0, kind: opts.configured.kind ?? 'ethereum',
-        upstreamOk: false, cacheOk: true, unavailable: unavailable(),
+        network: 'unknown',
+        chainId: opts.configured.chainId ?? 0,
+        kind: opts.configured.kind ?? 'ethereum',
+        upstreamOk: false,
+        cacheOk: true,
+        unavailable: unavailable(),
       }
     },
     async close() {
@@ -99,7 +103,8 @@ export function createPendingChain(opts: PendingChainOptions): Engine {
       if (method === 'health' || method === 'close') return stand[method]
       // anything but an engine operation (a pool's optional extras, `then`) is absent until it starts
       if (!OPERATIONS.has(method)) return undefined
-      return () => Promise.reject(new EngineError('CHAIN_UNAVAILABLE', unavailable(), { chain: name }, 'retry later; GET /v1/chains shows when the chain is up'))
+      return () =>
+        Promise.reject(new EngineError('CHAIN_UNAVAILABLE', unavailable(), { chain: name }, 'retry later; GET /v1/chains shows when the chain is up'))
     },
   })
 }

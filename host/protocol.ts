@@ -145,7 +145,5 @@ export function deserializeError(s: SerializedError): Error {
  * error details or a log object): bigints become hex strings, the rest what JSON makes of it.
  */
 export function plainCopy<T>(value: T): T {
-  return JSON.parse(
-    JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? (v < 0n ? `-0x${(-v).toString(16)}` : `0x${v.toString(16)}`) : v)) ?? 'null',
-  ) as T
+  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? (v < 0n ? `-0x${(-v).toString(16)}` : `0x${v.toString(16)}`) : v)) ?? 'null') as T
 }

@@ -19,7 +19,9 @@ const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, 'demo-contracts', 'permit2')
 const files = (dir: string): string[] =>
   readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : f.endsWith('.sol') ? [join(dir, f)] : []))
-const sources = Object.fromEntries(files(root).map((f) => [relative(root, f), readFileSync(f, 'utf8').replace('pragma solidity 0.8.17;', 'pragma solidity ^0.8.17;')]))
+const sources = Object.fromEntries(
+  files(root).map((f) => [relative(root, f), readFileSync(f, 'utf8').replace('pragma solidity 0.8.17;', 'pragma solidity ^0.8.17;')]),
+)
 // paris: no PUSH0/MCOPY, so the code runs on every fork an operator may select
 const out = compile(sources, { evmVersion: 'paris', optimize: true, viaIR: true }).Permit2!
 const artifact = {

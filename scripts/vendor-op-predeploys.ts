@@ -14,7 +14,9 @@ import { fileURLToPath } from 'node:url'
 const pkg = process.argv[2]
 if (!pkg) throw new Error('usage: vendor-op-predeploys.ts <unpacked @eth-optimism/contracts-bedrock package dir>')
 const version = (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string }).version
-const code = (name: string) => (JSON.parse(readFileSync(join(pkg, 'forge-artifacts', `${name}.sol`, `${name}.json`), 'utf8')) as { deployedBytecode: { object: string } }).deployedBytecode.object
+const code = (name: string) =>
+  (JSON.parse(readFileSync(join(pkg, 'forge-artifacts', `${name}.sol`, `${name}.json`), 'utf8')) as { deployedBytecode: { object: string } }).deployedBytecode
+    .object
 const out = {
   source: `npm @eth-optimism/contracts-bedrock ${version} (MIT), forge-artifacts/*.json deployedBytecode`,
   L1Block: { address: '0x4200000000000000000000000000000000000015', deployedBytecode: code('L1Block') },

@@ -19,7 +19,13 @@ const DEMO_TRANSFER_TX = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e4
 
 const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: '' } })
 const cache = createMemoryCacheStore()
-const engine = await createEngine({ cache, gasCap: BigInt(config.chain.gas_cap), rpcTimeoutMs: config.chain.rpc_timeout_ms, maxStructLogSteps: config.limits.max_struct_log_steps, simulationTtlSeconds: 60 })
+const engine = await createEngine({
+  cache,
+  gasCap: BigInt(config.chain.gas_cap),
+  rpcTimeoutMs: config.chain.rpc_timeout_ms,
+  maxStructLogSteps: config.limits.max_struct_log_steps,
+  simulationTtlSeconds: 60,
+})
 const server = await listen(createApp({ config, engine, cache, logger: createLogger({ level: 'silent', secrets: [] }) }), { host: '127.0.0.1', port: 0 })
 const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
 const context = await chromium.launchPersistentContext(profile, {

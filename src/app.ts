@@ -72,13 +72,15 @@ const healthPath = '/v1/health'
 /** no token needed: health, the schema, the explorer and the trace viewer page (interface §11), of any chain */
 export const isPublicPath = (fullPath: string) => {
   const path = routePath(fullPath)
-  return path === healthPath ||
-  path === explorerPaths.schema ||
-  path === explorerPaths.docs ||
-  path.startsWith(explorerPaths.assets) ||
-  path === '/' ||
-  path === uiPaths.page ||
-  path.startsWith(uiPaths.assets)
+  return (
+    path === healthPath ||
+    path === explorerPaths.schema ||
+    path === explorerPaths.docs ||
+    path.startsWith(explorerPaths.assets) ||
+    path === '/' ||
+    path === uiPaths.page ||
+    path.startsWith(uiPaths.assets)
+  )
 }
 
 export function createApp({ config, engine: defaultEngine, chains, cache, logger, rateLimitCounter, metrics: given }: CreateAppOptions): OpenAPIHono<HttpEnv> {
@@ -96,7 +98,10 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
   })
   // the path is echoed masked: a token in a JSON-RPC URL never appears in a response
   app.notFound((c) =>
-    errors.onError(new ApiError('NOT_FOUND', `no route ${c.req.method} ${maskRpcPath(c.req.path)}`, undefined, `the routes are listed in ${explorerPaths.schema}`), c),
+    errors.onError(
+      new ApiError('NOT_FOUND', `no route ${c.req.method} ${maskRpcPath(c.req.path)}`, undefined, `the routes are listed in ${explorerPaths.schema}`),
+      c,
+    ),
   )
 
   app.use(requestId())
@@ -126,7 +131,12 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
     const { chain } = splitChainPath(new URL(c.req.url).pathname)
     if (chain === undefined) return next()
     if (!chains?.has(chain)) {
-      throw new ApiError('CHAIN_NOT_FOUND', `no chain named '${chain}'`, { chain, chains: chains?.names() ?? [] }, 'GET /v1/chains lists the chains this deployment serves')
+      throw new ApiError(
+        'CHAIN_NOT_FOUND',
+        `no chain named '${chain}'`,
+        { chain, chains: chains?.names() ?? [] },
+        'GET /v1/chains lists the chains this deployment serves',
+      )
     }
     return chains.run(chain, next)
   })

@@ -35,14 +35,15 @@ function importsOf(file: string): string[] {
 
 const edges = ['src', 'host', 'engine', 'tracers'].flatMap((dir) => sources(dir).flatMap((file) => importsOf(file).map((to) => ({ from: file, to }))))
 const inside = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`)
-const violations = (rule: (from: string, to: string) => boolean) =>
-  edges.filter((e) => rule(e.from, e.to)).map((e) => `${e.from} → ${e.to}`)
+const violations = (rule: (from: string, to: string) => boolean) => edges.filter((e) => rule(e.from, e.to)).map((e) => `${e.from} → ${e.to}`)
 
 /** what src/ may import of the engine: its facade and its public types */
 const ENGINE_SURFACE = ['engine/index.js', 'engine/types.js']
 
 /** the operations: each folder answers one family of the facade's methods */
-const OPERATIONS = sources('engine/operations').map((f) => f.split('/').slice(0, 3).join('/')).filter((f, i, all) => all.indexOf(f) === i)
+const OPERATIONS = sources('engine/operations')
+  .map((f) => f.split('/').slice(0, 3).join('/'))
+  .filter((f, i, all) => all.indexOf(f) === i)
 
 /** the parts of the engine below the operations, the order each may import downwards in */
 const SHARED = ['engine/run', 'engine/chains', 'engine/wallet', 'engine/execution', 'engine/decoding', 'engine/state', 'engine/upstream', 'engine/platform']

@@ -20,7 +20,6 @@ export type AccessListEntries = { address: Address; storageKeys: Hex[] }[]
 const ADDRESS_AT_TOP = new Set<number>([OP.EXTCODECOPY, OP.EXTCODEHASH, OP.EXTCODESIZE, OP.BALANCE, OP.SELFDESTRUCT])
 const CALLS = new Set<number>([OP.CALL, OP.CALLCODE, OP.DELEGATECALL, OP.STATICCALL])
 
-
 export interface AccessListTracer extends Tracer<AccessListEntries> {
   onTxStart(ctx: TxContext): void
   onOpcode(step: OpcodeStep): void
@@ -61,8 +60,7 @@ export function createAccessListTracer(seed: AccessListEntries): AccessListTrace
       }
     },
     /** sorted by address, then slot; storageKeys always an array */
-    result: () =>
-      [...list.keys()].sort().map((a) => ({ address: a, storageKeys: [...list.get(a)!].sort() })),
+    result: () => [...list.keys()].sort().map((a) => ({ address: a, storageKeys: [...list.get(a)!].sort() })),
   }
 }
 

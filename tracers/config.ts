@@ -42,5 +42,9 @@ export interface TracerConfig {
   callTree?: CallTreeConfig
 }
 /** keyed by the tracer names requested */
-export type TraceResult = Partial<Record<'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'stateDiffTracer' | 'vmTraceTracer' | 'callTree', unknown>>
-
+export type TraceResult = Partial<
+  Record<
+    'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'stateDiffTracer' | 'vmTraceTracer' | 'callTree',
+    unknown
+  >
+>

@@ -21,7 +21,15 @@ import { createVmTraceTracer } from './vmTraceTracer.js'
 import { createStructLogger, type StructLogSpill } from './structLogger.js'
 import type { Tracer } from './types.js'
 
-export type TracerName = 'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'stateDiffTracer' | 'vmTraceTracer'
+export type TracerName =
+  | 'callTracer'
+  | 'prestateTracer'
+  | 'structLogger'
+  | '4byteTracer'
+  | 'noopTracer'
+  | 'flatCallTracer'
+  | 'stateDiffTracer'
+  | 'vmTraceTracer'
 
 export interface TracerSet {
   /** in a fixed order: callTracer, prestateTracer, structLogger, 4byteTracer, noopTracer, flatCallTracer, stateDiffTracer, vmTraceTracer */

@@ -171,7 +171,16 @@ export function createFlatCallTracer(config: FlatCallTracerConfig = {}, context:
       if (f.to !== undefined) result.address = f.to
       result.code = f.output ?? '0x'
       result.gasUsed = f.gasUsed
-      frame = { action: sortAction(action), ...base, result, subtraces: children.length, traceAddress, transactionHash: null, transactionPosition: 0, type: 'create' }
+      frame = {
+        action: sortAction(action),
+        ...base,
+        result,
+        subtraces: children.length,
+        traceAddress,
+        transactionHash: null,
+        transactionPosition: 0,
+        type: 'create',
+      }
     } else if (f.type === 'SELFDESTRUCT') {
       const action: FlatCallAction = { address: f.from }
       if (value !== undefined) action.balance = value

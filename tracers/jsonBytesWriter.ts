@@ -143,7 +143,26 @@ export class JsonBytesWriter {
 
   /** a non-negative integer below 2^31 */
   private int32(n: number): void {
-    const digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10000 ? 4 : n < 100000 ? 5 : n < 1000000 ? 6 : n < 10000000 ? 7 : n < 100000000 ? 8 : n < 1000000000 ? 9 : 10
+    const digits =
+      n < 10
+        ? 1
+        : n < 100
+          ? 2
+          : n < 1000
+            ? 3
+            : n < 10000
+              ? 4
+              : n < 100000
+                ? 5
+                : n < 1000000
+                  ? 6
+                  : n < 10000000
+                    ? 7
+                    : n < 100000000
+                      ? 8
+                      : n < 1000000000
+                        ? 9
+                        : 10
     this.room(digits)
     const buf = this.buf
     let p = this.pos + digits

@@ -144,10 +144,7 @@ export function createPrestateTracer(config: PrestateTracerConfig = {}): Tracer<
     const caller = step.address
     if (n >= 1 && (op === OP.SLOAD || op === OP.SSTORE)) {
       await lookupStorage(caller, wordToHash(stack[n - 1]))
-    } else if (
-      n >= 1 &&
-      (op === OP.EXTCODECOPY || op === OP.EXTCODEHASH || op === OP.EXTCODESIZE || op === OP.BALANCE || op === OP.SELFDESTRUCT)
-    ) {
+    } else if (n >= 1 && (op === OP.EXTCODECOPY || op === OP.EXTCODEHASH || op === OP.EXTCODESIZE || op === OP.BALANCE || op === OP.SELFDESTRUCT)) {
       await lookupAccount(wordToAddress(stack[n - 1]))
       if (op === OP.SELFDESTRUCT) {
         // EIP-6780 (Cancun): SELFDESTRUCT only deletes an account created in the same tx

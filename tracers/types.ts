@@ -13,14 +13,7 @@
  */
 import type { Address, Hex } from 'viem'
 
-export type CallType =
-  | 'CALL'
-  | 'STATICCALL'
-  | 'DELEGATECALL'
-  | 'CALLCODE'
-  | 'CREATE'
-  | 'CREATE2'
-  | 'SELFDESTRUCT'
+export type CallType = 'CALL' | 'STATICCALL' | 'DELEGATECALL' | 'CALLCODE' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT'
 
 /** Read-only view of the state the EVM is executing on, at the moment of the call. */
 export interface StateReader {

@@ -71,8 +71,15 @@ const MEMORY_RANGES: Record<number, [number, number][]> = {
   0x39: [[0, 2]], // CODECOPY
   0x3e: [[0, 2]], // RETURNDATACOPY
   0x3c: [[1, 3]], // EXTCODECOPY
-  0x5e: [[0, 2], [1, 2]], // MCOPY
-  0xa0: [[0, 1]], 0xa1: [[0, 1]], 0xa2: [[0, 1]], 0xa3: [[0, 1]], 0xa4: [[0, 1]], // LOG0..4
+  0x5e: [
+    [0, 2],
+    [1, 2],
+  ], // MCOPY
+  0xa0: [[0, 1]],
+  0xa1: [[0, 1]],
+  0xa2: [[0, 1]],
+  0xa3: [[0, 1]],
+  0xa4: [[0, 1]], // LOG0..4
   0xf3: [[0, 1]], // RETURN
   0xfd: [[0, 1]], // REVERT
 }
@@ -229,11 +236,24 @@ export function createVmTraceTracer(opts: VmTraceOptions = {}): Tracer<VmTrace> 
         const left = step.gas - step.cost
         cost += tangerineWhistle ? left - left / 64n : left
       }
-      const s: Step = { pc: step.pc, opcode: step.opcode, used: step.gas, cost, mem: memoryOf(node, step.memory), push: undefined, stack: step.stack.slice(), failed: step.error !== undefined }
+      const s: Step = {
+        pc: step.pc,
+        opcode: step.opcode,
+        used: step.gas,
+        cost,
+        mem: memoryOf(node, step.memory),
+        push: undefined,
+        stack: step.stack.slice(),
+        failed: step.error !== undefined,
+      }
       if (++steps > maxSteps) throw new TracerError('PAYLOAD_TOO_LARGE', `vmTrace exceeds the limit of ${maxSteps} steps`, { maxStructLogSteps: maxSteps })
       bytes += OP_BYTES + s.mem.data.length
       if (bytes > maxBytes) {
-        throw new TracerError('PAYLOAD_TOO_LARGE', `vmTrace exceeds ${Math.round(maxBytes / 2 ** 20)} MiB of output (the whole memory is printed at every op)`, { maxTraceBytes: maxBytes })
+        throw new TracerError(
+          'PAYLOAD_TOO_LARGE',
+          `vmTrace exceeds ${Math.round(maxBytes / 2 ** 20)} MiB of output (the whole memory is printed at every op)`,
+          { maxTraceBytes: maxBytes },
+        )
       }
       if (CALL_LIKE.has(step.opcode)) {
         // the callee's result lands on the stack when it returns: at revm's step end the stack

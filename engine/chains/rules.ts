@@ -112,7 +112,10 @@ export interface ChainRules {
    * footprint (an impersonated one's priced as its L1 fee is). The block's header carries their
    * sum as `blobGasUsed`, which its gas limit bounds. Undefined: the block has no such limit.
    */
-  daFootprintMeter?(block: { number: bigint; timestamp: bigint }, starts: TypedTransaction[]): ((tx: TypedTransaction, impersonated: boolean) => bigint) | undefined
+  daFootprintMeter?(
+    block: { number: bigint; timestamp: bigint },
+    starts: TypedTransaction[],
+  ): ((tx: TypedTransaction, impersonated: boolean) => bigint) | undefined
   /** EIP-2718 bytes of a type only this chain has (a deposit), decoded; undefined: not one */
   decodeRaw?(bytes: Uint8Array, common: Common): DecodedTx | undefined
   /** the EIP-2718 bytes of such a transaction (a deposit's); undefined: an Ethereum transaction */
@@ -124,7 +127,13 @@ export interface ChainRules {
    * deposit's nonce and receipt version), from the state after it ran and what it was charged
    * (with its DA footprint where the block meters one).
    */
-  receiptFields?(run: { ctx: ExecutionContext; tx: TypedTransaction; fees?: RollupFees; nonceBefore: bigint; daFootprint?: bigint }): Promise<Record<string, unknown>>
+  receiptFields?(run: {
+    ctx: ExecutionContext
+    tx: TypedTransaction
+    fees?: RollupFees
+    nonceBefore: bigint
+    daFootprint?: bigint
+  }): Promise<Record<string, unknown>>
 }
 
 export interface ChainRulesOptions {

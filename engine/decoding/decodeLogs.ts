@@ -109,7 +109,10 @@ function decodeStrict(entry: EventEntry, log: RawLog): Record<string, unknown> |
     if (reTopics.length !== topics.length || reTopics.some((t, i) => (t as Hex).toLowerCase() !== topics[i])) return undefined
     const nonIndexed = entry.abi.inputs.filter((i) => !i.indexed)
     const reData = nonIndexed.length
-      ? encodeAbiParameters(nonIndexed, nonIndexed.map((i) => decoded[i.name!]))
+      ? encodeAbiParameters(
+          nonIndexed,
+          nonIndexed.map((i) => decoded[i.name!]),
+        )
       : '0x'
     if (reData.toLowerCase() !== data) return undefined
     return decoded

@@ -61,36 +61,27 @@ const SIGNATURES: Record<EventId, string> = {
   'erc721.Transfer': 'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
   'erc721.Approval': 'event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId)',
   'erc721.ApprovalForAll': 'event ApprovalForAll(address indexed owner, address indexed operator, bool approved)',
-  'erc1155.TransferSingle':
-    'event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)',
-  'erc1155.TransferBatch':
-    'event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)',
+  'erc1155.TransferSingle': 'event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)',
+  'erc1155.TransferBatch': 'event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)',
   'erc1155.URI': 'event URI(string value, uint256 indexed id)',
   'weth.Deposit': 'event Deposit(address indexed dst, uint256 wad)',
   'weth.Withdrawal': 'event Withdrawal(address indexed src, uint256 wad)',
-  'uniswapV2.Swap':
-    'event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)',
+  'uniswapV2.Swap': 'event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)',
   'uniswapV2.Sync': 'event Sync(uint112 reserve0, uint112 reserve1)',
   'uniswapV2.Mint': 'event Mint(address indexed sender, uint256 amount0, uint256 amount1)',
   'uniswapV2.Burn': 'event Burn(address indexed sender, uint256 amount0, uint256 amount1, address indexed to)',
-  'uniswapV2.PairCreated':
-    'event PairCreated(address indexed token0, address indexed token1, address pair, uint256 pairIndex)',
+  'uniswapV2.PairCreated': 'event PairCreated(address indexed token0, address indexed token1, address pair, uint256 pairIndex)',
   'uniswapV3.Swap':
     'event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)',
   'uniswapV3.Mint':
     'event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)',
-  'uniswapV3.Burn':
-    'event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)',
+  'uniswapV3.Burn': 'event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)',
   'uniswapV3.Collect':
     'event Collect(address indexed owner, address recipient, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount0, uint128 amount1)',
-  'uniswapV3.PoolCreated':
-    'event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)',
-  'ownable.OwnershipTransferred':
-    'event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)',
-  'accessControl.RoleGranted':
-    'event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender)',
-  'accessControl.RoleRevoked':
-    'event RoleRevoked(bytes32 indexed role, address indexed account, address indexed sender)',
+  'uniswapV3.PoolCreated': 'event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)',
+  'ownable.OwnershipTransferred': 'event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)',
+  'accessControl.RoleGranted': 'event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender)',
+  'accessControl.RoleRevoked': 'event RoleRevoked(bytes32 indexed role, address indexed account, address indexed sender)',
   'erc1967.Upgraded': 'event Upgraded(address indexed implementation)',
   'erc1967.AdminChanged': 'event AdminChanged(address previousAdmin, address newAdmin)',
   'erc1967.BeaconUpgraded': 'event BeaconUpgraded(address indexed beacon)',
@@ -108,9 +99,7 @@ function buildEntry(id: EventId, human: string): EventEntry {
   }
 }
 
-export const EVENT_TABLE: readonly EventEntry[] = Object.entries(SIGNATURES).map(([id, human]) =>
-  buildEntry(id as EventId, human),
-)
+export const EVENT_TABLE: readonly EventEntry[] = Object.entries(SIGNATURES).map(([id, human]) => buildEntry(id as EventId, human))
 
 const byKey = new Map<string, EventEntry>()
 for (const entry of EVENT_TABLE) {

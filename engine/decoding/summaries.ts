@@ -73,8 +73,7 @@ export async function summarize(id: EventId, emitter: Address, args: Args, token
     case 'erc20.Approval': {
       const value = big(args.value)
       const token = await info(emitter)
-      const amount =
-        value === maxUint256 ? `unlimited ${tokenLabel(emitter, token)}` : `${formatAmount(value, token)} ${tokenLabel(emitter, token)}`
+      const amount = value === maxUint256 ? `unlimited ${tokenLabel(emitter, token)}` : `${formatAmount(value, token)} ${tokenLabel(emitter, token)}`
       return `Approve ${addr(args.spender)} to spend ${amount} of ${addr(args.owner)}`
     }
     case 'erc721.Transfer':

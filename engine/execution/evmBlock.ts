@@ -47,7 +47,8 @@ let last: BlockFields | undefined
  */
 function blockFields(env: BlockEnv): BlockFields {
   const l = last
-  if (l !== undefined && l.from.coinbase === env.coinbase && l.from.prevRandao === env.prevRandao && l.from.parentBeaconBlockRoot === env.parentBeaconBlockRoot) return l
+  if (l !== undefined && l.from.coinbase === env.coinbase && l.from.prevRandao === env.prevRandao && l.from.parentBeaconBlockRoot === env.parentBeaconBlockRoot)
+    return l
   last = {
     from: { ...env },
     coinbase: new EjsAddress(hexToBytes(env.coinbase)),

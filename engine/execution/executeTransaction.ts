@@ -90,19 +90,20 @@ async function run(
   const block = buildEvmBlock(ctx.block, common, { baseFeePerGas: special && london ? 0n : baseFee })
 
   const account = await ctx.state.getAccount(sender)
-  if (!special) validateTx({
-    tx,
-    sender,
-    senderBalance: account?.balance ?? 0n,
-    senderNonce: account?.nonce ?? 0n,
-    common,
-    baseFee,
-    noBaseFee,
-    blobGasPrice: block.header.getBlobGasPrice(),
-    validation,
-    blockGasLimit: ctx.block.gasLimit,
-    blockGasUsed: opts.blockGasUsed ?? 0n,
-  })
+  if (!special)
+    validateTx({
+      tx,
+      sender,
+      senderBalance: account?.balance ?? 0n,
+      senderNonce: account?.nonce ?? 0n,
+      common,
+      baseFee,
+      noBaseFee,
+      blobGasPrice: block.header.getBlobGasPrice(),
+      validation,
+      blockGasLimit: ctx.block.gasLimit,
+      blockGasUsed: opts.blockGasUsed ?? 0n,
+    })
 
   // a sender with code (not a 7702 delegation): geth skips EIP-3607 for calls, runTx does not
   let state = ctx.state
@@ -155,9 +156,7 @@ async function run(
   }
 
   // what the chain charges besides gas (an OP-stack L1 fee), after the tracers' start; a deposit's mint
-  const settle = special
-    ? undefined
-    : await ctx.rules?.chargeFees?.({ ctx, tx, sender, impersonated, baseFee: baseFee ?? 0n, paysFees: !noBaseFee })
+  const settle = special ? undefined : await ctx.rules?.chargeFees?.({ ctx, tx, sender, impersonated, baseFee: baseFee ?? 0n, paysFees: !noBaseFee })
   if (special) await special.before(ctx.state)
 
   let result: RunTxResult
@@ -278,5 +277,3 @@ function asEngineError(e: unknown): EngineError {
 
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b)
 const max = (a: bigint, b: bigint): bigint => (a > b ? a : b)
-
-

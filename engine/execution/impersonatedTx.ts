@@ -12,7 +12,14 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { createAccessList2930Tx, createBlob4844Tx, createEOACode7702Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
-import { Address as EjsAddress, bigIntToUnpaddedBytes, hexToBytes, intToUnpaddedBytes, type EOACode7702AuthorizationListBytes, type EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util'
+import {
+  Address as EjsAddress,
+  bigIntToUnpaddedBytes,
+  hexToBytes,
+  intToUnpaddedBytes,
+  type EOACode7702AuthorizationListBytes,
+  type EOACode7702AuthorizationListBytesItem,
+} from '@ethereumjs/util'
 import { keccak256 } from 'viem'
 import { EngineError } from '../platform/errors.js'
 import type { Authorization, CallInput } from './types.js'
@@ -38,14 +45,16 @@ function setCodeTuples(common: Common, call: CallInput, list: Authorization[]): 
   if (!common.isActivatedEIP(7702)) throw new EngineError('VALIDATION_ERROR', 'authorizationList needs the Prague fork')
   if (!call.to) throw new EngineError('VALIDATION_ERROR', `EIP-7702 transaction cannot be used to create contract (sender ${call.from})`)
   if (list.length === 0) throw new EngineError('VALIDATION_ERROR', `EIP-7702 transaction with empty auth list (sender ${call.from})`)
-  return list.map((a): EOACode7702AuthorizationListBytesItem => [
-    bigIntToUnpaddedBytes(a.chainId),
-    hexToBytes(a.address),
-    bigIntToUnpaddedBytes(a.nonce),
-    intToUnpaddedBytes(a.yParity),
-    bigIntToUnpaddedBytes(a.r),
-    bigIntToUnpaddedBytes(a.s),
-  ])
+  return list.map(
+    (a): EOACode7702AuthorizationListBytesItem => [
+      bigIntToUnpaddedBytes(a.chainId),
+      hexToBytes(a.address),
+      bigIntToUnpaddedBytes(a.nonce),
+      intToUnpaddedBytes(a.yParity),
+      bigIntToUnpaddedBytes(a.r),
+      bigIntToUnpaddedBytes(a.s),
+    ],
+  )
 }
 
 export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: ImpersonatedTxInput): TypedTransaction {
@@ -95,9 +104,10 @@ export function createImpersonatedTx(common: Common, { call, nonce, gasLimit }: 
       tx = createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n, accessList }, opts)
     } else if (accessList && accessList.length > 0) {
       if (!common.isActivatedEIP(2930)) throw new EngineError('VALIDATION_ERROR', 'accessList needs the Berlin fork')
-      tx = call.gasPrice === undefined && london
-        ? createFeeMarket1559Tx({ ...base, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, accessList }, opts)
-        : createAccessList2930Tx({ ...base, gasPrice: call.gasPrice ?? 0n, accessList }, opts)
+      tx =
+        call.gasPrice === undefined && london
+          ? createFeeMarket1559Tx({ ...base, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, accessList }, opts)
+          : createAccessList2930Tx({ ...base, gasPrice: call.gasPrice ?? 0n, accessList }, opts)
     } else {
       tx = createLegacyTx({ ...base, gasPrice: call.gasPrice ?? 0n }, opts)
     }

@@ -42,12 +42,7 @@ export function runStopped(stop: RunStop): EngineError | undefined {
     return new EngineError('EXECUTION_TIMEOUT', 'the request was given up (it timed out or its client went away): its run was stopped')
   }
   if (stop.deadline !== undefined && Date.now() > stop.deadline) {
-    return new EngineError(
-      'EXECUTION_TIMEOUT',
-      'the request ran past its time limit: its run was stopped',
-      undefined,
-      TIMEOUT_SUGGESTION,
-    )
+    return new EngineError('EXECUTION_TIMEOUT', 'the request ran past its time limit: its run was stopped', undefined, TIMEOUT_SUGGESTION)
   }
   return undefined
 }

@@ -136,7 +136,8 @@ const CALL_TYPES: Record<number, CallType> = {
 
 /** the steps whose stack or memory the adapter itself reads (calls, creations, logs, …) */
 const READS_STEP = new Uint8Array(256)
-for (const op of [OP.CALL, OP.CALLCODE, OP.DELEGATECALL, OP.STATICCALL, OP.CREATE, OP.CREATE2, OP.RETURNDATACOPY, OP.RETURN, OP.SELFDESTRUCT, 0xfe]) READS_STEP[op] = 1
+for (const op of [OP.CALL, OP.CALLCODE, OP.DELEGATECALL, OP.STATICCALL, OP.CREATE, OP.CREATE2, OP.RETURNDATACOPY, OP.RETURN, OP.SELFDESTRUCT, 0xfe])
+  READS_STEP[op] = 1
 for (let op = OP.LOG0; op <= OP.LOG4; op++) READS_STEP[op] = 1
 
 export class TracingAdapter {
@@ -194,7 +195,15 @@ export class TracingAdapter {
       // runTx failed before the top message (e.g. EIP-7702 authorizations out of gas): geth's
       // tracers still see the top call, so show it, failed, with the whole gas used
       const tx = this.tx
-      await this.enter({ depth: 0, type: tx.to ? 'CALL' : 'CREATE', from: tx.from, to: tx.to ?? tx.createdAddress ?? tx.from, input: tx.input, gas: tx.gasLimit, value: tx.value })
+      await this.enter({
+        depth: 0,
+        type: tx.to ? 'CALL' : 'CREATE',
+        from: tx.from,
+        to: tx.to ?? tx.createdAddress ?? tx.from,
+        input: tx.input,
+        gas: tx.gasLimit,
+        value: tx.value,
+      })
       this.topExit = { depth: 0, output: '0x', gasUsed: receiptGas, reverted: error !== undefined, ...(error !== undefined ? { error } : {}) }
     }
     if (this.topExit) await this.exit({ ...this.topExit, gasUsed: receiptGas, executionGasUsed: this.topExit.gasUsed })
@@ -226,8 +235,7 @@ export class TracingAdapter {
   lightSteps(): LightSteps | undefined {
     if (this.wantsOpcode.length > 0) return undefined
     return {
-      full: (code, depth) =>
-        READS_STEP[code] === 1 || this.pendingLog?.depth === depth || this.pendingCall?.stepDepth === depth,
+      full: (code, depth) => READS_STEP[code] === 1 || this.pendingLog?.depth === depth || this.pendingCall?.stepDepth === depth,
       step: (opcode, stackLen, gasLeft, cost) => {
         this.tick()
         const frame = this.frames[this.frames.length - 1]
@@ -267,7 +275,12 @@ export class TracingAdapter {
       forwarded = this.noteCall(ev, callType, self, top, cost, frame)
     } else if (code >= OP.LOG0 && code <= OP.LOG4) {
       const topics: Hex[] = []
-      for (let i = 0; i < code - OP.LOG0; i++) topics.push(`0x${top(2 + i).toString(16).padStart(64, '0')}` as Hex)
+      for (let i = 0; i < code - OP.LOG0; i++)
+        topics.push(
+          `0x${top(2 + i)
+            .toString(16)
+            .padStart(64, '0')}` as Hex,
+        )
       this.pendingLog = { depth: ev.depth, address: self, topics, data: hex(readMemory(memory, top(0), top(1))) }
     } else if (code === OP.RETURNDATACOPY && frame) {
       frame.returnDataOob = top(1) + top(2) > BigInt(frame.returnData.length)
@@ -311,14 +324,7 @@ export class TracingAdapter {
   }
 
   /** records a CALL/CREATE step; returns geth's callGasTemp (the forwarded gas, no stipend) */
-  private noteCall(
-    ev: InterpreterStep,
-    type: CallType,
-    self: Address,
-    top: (i: number) => bigint,
-    cost: bigint,
-    frame: Frame | undefined,
-  ): bigint {
+  private noteCall(ev: InterpreterStep, type: CallType, self: Address, top: (i: number) => bigint, cost: bigint, frame: Frame | undefined): bigint {
     const available = ev.gasLeft - cost
     if (type === 'CREATE' || type === 'CREATE2') {
       const value = top(0)
@@ -451,7 +457,13 @@ export class TracingAdapter {
     if (type !== 'CREATE' && type !== 'CREATE2' && this.tx.isPrecompile(to)) frame.precompile = { id: Number(BigInt(to)), input }
     this.frames.push(frame)
     await this.enter({
-      depth, type, from, to, input: hex(input), gas, value: type === 'STATICCALL' ? undefined : value,
+      depth,
+      type,
+      from,
+      to,
+      input: hex(input),
+      gas,
+      value: type === 'STATICCALL' ? undefined : value,
       ...(depth === 0 && { executionGas: msg.gasLimit }),
     })
   }
@@ -480,9 +492,7 @@ export class TracingAdapter {
     let reverted = false
     let output = result.execResult.returnValue ?? EMPTY
     if (ejsError !== undefined) {
-      error = frame.precompile
-        ? toGethPrecompileError(frame.precompile.id, frame.precompile.input, ejsError)
-        : toGethError(ejsError, this.failingStep(frame))
+      error = frame.precompile ? toGethPrecompileError(frame.precompile.id, frame.precompile.input, ejsError) : toGethError(ejsError, this.failingStep(frame))
       const isCreate = frame.type === 'CREATE' || frame.type === 'CREATE2'
       const s = frame.lastStep
       // code deposit failed after a successful RETURN: ethereumjs says 'out of gas', geth
@@ -503,7 +513,8 @@ export class TracingAdapter {
     }
     if (reverted) this.logCount = frame.logCountAtStart
     const parent = this.frames[this.frames.length - 1]
-    if (parent) parent.returnData = ejsError === undefined || ejsError === 'revert' ? (frame.type.startsWith('CREATE') && ejsError === undefined ? EMPTY : output) : EMPTY
+    if (parent)
+      parent.returnData = ejsError === undefined || ejsError === 'revert' ? (frame.type.startsWith('CREATE') && ejsError === undefined ? EMPTY : output) : EMPTY
     const exit: ExitEvent = { depth: frame.depth, output: hex(output), gasUsed: result.execResult.executionGasUsed, reverted }
     if (error !== undefined) exit.error = error
     if (frame.depth === 0) this.topExit = exit

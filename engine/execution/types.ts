@@ -182,6 +182,4 @@ export interface CallOutcome {
   revertReason?: string
 }
 /** eth_estimateGas: the gas, or why no gas within the allowance makes the call succeed */
-export type GasEstimate =
-  | { gas: Hex }
-  | { error: string; revertData?: Hex; revertReason?: string }
+export type GasEstimate = { gas: Hex } | { error: string; revertData?: Hex; revertReason?: string }

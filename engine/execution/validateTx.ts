@@ -59,10 +59,19 @@ export function validateTx(v: ValidateTxInput): void {
   const { feeCap, tip } = feeFields(tx)
   if (v.baseFee !== undefined && !(v.noBaseFee && feeCap === 0n && tip === 0n)) {
     if (tip > feeCap) {
-      throw new EngineError('VALIDATION_ERROR', `max priority fee per gas higher than max fee per gas: address ${who}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`, { rule: 'fees' })
+      throw new EngineError(
+        'VALIDATION_ERROR',
+        `max priority fee per gas higher than max fee per gas: address ${who}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
+        { rule: 'fees' },
+      )
     }
     if (feeCap < v.baseFee) {
-      throw new EngineError('VALIDATION_ERROR', `max fee per gas less than block base fee: address ${who}, maxFeePerGas: ${feeCap}, baseFee: ${v.baseFee}`, { rule: 'baseFee' }, 'raise maxFeePerGas (or gasPrice) to at least the block base fee, or send no fee fields')
+      throw new EngineError(
+        'VALIDATION_ERROR',
+        `max fee per gas less than block base fee: address ${who}, maxFeePerGas: ${feeCap}, baseFee: ${v.baseFee}`,
+        { rule: 'baseFee' },
+        'raise maxFeePerGas (or gasPrice) to at least the block base fee, or send no fee fields',
+      )
     }
   }
   let want = tx.gasLimit * feeCap + tx.value
@@ -70,7 +79,11 @@ export function validateTx(v: ValidateTxInput): void {
     const blobGas = BLOB_GAS_PER_BLOB * BigInt(tx.numBlobs())
     want += blobGas * tx.maxFeePerBlobGas
     if (v.validation && v.blobGasPrice !== undefined && tx.maxFeePerBlobGas < v.blobGasPrice) {
-      throw new EngineError('VALIDATION_ERROR', `max fee per blob gas less than block blob gas fee: address ${who} blobGasFeeCap: ${tx.maxFeePerBlobGas}, blobBaseFee: ${v.blobGasPrice}`, { rule: 'blobFee' })
+      throw new EngineError(
+        'VALIDATION_ERROR',
+        `max fee per blob gas less than block blob gas fee: address ${who} blobGasFeeCap: ${tx.maxFeePerBlobGas}, blobBaseFee: ${v.blobGasPrice}`,
+        { rule: 'blobFee' },
+      )
     }
   }
   if (v.senderBalance < want) {
@@ -82,16 +95,28 @@ export function validateTx(v: ValidateTxInput): void {
     )
   }
   if (v.validation && tx.gasLimit > v.blockGasLimit - v.blockGasUsed) {
-    throw new EngineError('VALIDATION_ERROR', `gas limit reached: tx gas ${tx.gasLimit} exceeds the block's remaining ${v.blockGasLimit - v.blockGasUsed}`, { rule: 'blockGasLimit' })
+    throw new EngineError('VALIDATION_ERROR', `gas limit reached: tx gas ${tx.gasLimit} exceeds the block's remaining ${v.blockGasLimit - v.blockGasUsed}`, {
+      rule: 'blockGasLimit',
+    })
   }
   const intrinsic = tx.getIntrinsicGas()
   if (tx.gasLimit < intrinsic) {
-    throw new EngineError('INSUFFICIENT_GAS', `intrinsic gas too low: have ${tx.gasLimit}, want ${intrinsic}`, { gasRequired: `0x${intrinsic.toString(16)}` }, `set gas to at least ${intrinsic}`)
+    throw new EngineError(
+      'INSUFFICIENT_GAS',
+      `intrinsic gas too low: have ${tx.gasLimit}, want ${intrinsic}`,
+      { gasRequired: `0x${intrinsic.toString(16)}` },
+      `set gas to at least ${intrinsic}`,
+    )
   }
   if (common.isActivatedEIP(7623)) {
     const floor = getCalldataFloorGas(tx, v.sender)
     if (tx.gasLimit < floor) {
-      throw new EngineError('INSUFFICIENT_GAS', `insufficient gas for floor data gas cost: have ${tx.gasLimit}, want ${floor}`, { gasRequired: `0x${floor.toString(16)}` }, `set gas to at least ${floor}`)
+      throw new EngineError(
+        'INSUFFICIENT_GAS',
+        `insufficient gas for floor data gas cost: have ${tx.gasLimit}, want ${floor}`,
+        { gasRequired: `0x${floor.toString(16)}` },
+        `set gas to at least ${floor}`,
+      )
     }
   }
 }

@@ -59,7 +59,8 @@ export function parseBlockRef(v: unknown, opts: BlockRefOptions = {}): BlockRef 
 function eip1898(o: Record<string, unknown>, opts: BlockRefOptions): BlockRef {
   const unknown = Object.keys(o).find((k) => k !== 'blockNumber' && k !== 'blockHash' && k !== 'requireCanonical')
   if (unknown !== undefined) throw new BlockRefError(`${unknown}: unknown field (accepted: blockNumber, blockHash, requireCanonical)`)
-  if (o.blockNumber !== undefined && o.blockHash !== undefined) throw new BlockRefError('cannot specify both BlockHash and BlockNumber, choose one or the other')
+  if (o.blockNumber !== undefined && o.blockHash !== undefined)
+    throw new BlockRefError('cannot specify both BlockHash and BlockNumber, choose one or the other')
   if (o.requireCanonical !== undefined && typeof o.requireCanonical !== 'boolean') throw new BlockRefError('requireCanonical: expected a boolean')
   // every block this service knows is canonical (a fork reads one upstream chain)
   if (o.blockHash !== undefined) {

@@ -13,7 +13,18 @@
  * @example
  * const common = commonFor(1, { number: 19_000_000n, timestamp: 1_705_000_000n })
  */
-import { Common, Hardfork, Holesky, Hoodi, Mainnet, Sepolia, createCommonFromGethGenesis, createCustomCommon, type ChainConfig, type GethGenesis } from '@ethereumjs/common'
+import {
+  Common,
+  Hardfork,
+  Holesky,
+  Hoodi,
+  Mainnet,
+  Sepolia,
+  createCommonFromGethGenesis,
+  createCustomCommon,
+  type ChainConfig,
+  type GethGenesis,
+} from '@ethereumjs/common'
 import { EVM } from '@ethereumjs/evm'
 import { EngineError } from './errors.js'
 import { ecrecover } from './ecrecover.js'

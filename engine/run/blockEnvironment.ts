@@ -32,12 +32,7 @@ function toBlockEnv(h: BlockHeaderInfo): BlockEnv {
   return env
 }
 
-export function executionContext(
-  chain: ChainSource,
-  header: BlockHeaderInfo,
-  state: StateManagerInterface,
-  overrides?: BlockOverrides,
-): ExecutionContext {
+export function executionContext(chain: ChainSource, header: BlockHeaderInfo, state: StateManagerInterface, overrides?: BlockOverrides): ExecutionContext {
   const env = applyBlockOverrides(header, overrides)
   return {
     ...(chain.runStop && { stop: chain.runStop }),

@@ -74,13 +74,17 @@ export async function openBlock(
   const transactions = [...fetched].sort((a, b) => a.index - b.index)
   const warm = transactions.slice(0, opts.prefetchUpTo ?? transactions.length)
   if (warm.length > 0) {
-    await chain.prefetch?.(header.number - 1n, warm.map((t) => ({
-      from: t.from,
-      to: t.tx.to ? (t.tx.to.toString() as Hex) : null,
-      data: `0x${Buffer.from(t.tx.data).toString('hex')}` as Hex,
-      value: t.tx.value,
-      // the block's fee recipient and start-of-block system calls are read too: in the same batch
-    })), { also: [{ address: header.coinbase, storageKeys: [] }, ...systemCallReads(header)] })
+    await chain.prefetch?.(
+      header.number - 1n,
+      warm.map((t) => ({
+        from: t.from,
+        to: t.tx.to ? (t.tx.to.toString() as Hex) : null,
+        data: `0x${Buffer.from(t.tx.data).toString('hex')}` as Hex,
+        value: t.tx.value,
+        // the block's fee recipient and start-of-block system calls are read too: in the same batch
+      })),
+      { also: [{ address: header.coinbase, storageKeys: [] }, ...systemCallReads(header)] },
+    )
   }
   const ctx = executionContext(chain, header, state)
   await applyBlockSystemCalls(state, ctx.common, header)

@@ -42,8 +42,12 @@ export interface ReplayOverrides {
 export async function openReplay(chain: ChainSource, hash: Hex, overrides: ReplayOverrides = {}): Promise<OpenedReplay> {
   const mined = await chain.getTransaction(hash)
   if (!mined) {
-    throw new EngineError('TRANSACTION_NOT_FOUND', `transaction ${hash} was not found (unknown, or not mined yet)`, { transactionHash: hash },
-      'check the hash and that the service is connected to the chain the transaction was mined on')
+    throw new EngineError(
+      'TRANSACTION_NOT_FOUND',
+      `transaction ${hash} was not found (unknown, or not mined yet)`,
+      { transactionHash: hash },
+      'check the hash and that the service is connected to the chain the transaction was mined on',
+    )
   }
   const header = await chain.resolveBlock({ number: mined.blockNumber })
   if (header.number === 0n) {

@@ -72,9 +72,18 @@ export class AccessListHints {
       } else ask.push(i)
     })
     if (ask.length) {
-      const lists = await this.request(`0x${block.toString(16)}`, ask.map((i) => calls[i]!), budget)
+      const lists = await this.request(
+        `0x${block.toString(16)}`,
+        ask.map((i) => calls[i]!),
+        budget,
+      )
       ask.forEach((i, j) => (out[i] = lists[j]))
-      this.remember(block, ask.map((i) => calls[i]!), lists, ttl)
+      this.remember(
+        block,
+        ask.map((i) => calls[i]!),
+        lists,
+        ttl,
+      )
     }
     return out.map((l) => l ?? [])
   }

@@ -20,8 +20,7 @@ const strip = (h: string) => (h.startsWith('0x') ? h.slice(2) : h)
 
 export const forkKeys = {
   account: (chainId: number, block: bigint, address: Hex) => `fs:${chainId}:${block.toString(16)}:a:${strip(address)}`,
-  storage: (chainId: number, block: bigint, address: Hex, slot: Hex) =>
-    `fs:${chainId}:${block.toString(16)}:s:${strip(address)}${strip(slot)}`,
+  storage: (chainId: number, block: bigint, address: Hex, slot: Hex) => `fs:${chainId}:${block.toString(16)}:s:${strip(address)}${strip(slot)}`,
   code: (chainId: number, codeHash: Hex) => `fs:${chainId}:c:${strip(codeHash)}`,
   accessList: (chainId: number, block: bigint, digest: string) => `fs:${chainId}:${block.toString(16)}:l:${digest}`,
 }

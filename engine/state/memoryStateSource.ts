@@ -110,7 +110,9 @@ export class MemoryStateSource implements StateSource {
   allAccounts(): { address: Hex; account: AccountState; code: Uint8Array; storage: Map<Hex, Uint8Array> }[] {
     const flat = this.depth === 0 ? this : this.squash()
     return [...flat.accounts].flatMap(([address, account]) =>
-      account ? [{ address, account, code: flat.code.get(address) ?? EMPTY_BYTES, storage: flat.storage.get(address)?.slots ?? new Map<Hex, Uint8Array>() }] : [],
+      account
+        ? [{ address, account, code: flat.code.get(address) ?? EMPTY_BYTES, storage: flat.storage.get(address)?.slots ?? new Map<Hex, Uint8Array>() }]
+        : [],
     )
   }
 

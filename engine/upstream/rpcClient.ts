@@ -185,7 +185,12 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
     const refused = batch.filter((c) => !c.probe)
     if (refused.length > 0) {
       probe()
-      const err = timedOut(fail(`did not answer (stalled since ${new Date(stalledSince).toISOString()}: no answer within ${opts.timeoutMs} ms); failing fast until it answers again (${describe(refused)})`, { stalled: true }))
+      const err = timedOut(
+        fail(
+          `did not answer (stalled since ${new Date(stalledSince).toISOString()}: no answer within ${opts.timeoutMs} ms); failing fast until it answers again (${describe(refused)})`,
+          { stalled: true },
+        ),
+      )
       for (const c of refused) c.reject(err)
     }
     if (probes.length > 0) return sendNow(probes)

@@ -51,8 +51,7 @@ export function isUnlimited(type: ApprovalChange['type'], value: bigint): boolea
   return type !== 'erc721' && value === 1n
 }
 
-const word = (data: Hex | undefined, i = 0): bigint | undefined =>
-  data && size(data) >= 32 * (i + 1) ? BigInt(slice(data, 32 * i, 32 * (i + 1))) : undefined
+const word = (data: Hex | undefined, i = 0): bigint | undefined => (data && size(data) >= 32 * (i + 1) ? BigInt(slice(data, 32 * i, 32 * (i + 1))) : undefined)
 const address = (data: Hex | undefined): Address | undefined => {
   if (!data || size(data) < 32) return undefined
   try {
@@ -63,7 +62,11 @@ const address = (data: Hex | undefined): Address | undefined => {
 }
 
 const keyOf = (c: ApprovalCandidate) =>
-  c.kind === 'erc721' ? `721:${c.token}:${c.tokenId}` : c.kind === 'permit2' ? `p2:${c.permit2}:${c.owner}:${c.token}:${c.spender}` : `${c.kind}:${c.token}:${c.owner}:${c.spender}`
+  c.kind === 'erc721'
+    ? `721:${c.token}:${c.tokenId}`
+    : c.kind === 'permit2'
+      ? `p2:${c.permit2}:${c.owner}:${c.token}:${c.spender}`
+      : `${c.kind}:${c.token}:${c.owner}:${c.spender}`
 
 /** one candidate per permission, the last call that named it kept */
 function unique(candidates: readonly IndexedCandidate[]): IndexedCandidate[] {

@@ -83,7 +83,8 @@ async function delegations(before: OverlayStateManager, after: OverlayStateManag
   const out: { account: Address; delegate: Address }[] = []
   for (const account of after.codeWritten() as Address[]) {
     const [b, a] = await Promise.all([codeAt(before, account), codeAt(after, account)])
-    if (a !== b && a.startsWith(DELEGATION_PREFIX) && a.length === 2 + 46) out.push({ account: account.toLowerCase() as Address, delegate: `0x${a.slice(8)}` as Address })
+    if (a !== b && a.startsWith(DELEGATION_PREFIX) && a.length === 2 + 46)
+      out.push({ account: account.toLowerCase() as Address, delegate: `0x${a.slice(8)}` as Address })
   }
   return out
 }

@@ -124,13 +124,23 @@ export function candidatesOfCall(from: Address, to: Address, input: Hex): Approv
       if (typeof a[1] === 'object') {
         const p = a[1] as { details: { token: string } | readonly { token: string }[]; spender: string }
         const details = Array.isArray(p.details) ? p.details : [p.details as { token: string }]
-        return details.map((d) => ({ kind: 'permit2' as const, permit2: token, token: asAddress(d.token), owner: asAddress(a[0]), spender: asAddress(p.spender) }))
+        return details.map((d) => ({
+          kind: 'permit2' as const,
+          permit2: token,
+          token: asAddress(d.token),
+          owner: asAddress(a[0]),
+          spender: asAddress(p.spender),
+        }))
       }
       return [{ kind: 'erc20', token, owner: asAddress(a[0]), spender: asAddress(a[1]) }]
     }
     case 'lockdown':
       return (a[0] as readonly { token: string; spender: string }[]).map((d) => ({
-        kind: 'permit2' as const, permit2: token, token: asAddress(d.token), owner, spender: asAddress(d.spender),
+        kind: 'permit2' as const,
+        permit2: token,
+        token: asAddress(d.token),
+        owner,
+        spender: asAddress(d.spender),
       }))
   }
   return []
@@ -168,7 +178,9 @@ export function factsOfLog(log: { address: Address; topics: readonly Hex[]; data
       return log.topics.length === 3 && a1 && a2 ? { candidates: [], events: [{ kind: 'ownership', contract, previous: a1, next: a2 }] } : none
     case T.upgraded:
     case T.beaconUpgraded:
-      return log.topics.length === 2 && a1 ? { candidates: [], events: [{ kind: t0 === T.upgraded ? 'upgraded' : 'beaconUpgraded', contract, target: a1 }] } : none
+      return log.topics.length === 2 && a1
+        ? { candidates: [], events: [{ kind: t0 === T.upgraded ? 'upgraded' : 'beaconUpgraded', contract, target: a1 }] }
+        : none
     case T.adminChanged: {
       const previous = wordAddress(dataWord(log.data, 0))
       const next = wordAddress(dataWord(log.data, 1))

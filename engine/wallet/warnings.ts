@@ -44,7 +44,12 @@ export const WARNING_SEVERITY = {
 } as const satisfies Record<string, WarningSeverity>
 export type WarningCode = keyof typeof WARNING_SEVERITY
 
-export function warning(code: WarningCode, message: string, callIndex: number, about: Pick<PreviewWarning, 'account' | 'token' | 'spender'> = {}): PreviewWarning {
+export function warning(
+  code: WarningCode,
+  message: string,
+  callIndex: number,
+  about: Pick<PreviewWarning, 'account' | 'token' | 'spender'> = {},
+): PreviewWarning {
   return { code, severity: WARNING_SEVERITY[code], message, callIndex, ...about }
 }
 
@@ -92,7 +97,8 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
   }
 
   input.statuses.forEach((status, i) => {
-    if (status !== 'success') add(warning('REVERTED', `call ${i} ${status === 'reverted' ? 'reverts' : 'fails'}: its effects are not applied and its gas is spent`, i), `${i}`)
+    if (status !== 'success')
+      add(warning('REVERTED', `call ${i} ${status === 'reverted' ? 'reverts' : 'fails'}: its effects are not applied and its gas is spent`, i), `${i}`)
   })
 
   const codes = await Promise.all(input.approvals.map((c) => (granted(c) ? input.codeAt(c.spender) : Promise.resolve('0x1' as Hex))))
@@ -103,11 +109,27 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
     if (c.unlimited && !isUnlimited(c.type, BigInt(c.before)) && (c.type === 'erc20' || c.type === 'permit2'))
       add(warning('UNLIMITED_APPROVAL', `${short(c.spender)} may spend all of ${short(c.owner)}'s ${what(c)}, now and in future`, c.callIndex, about), key)
     if (codes[i] === '0x')
-      add(warning('APPROVAL_TO_EOA', `${what(c)} approved to ${short(c.spender)}, an account without code: no contract, a person holds this permission`, c.callIndex, about), key)
+      add(
+        warning(
+          'APPROVAL_TO_EOA',
+          `${what(c)} approved to ${short(c.spender)}, an account without code: no contract, a person holds this permission`,
+          c.callIndex,
+          about,
+        ),
+        key,
+      )
     if (c.type === 'erc721-all' || c.type === 'erc1155-all')
       add(warning('APPROVAL_FOR_ALL', `${short(c.spender)} may move every token of ${what(c)} that ${short(c.owner)} holds`, c.callIndex, about), key)
     if (c.type === 'permit2')
-      add(warning('PERMIT2_APPROVAL', `${short(c.spender)} may move ${c.unlimited ? 'all' : c.formatted ?? BigInt(c.after).toString()} ${what(c)} of ${short(c.owner)} through Permit2 ${until(c.expiration)}`, c.callIndex, about), key)
+      add(
+        warning(
+          'PERMIT2_APPROVAL',
+          `${short(c.spender)} may move ${c.unlimited ? 'all' : (c.formatted ?? BigInt(c.after).toString())} ${what(c)} of ${short(c.owner)} through Permit2 ${until(c.expiration)}`,
+          c.callIndex,
+          about,
+        ),
+        key,
+      )
   })
 
   for (const [i, facts] of input.facts.entries()) {
@@ -115,15 +137,25 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
     for (const created of facts.created) add(warning('CONTRACT_CREATED', `call ${i} deploys a contract at ${created}`, i, { account: created }), created)
     for (const gone of facts.destructed) add(warning('SELFDESTRUCT', `${gone} runs SELFDESTRUCT: its balance leaves it`, i, { account: gone }), gone)
     for (const e of facts.events) {
-      if (e.kind === 'ownership') add(warning('OWNERSHIP_TRANSFERRED', `ownership of ${e.contract} passes from ${e.previous} to ${e.next}`, i, { account: e.contract }), e.contract)
-      else if (e.kind === 'adminChanged') add(warning('ADMIN_CHANGED', `the proxy admin of ${e.contract} becomes ${e.next}`, i, { account: e.contract }), e.contract)
-      else add(warning('PROXY_UPGRADED', `${e.contract} now runs the code of ${e.target}${e.kind === 'beaconUpgraded' ? "'s implementation (beacon)" : ''}`, i, { account: e.contract }), e.contract)
+      if (e.kind === 'ownership')
+        add(warning('OWNERSHIP_TRANSFERRED', `ownership of ${e.contract} passes from ${e.previous} to ${e.next}`, i, { account: e.contract }), e.contract)
+      else if (e.kind === 'adminChanged')
+        add(warning('ADMIN_CHANGED', `the proxy admin of ${e.contract} becomes ${e.next}`, i, { account: e.contract }), e.contract)
+      else
+        add(
+          warning('PROXY_UPGRADED', `${e.contract} now runs the code of ${e.target}${e.kind === 'beaconUpgraded' ? "'s implementation (beacon)" : ''}`, i, {
+            account: e.contract,
+          }),
+          e.contract,
+        )
     }
   }
   for (const { contract, slot } of input.slotChanges) {
     const i = callTouching(input, contract)
-    if (slot === 'ownable') add(warning('OWNERSHIP_TRANSFERRED', `the owner of ${contract} changes (its ERC-7201 Ownable slot is written)`, i, { account: contract }), contract)
-    else if (slot === 'admin') add(warning('ADMIN_CHANGED', `the proxy admin of ${contract} changes (its ERC-1967 admin slot is written)`, i, { account: contract }), contract)
+    if (slot === 'ownable')
+      add(warning('OWNERSHIP_TRANSFERRED', `the owner of ${contract} changes (its ERC-7201 Ownable slot is written)`, i, { account: contract }), contract)
+    else if (slot === 'admin')
+      add(warning('ADMIN_CHANGED', `the proxy admin of ${contract} changes (its ERC-1967 admin slot is written)`, i, { account: contract }), contract)
     else add(warning('PROXY_UPGRADED', `${contract} now runs other code (its ERC-1967 ${slot} slot is written)`, i, { account: contract }), contract)
   }
   for (const { account, delegate } of input.delegations) {
@@ -141,7 +173,15 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
     const tokenIn = mine.some((c) => c.type !== 'native' && BigInt(c.delta) > 0n)
     if ((tokenOut || nativeNet < 0n) && !tokenIn && nativeNet <= 0n) {
       const last = [...input.transfers].reverse().find((t) => t.from === account)
-      add(warning('ASSETS_OUT_NOTHING_IN', `${short(account)} loses assets and receives none in return`, last?.callIndex ?? Math.max(0, input.statuses.length - 1), { account }), account)
+      add(
+        warning(
+          'ASSETS_OUT_NOTHING_IN',
+          `${short(account)} loses assets and receives none in return`,
+          last?.callIndex ?? Math.max(0, input.statuses.length - 1),
+          { account },
+        ),
+        account,
+      )
     }
   }
   return out

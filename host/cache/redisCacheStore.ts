@@ -98,8 +98,7 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
 
   const key = (k: string) => prefix + k
   const toBuffer = (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
-  const toBytes = (v: unknown): Uint8Array | undefined =>
-    v instanceof Uint8Array ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : undefined
+  const toBytes = (v: unknown): Uint8Array | undefined => (v instanceof Uint8Array ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : undefined)
 
   // A stalled Redis (socket open, no answers) would cost every request opTimeoutMs: after a few
   // failures in a row it is skipped for a moment, then one operation tries it again.
@@ -140,19 +139,23 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
   }
 
   const setArgs = (k: string, value: Uint8Array, ttlSeconds?: number): Array<string | Buffer> =>
-    ttlSeconds && ttlSeconds > 0
-      ? ['SET', key(k), toBuffer(value), 'PX', String(Math.ceil(ttlSeconds * 1000))]
-      : ['SET', key(k), toBuffer(value)]
+    ttlSeconds && ttlSeconds > 0 ? ['SET', key(k), toBuffer(value), 'PX', String(Math.ceil(ttlSeconds * 1000))] : ['SET', key(k), toBuffer(value)]
 
   return {
     get ready() {
       return client.isReady && !closed
     },
     async get(k) {
-      return guarded(async () => toBytes(await client.sendCommand(['GET', key(k)])), () => undefined)
+      return guarded(
+        async () => toBytes(await client.sendCommand(['GET', key(k)])),
+        () => undefined,
+      )
     },
     async set(k, value, ttlSeconds) {
-      await guarded(async () => void (await client.sendCommand(setArgs(k, value, ttlSeconds))), () => undefined)
+      await guarded(
+        async () => void (await client.sendCommand(setArgs(k, value, ttlSeconds))),
+        () => undefined,
+      )
     },
     async getMany(keys) {
       if (keys.length === 0) return []
@@ -180,17 +183,18 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
       const windowMs = Math.max(1, Math.ceil(windowSeconds * 1000))
       return guarded(
         async () => {
-          const [count, pttl] = (await client.sendCommand(['EVAL', INCREMENT_SCRIPT, '1', key(k), String(windowMs), String(by)])) as [
-            number,
-            number,
-          ]
+          const [count, pttl] = (await client.sendCommand(['EVAL', INCREMENT_SCRIPT, '1', key(k), String(windowMs), String(by)])) as [number, number]
           return { count: Number(count), resetSeconds: Math.max(1, Math.ceil(Number(pttl) / 1000)) }
         },
         () => fallback.increment(k, windowSeconds, by),
       )
     },
     async ping() {
-      return guarded(async () => String(await client.sendCommand(['PING'])) === 'PONG', () => false, true)
+      return guarded(
+        async () => String(await client.sendCommand(['PING'])) === 'PONG',
+        () => false,
+        true,
+      )
     },
     async close() {
       if (closed) return

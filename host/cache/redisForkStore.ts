@@ -86,11 +86,19 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
     } catch (e) {
       const cause = (e as Error).message
       if (write && cause === 'timeout') {
-        throw new EngineError('STATE_ACCESS_ERROR', `the fork store at ${where} did not answer in time: the change may have landed whole or not at all`, { cause },
-          'read the fork (eth_blockNumber, the receipt) before sending again')
+        throw new EngineError(
+          'STATE_ACCESS_ERROR',
+          `the fork store at ${where} did not answer in time: the change may have landed whole or not at all`,
+          { cause },
+          'read the fork (eth_blockNumber, the receipt) before sending again',
+        )
       }
-      throw new EngineError('STATE_ACCESS_ERROR', `the fork store at ${where} did not answer: the fork is unchanged`, { cause },
-        'retry when the cache store is reachable')
+      throw new EngineError(
+        'STATE_ACCESS_ERROR',
+        `the fork store at ${where} did not answer: the fork is unchanged`,
+        { cause },
+        'retry when the cache store is reachable',
+      )
     } finally {
       clearTimeout(timer)
     }
@@ -116,7 +124,12 @@ export function createRedisForkStore(opts: RedisForkStoreOptions): ForkStore {
         const ttlMs = record.ttlSeconds * 1000
         const expiresAt = Date.now() + ttlMs
         const args = [
-          expected === null ? '' : String(expected), String(record.version), JSON.stringify(record), String(ttlMs), String(expiresAt), id,
+          expected === null ? '' : String(expected),
+          String(record.version),
+          JSON.stringify(record),
+          String(ttlMs),
+          String(expiresAt),
+          id,
           ...blocks.flatMap((b) => [BigInt(b.number).toString(), storedBlockJson(b)]),
         ]
         const done = await cmd(['EVAL', COMMIT_SCRIPT, '3', metaKey(id), blocksKey(id), indexKey, ...args])

@@ -50,10 +50,7 @@ export function createTieredCacheStore(local: CacheStore, shared: CacheStore, op
       await Promise.all([local.set(key, value, ttlSeconds), shared.set(key, value, ttlSeconds)])
     },
     async setMany(entries) {
-      await Promise.all([
-        local.setMany(entries),
-        shared.setMany(entries),
-      ])
+      await Promise.all([local.setMany(entries), shared.setMany(entries)])
     },
     increment(key, windowSeconds, by) {
       return shared.increment(key, windowSeconds, by)

@@ -64,7 +64,12 @@ export function createLeasedCounter(store: Pick<CacheStore, 'increment'>, opts: 
     // resetSeconds is rounded up: the window may end up to a second sooner
     const block =
       by > 1 && first < opts.limit
-        ? { next: first + 1, last: Math.min(answer.count, opts.limit), usableUntil: now + (answer.resetSeconds - 1) * 1000, resetAt: now + answer.resetSeconds * 1000 }
+        ? {
+            next: first + 1,
+            last: Math.min(answer.count, opts.limit),
+            usableUntil: now + (answer.resetSeconds - 1) * 1000,
+            resetAt: now + answer.resetSeconds * 1000,
+          }
         : undefined
     // keys of clients gone quiet are dropped now and then, so the map cannot grow without bound
     if (keys.size > 10_000) for (const [k, v] of keys) if (!v.block || v.block.usableUntil <= now) keys.delete(k)

@@ -34,7 +34,11 @@ export function createMetricsGather(opts: { timeoutMs?: number } = {}): MetricsG
   const registry = new Registry()
   // Node's process metrics from the first scrape on: an instance nobody scrapes pays nothing for them
   let processMetrics = false
-  const replaced = new Counter({ name: `${METRIC_PREFIX}http_process_replacements_total`, help: 'HTTP processes that died and were replaced', registers: [registry] })
+  const replaced = new Counter({
+    name: `${METRIC_PREFIX}http_process_replacements_total`,
+    help: 'HTTP processes that died and were replaced',
+    registers: [registry],
+  })
   const listening = new Gauge({ name: `${METRIC_PREFIX}http_processes`, help: 'HTTP processes listening', registers: [registry], aggregator: 'max' })
   let nextId = 0
   const pending = new Map<number, (metrics: object[]) => void>()
@@ -89,7 +93,10 @@ const processChannel = (): MetricsChannel => ({
  * An HTTP process's side: answers the primary's `metricsCollect` with `own()`, and gathers the
  * instance's metrics through the primary (its own alone when the primary does not answer).
  */
-export function metricsThroughPrimary(own: () => Promise<MetricJson[]>, opts: { channel?: MetricsChannel; timeoutMs?: number } = {}): () => Promise<object[][]> {
+export function metricsThroughPrimary(
+  own: () => Promise<MetricJson[]>,
+  opts: { channel?: MetricsChannel; timeoutMs?: number } = {},
+): () => Promise<object[][]> {
   const channel = opts.channel ?? processChannel()
   const timeoutMs = opts.timeoutMs ?? 5_000
   let nextId = 0

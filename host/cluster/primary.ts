@@ -57,7 +57,8 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
   const simulations = createSiblingLookup()
   // GET /metrics on any process reports every process (metricsGather.ts)
   const metrics = createMetricsGather()
-  const countListening = () => metrics.setListening(Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && !w.isDead() && listening.has(w)).length)
+  const countListening = () =>
+    metrics.setListening(Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && !w.isDead() && listening.has(w)).length)
   const siblingsOf = (asker: Worker): Worker[] =>
     Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w !== asker && w.isConnected() && listening.has(w))
 
@@ -72,7 +73,7 @@ export async function runPrimary(opts: PrimaryOptions): Promise<void> {
       if (msg?.type === 'lookupReply') return simulations.onReply(msg)
       if (msg?.type === 'metricsCollected') return metrics.onCollected(msg)
       if (msg?.type === 'metricsAsk') {
-        const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected() && listening.has(w))
+        const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && listening.has(w) && w.isConnected())
         const channel = (w: Worker) => ({ send: (m: ToProcess) => void (w.isConnected() && w.send(m)) })
         return metrics.onAsk(msg, channel(worker), live.map(channel))
       }

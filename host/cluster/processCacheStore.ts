@@ -56,10 +56,7 @@ export function createProcessCacheStore(opts: ProcessCacheStoreOptions): CacheSt
     },
     set: (key, value, ttlSeconds) => (isSimulationKey(key) ? own.set(key, value, ttlSeconds) : shared.set(key, value, ttlSeconds)),
     async setMany(entries) {
-      await Promise.all([
-        own.setMany(entries.filter((e) => isSimulationKey(e.key))),
-        shared.setMany(entries.filter((e) => !isSimulationKey(e.key))),
-      ])
+      await Promise.all([own.setMany(entries.filter((e) => isSimulationKey(e.key))), shared.setMany(entries.filter((e) => !isSimulationKey(e.key)))])
     },
     increment: (key, windowSeconds, by) => shared.increment(key, windowSeconds, by),
     ping: () => shared.ping(),

@@ -53,8 +53,20 @@ export async function collectChainMetrics(chains: MetricsChain[], opts: { shared
     }),
   )
   const p = METRIC_PREFIX
-  const counter = (name: string, help: string, values: MetricJson['values']): MetricJson => ({ name: p + name, help, type: 'counter', aggregator: 'sum', values })
-  const gauge = (name: string, help: string, aggregator: MetricJson['aggregator'], values: MetricJson['values']): MetricJson => ({ name: p + name, help, type: 'gauge', aggregator, values })
+  const counter = (name: string, help: string, values: MetricJson['values']): MetricJson => ({
+    name: p + name,
+    help,
+    type: 'counter',
+    aggregator: 'sum',
+    values,
+  })
+  const gauge = (name: string, help: string, aggregator: MetricJson['aggregator'], values: MetricJson['values']): MetricJson => ({
+    name: p + name,
+    help,
+    type: 'gauge',
+    aggregator,
+    values,
+  })
   const each = <T>(pick: (r: ChainReading) => T | undefined, values: (chain: string, v: T) => MetricJson['values']) =>
     readings.flatMap((r) => {
       const v = pick(r)
@@ -80,60 +92,121 @@ export async function collectChainMetrics(chains: MetricsChain[], opts: { shared
   )
 
   return [
-    gauge('upstream_up', "1 when the chain's upstream (or the embedded devnet) answered a health probe at this scrape, else 0", 'min', each(
-      (r) => r,
-      (chain, r) => [{ labels: { chain }, value: r.health?.upstreamOk ? 1 : 0 }],
-    )),
-    gauge('cache_store_up', '1 when the cache store (memory, or Redis) answered at this scrape, else 0', 'min', readings[0]?.health ? [{ labels: {}, value: readings[0].health.cacheOk ? 1 : 0 }] : []),
-    counter('upstream_requests_total', 'JSON-RPC calls to the upstream node, by method and outcome (ok, error, timeout)', each(
-      (r) => r.metrics?.upstream?.calls,
-      (chain, calls) =>
-        Object.entries(calls).flatMap(([method, c]) =>
-          (['ok', 'error', 'timeout'] as const).map((outcome) => ({ labels: { chain, method, outcome }, value: c[outcome] })),
-        ),
-    )),
-    { name: `${p}upstream_request_duration_seconds`, help: 'time from asking the upstream for a JSON-RPC call to its outcome, seconds (a batch\'s calls each count)', type: 'histogram', aggregator: 'sum', values: durations },
-    counter('upstream_http_requests_total', 'HTTP requests to the upstream node, retries included (a JSON-RPC batch is one)', each(
-      (r) => r.metrics?.upstream,
-      (chain, u) => [{ labels: { chain }, value: u.httpRequests }],
-    )),
-    gauge('chain_head_block', 'the highest block number seen on the chain\'s upstream (by a request, or the health probe of a scrape)', 'max', each(
-      (r) => r.metrics?.head,
-      (chain, head) => [{ labels: { chain }, value: head }],
-    )),
-    counter('fork_cache_hits_total', 'fork-state reads answered without the upstream: from memory (or a read of the same key on its way) or from the cache store', each(
-      (r) => r.metrics?.forkReads,
-      (chain, f) => [
-        { labels: { chain, level: 'memory' }, value: f.memory },
-        { labels: { chain, level: 'store' }, value: f.store },
-      ],
-    )),
-    counter('fork_cache_misses_total', 'fork-state reads (an account, a slot, code) asked of the upstream', each(
-      (r) => r.metrics?.forkReads,
-      (chain, f) => [{ labels: { chain }, value: f.upstream }],
-    )),
-    gauge('forks_open', 'writable forks open', opts.sharedForks ? 'max' : 'sum', each(
-      (r) => r.metrics?.forksOpen,
-      (chain, n) => [{ labels: { chain }, value: n }],
-    )),
-    gauge('engine_runs_queued', 'engine calls waiting for a worker thread', 'sum', each(
-      (r) => r.runs,
-      (chain, runs) => [{ labels: { chain }, value: runs.queued }],
-    )),
-    gauge('engine_runs_in_flight', 'engine calls running', 'sum', each(
-      (r) => r.runs,
-      (chain, runs) => [{ labels: { chain }, value: runs.inFlight }],
-    )),
-    gauge('engines_ready', 'engines ready to run (worker threads, or 1 in process)', 'sum', each(
-      (r) => r.runs,
-      (chain, runs) => [{ labels: { chain }, value: runs.engines }],
-    )),
-    counter('engine_worker_replacements_total', 'worker threads replaced: died (crash, out of heap) or stopped at the request timeout', each(
-      (r) => r.runs,
-      (chain, runs) => [
-        { labels: { chain, reason: 'crash' }, value: runs.replacements.crash },
-        { labels: { chain, reason: 'timeout' }, value: runs.replacements.timeout },
-      ],
-    )),
+    gauge(
+      'upstream_up',
+      "1 when the chain's upstream (or the embedded devnet) answered a health probe at this scrape, else 0",
+      'min',
+      each(
+        (r) => r,
+        (chain, r) => [{ labels: { chain }, value: r.health?.upstreamOk ? 1 : 0 }],
+      ),
+    ),
+    gauge(
+      'cache_store_up',
+      '1 when the cache store (memory, or Redis) answered at this scrape, else 0',
+      'min',
+      readings[0]?.health ? [{ labels: {}, value: readings[0].health.cacheOk ? 1 : 0 }] : [],
+    ),
+    counter(
+      'upstream_requests_total',
+      'JSON-RPC calls to the upstream node, by method and outcome (ok, error, timeout)',
+      each(
+        (r) => r.metrics?.upstream?.calls,
+        (chain, calls) =>
+          Object.entries(calls).flatMap(([method, c]) =>
+            (['ok', 'error', 'timeout'] as const).map((outcome) => ({ labels: { chain, method, outcome }, value: c[outcome] })),
+          ),
+      ),
+    ),
+    {
+      name: `${p}upstream_request_duration_seconds`,
+      help: "time from asking the upstream for a JSON-RPC call to its outcome, seconds (a batch's calls each count)",
+      type: 'histogram',
+      aggregator: 'sum',
+      values: durations,
+    },
+    counter(
+      'upstream_http_requests_total',
+      'HTTP requests to the upstream node, retries included (a JSON-RPC batch is one)',
+      each(
+        (r) => r.metrics?.upstream,
+        (chain, u) => [{ labels: { chain }, value: u.httpRequests }],
+      ),
+    ),
+    gauge(
+      'chain_head_block',
+      "the highest block number seen on the chain's upstream (by a request, or the health probe of a scrape)",
+      'max',
+      each(
+        (r) => r.metrics?.head,
+        (chain, head) => [{ labels: { chain }, value: head }],
+      ),
+    ),
+    counter(
+      'fork_cache_hits_total',
+      'fork-state reads answered without the upstream: from memory (or a read of the same key on its way) or from the cache store',
+      each(
+        (r) => r.metrics?.forkReads,
+        (chain, f) => [
+          { labels: { chain, level: 'memory' }, value: f.memory },
+          { labels: { chain, level: 'store' }, value: f.store },
+        ],
+      ),
+    ),
+    counter(
+      'fork_cache_misses_total',
+      'fork-state reads (an account, a slot, code) asked of the upstream',
+      each(
+        (r) => r.metrics?.forkReads,
+        (chain, f) => [{ labels: { chain }, value: f.upstream }],
+      ),
+    ),
+    gauge(
+      'forks_open',
+      'writable forks open',
+      opts.sharedForks ? 'max' : 'sum',
+      each(
+        (r) => r.metrics?.forksOpen,
+        (chain, n) => [{ labels: { chain }, value: n }],
+      ),
+    ),
+    gauge(
+      'engine_runs_queued',
+      'engine calls waiting for a worker thread',
+      'sum',
+      each(
+        (r) => r.runs,
+        (chain, runs) => [{ labels: { chain }, value: runs.queued }],
+      ),
+    ),
+    gauge(
+      'engine_runs_in_flight',
+      'engine calls running',
+      'sum',
+      each(
+        (r) => r.runs,
+        (chain, runs) => [{ labels: { chain }, value: runs.inFlight }],
+      ),
+    ),
+    gauge(
+      'engines_ready',
+      'engines ready to run (worker threads, or 1 in process)',
+      'sum',
+      each(
+        (r) => r.runs,
+        (chain, runs) => [{ labels: { chain }, value: runs.engines }],
+      ),
+    ),
+    counter(
+      'engine_worker_replacements_total',
+      'worker threads replaced: died (crash, out of heap) or stopped at the request timeout',
+      each(
+        (r) => r.runs,
+        (chain, runs) => [
+          { labels: { chain, reason: 'crash' }, value: runs.replacements.crash },
+          { labels: { chain, reason: 'timeout' }, value: runs.replacements.timeout },
+        ],
+      ),
+    ),
   ]
 }

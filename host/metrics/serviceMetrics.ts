@@ -64,7 +64,7 @@ export function createServiceMetrics(opts: ServiceMetricsOptions): ServiceMetric
   })
   const duration = new Histogram({
     name: `${METRIC_PREFIX}http_request_duration_seconds`,
-    help: 'time from a request\'s arrival to its answer\'s headers, seconds',
+    help: "time from a request's arrival to its answer's headers, seconds",
     labelNames,
     buckets: HTTP_DURATION_BUCKETS,
     registers: [registry],

@@ -50,8 +50,19 @@ async function createEngineOnCores(opts: WorkerPoolOptions): Promise<HostedEngin
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
     const specifier = opts.engineModule ?? new URL(`../../engine/index${ext}`, import.meta.url).href
     const { createEngine } = (await import(specifier)) as EngineModule
-    const { workers: _w, cacheUrl, cachePrefix, maxConcurrentPerWorker: _m, maxCallsHeldPerWorker: _c, workerCacheBytes: _b, callTimeoutMs: _t,
-      healthTimeoutMs: _h, engineModule: _e, workerMaxHeapMb: _x, ...engine } = opts
+    const {
+      workers: _w,
+      cacheUrl,
+      cachePrefix,
+      maxConcurrentPerWorker: _m,
+      maxCallsHeldPerWorker: _c,
+      workerCacheBytes: _b,
+      callTimeoutMs: _t,
+      healthTimeoutMs: _h,
+      engineModule: _e,
+      workerMaxHeapMb: _x,
+      ...engine
+    } = opts
     // forks in Redis when the cache is Redis: every instance serves every fork
     const forkStore = engine.forkStore ?? (cacheUrl && /^rediss?:/i.test(cacheUrl) ? createRedisForkStore({ url: cacheUrl, prefix: cachePrefix }) : undefined)
     return countingRuns(await createEngine({ ...engine, ...(forkStore && { forkStore }) }))

@@ -28,9 +28,7 @@ export function workerEntry(): WorkerEntry {
   } catch {
     throw new Error('worker pool: running from TypeScript sources needs tsx (npm i -D tsx) or a build (npm run build)')
   }
-  const script =
-    `import(${JSON.stringify(tsxApi)})` +
-    `.then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}) })`
+  const script = `import(${JSON.stringify(tsxApi)})` + `.then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}) })`
   return { script, eval: true }
 }
 

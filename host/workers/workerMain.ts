@@ -62,7 +62,15 @@ function runStopOf(id: number, mark: StopMark | undefined): RunStop {
   return {
     ...(mark?.deadline !== undefined && { deadline: mark.deadline }),
     // index -1: every flag was taken, the deadline alone stops the run
-    ...(flags && mark && mark.index >= 0 && { signal: { get aborted() { return Atomics.load(flags, mark.index) !== 0 } } }),
+    ...(flags &&
+      mark &&
+      mark.index >= 0 && {
+        signal: {
+          get aborted() {
+            return Atomics.load(flags, mark.index) !== 0
+          },
+        },
+      }),
     onUpstreamWait: (waiting) => send({ type: 'upstreamWait', id, waiting }),
   }
 }

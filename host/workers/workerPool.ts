@@ -40,18 +40,18 @@
  */
 import { Worker } from 'node:worker_threads'
 import { EngineError, TIMEOUT_SUGGESTION } from '../../engine/platform/errors.js'
-import { ENGINE_OPERATIONS, type Engine, type EngineHealth, type EngineMetrics, type EngineOperation, type EngineOperations, type EngineOptions } from '../../engine/types.js'
+import {
+  ENGINE_OPERATIONS,
+  type Engine,
+  type EngineHealth,
+  type EngineMetrics,
+  type EngineOperation,
+  type EngineOperations,
+  type EngineOptions,
+} from '../../engine/types.js'
 import type { RunStop } from '../../engine/execution/types.js'
 import { addEngineMetrics } from '../../engine/engineMetrics.js'
-import {
-  deserializeError,
-  plainCopy,
-  type CacheRequest,
-  type FromWorker,
-  type SerializedError,
-  type ToWorker,
-  type WorkerSetup,
-} from '../protocol.js'
+import { deserializeError, plainCopy, type CacheRequest, type FromWorker, type SerializedError, type ToWorker, type WorkerSetup } from '../protocol.js'
 import { workerEntry } from './workerEntry.js'
 import { answerCacheOp } from './answerCacheOp.js'
 import { newSpillOwner, removeSpillOwner } from '../../engine/platform/spill/spillFiles.js'
@@ -188,8 +188,22 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   /** one stop flag per call a worker holds, and room for the calls that bypass the queue */
   const stopFlagCount = maxHeld + BYPASS_FLAGS
   const entry = workerEntry()
-  const { cache, logger, workers: _w, cacheUrl, cachePrefix, maxConcurrentPerWorker: _m, maxCallsHeldPerWorker: _c, workerCacheBytes, callTimeoutMs,
-    healthTimeoutMs: _h, engineModule, workerMaxHeapMb, forkStore: _f, ...engine } = opts
+  const {
+    cache,
+    logger,
+    workers: _w,
+    cacheUrl,
+    cachePrefix,
+    maxConcurrentPerWorker: _m,
+    maxCallsHeldPerWorker: _c,
+    workerCacheBytes,
+    callTimeoutMs,
+    healthTimeoutMs: _h,
+    engineModule,
+    workerMaxHeapMb,
+    forkStore: _f,
+    ...engine
+  } = opts
   const setup: WorkerSetup = {
     engine,
     cacheUrl,
@@ -234,8 +248,16 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       ...(workerMaxHeapMb && { resourceLimits: { maxOldGenerationSizeMb: workerMaxHeapMb } }),
     })
     const slot: Slot = {
-      index, worker, ready: false, retired: false, inflight: new Map(), waiting: 0, served: 0, writes: { pending: 0, last: Promise.resolve() },
-      flags: new Int32Array(stopFlags), freeFlags: Array.from({ length: stopFlagCount }, (_, i) => stopFlagCount - 1 - i),
+      index,
+      worker,
+      ready: false,
+      retired: false,
+      inflight: new Map(),
+      waiting: 0,
+      served: 0,
+      writes: { pending: 0, last: Promise.resolve() },
+      flags: new Int32Array(stopFlags),
+      freeFlags: Array.from({ length: stopFlagCount }, (_, i) => stopFlagCount - 1 - i),
     }
     slots[index] = slot
     return new Promise<void>((resolveReady, rejectReady) => {
@@ -426,7 +448,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   function timeoutError(job: Job, how: 'ran' | 'waited' = 'ran'): EngineError {
     return new EngineError(
       'EXECUTION_TIMEOUT',
-      how === 'ran' ? `${job.method} ran longer than ${callTimeoutMs} ms and was stopped` : `${job.method} waited longer than ${callTimeoutMs} ms for a worker and was not run`,
+      how === 'ran'
+        ? `${job.method} ran longer than ${callTimeoutMs} ms and was stopped`
+        : `${job.method} waited longer than ${callTimeoutMs} ms for a worker and was not run`,
       { timeoutMs: callTimeoutMs },
       TIMEOUT_SUGGESTION,
     )
@@ -526,7 +550,13 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   }
 
   /** a job for `method`; with a request's stop, given up as soon as that request is */
-  function newJob(method: EngineOperation, args: unknown[], resolve: (v: unknown) => void, reject: (e: Error) => void, stop: RunStop | undefined): Job | undefined {
+  function newJob(
+    method: EngineOperation,
+    args: unknown[],
+    resolve: (v: unknown) => void,
+    reject: (e: Error) => void,
+    stop: RunStop | undefined,
+  ): Job | undefined {
     const job: Job = { method, args, resolve, reject, deadline: deadlineOf(stop), ...(stop && { stop }) }
     const signal = stop?.signal as Partial<AbortSignal> | undefined
     if (signal?.aborted) {
@@ -557,7 +587,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     for (const s of slots) if (s?.ready && !s.retired && (!best || lessBusy(s, best))) best = s
     if (!best) return Promise.reject(new EngineError('INTERNAL_ERROR', 'no simulation worker is ready'))
     const slot = best
-    return new Promise<EngineHealth>((resolve, reject) => dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) }))
+    return new Promise<EngineHealth>((resolve, reject) =>
+      dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) }),
+    )
   }
 
   /**
@@ -580,7 +612,10 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   function callEvery<T>(method: EngineOperation, args: unknown[]): Promise<T>[] {
     return slots
       .filter((s): s is Slot => !!s && s.ready && !s.retired)
-      .map((s) => new Promise<T>((resolve, reject) => dispatch(s, { method, args, resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) })))
+      .map(
+        (s) =>
+          new Promise<T>((resolve, reject) => dispatch(s, { method, args, resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) })),
+      )
   }
 
   /**
@@ -592,7 +627,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     const asked = slots
       .filter((s): s is Slot => !!s && s.ready && !s.retired)
       .map((s) =>
-        new Promise<EngineMetrics>((resolve, reject) => dispatch(s, { method: 'metrics', args: [], resolve: resolve as (v: unknown) => void, reject, pinned: true, deadline: deadlineOf(undefined) }))
+        new Promise<EngineMetrics>((resolve, reject) =>
+          dispatch(s, { method: 'metrics', args: [], resolve: resolve as (v: unknown) => void, reject, pinned: true, deadline: deadlineOf(undefined) }),
+        )
           .then((m) => {
             if (slots[s.index] === s) s.metrics = m
           })

@@ -32,10 +32,13 @@ export function requestMetrics(opts: RequestMetricsOptions): MiddlewareHandler<H
     // c.req.path is the routed path (a chain's prefix stripped); the URL is parsed only for a chain's
     const { chain, rest } = c.req.url.includes('/v1/chains/') ? splitChainPath(new URL(c.req.url).pathname) : { chain: undefined, rest: c.req.path }
     const door: FrontDoor =
-      rest === '/v1/rpc' || rest.startsWith('/v1/rpc/') ? 'rpc'
-      : FORK_RPC.test(rest) ? 'fork-rpc'
-      : rest === '/' || rest === uiPaths.page || rest.startsWith(uiPaths.assets) ? 'viewer'
-      : 'rest'
+      rest === '/v1/rpc' || rest.startsWith('/v1/rpc/')
+        ? 'rpc'
+        : FORK_RPC.test(rest)
+          ? 'fork-rpc'
+          : rest === '/' || rest === uiPaths.page || rest.startsWith(uiPaths.assets)
+            ? 'viewer'
+            : 'rest'
     const route = door === 'rpc' || door === 'fork-rpc' ? (c.get('rpcMethod') ?? 'other') : routeOf(c)
     const chainName = chain === undefined ? 'default' : opts.chains.has(chain) ? chain : 'unknown'
     opts.metrics.recordRequest(door, route, c.res.status, chainName, (performance.now() - start) / 1000)

@@ -15,7 +15,8 @@ function addressKey(key: string, at: string): Address {
   return toAddress(key)
 }
 
-const ELEMENTARY = /^(address|bool|string|bytes|bytes([1-9]|[12]\d|3[0-2])|u?int(8|16|24|32|40|48|56|64|72|80|88|96|104|112|120|128|136|144|152|160|168|176|184|192|200|208|216|224|232|240|248|256)?|tuple|function)(\[\d*\])*$/
+const ELEMENTARY =
+  /^(address|bool|string|bytes|bytes([1-9]|[12]\d|3[0-2])|u?int(8|16|24|32|40|48|56|64|72|80|88|96|104|112|120|128|136|144|152|160|168|176|184|192|200|208|216|224|232|240|248|256)?|tuple|function)(\[\d*\])*$/
 
 /** viem formats any type string: check them ourselves, components included */
 function checkParams(params: unknown, where: string): void {
@@ -51,7 +52,10 @@ function toAbi(items: AbiInput, at: string): Abi {
       abi.push(item as unknown as Abi[number])
     } catch (e) {
       const why = e instanceof Error ? e.message.split('\n')[0] : String(e)
-      throw validationError([{ path, message: `not a valid ABI item: ${why}` }], 'give compiler ABI JSON items or signatures such as "function transfer(address to, uint256 amount)"')
+      throw validationError(
+        [{ path, message: `not a valid ABI item: ${why}` }],
+        'give compiler ABI JSON items or signatures such as "function transfer(address to, uint256 amount)"',
+      )
     }
   })
   return abi as Abi

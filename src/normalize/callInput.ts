@@ -41,8 +41,13 @@ export function toCallInput(call: CallObjectInput, path: string): CallInput {
   }
   if (call.authorizationList !== undefined) {
     // geth's message checks (ErrSetCodeTxCreate, ErrEmptyAuthList), answered at the field
-    if (out.to === null) throw validationError([{ path: at('authorizationList'), message: 'an EIP-7702 transaction cannot create a contract: `to` is required' }])
-    if (call.authorizationList.length === 0) throw validationError([{ path: at('authorizationList'), message: 'an EIP-7702 authorization list must hold at least one authorization' }], 'leave authorizationList out for a call without delegations')
+    if (out.to === null)
+      throw validationError([{ path: at('authorizationList'), message: 'an EIP-7702 transaction cannot create a contract: `to` is required' }])
+    if (call.authorizationList.length === 0)
+      throw validationError(
+        [{ path: at('authorizationList'), message: 'an EIP-7702 authorization list must hold at least one authorization' }],
+        'leave authorizationList out for a call without delegations',
+      )
     out.authorizationList = call.authorizationList.map((a, i) => {
       const field = (name: string) => at(`authorizationList[${i}].${name}`)
       return {

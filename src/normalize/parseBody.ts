@@ -23,10 +23,7 @@ export async function readJson(c: Context): Promise<unknown> {
   try {
     body = JSON.parse(text) as unknown
   } catch (err) {
-    throw validationError(
-      [{ path: '', message: `malformed JSON: ${(err as Error).message}` }],
-      'send a JSON body with "Content-Type: application/json"',
-    )
+    throw validationError([{ path: '', message: `malformed JSON: ${(err as Error).message}` }], 'send a JSON body with "Content-Type: application/json"')
   }
   // a reader that recurses (schema validation) would overflow the stack on a body nested 10,000 deep
   if (scanJson(text).depth > MAX_JSON_DEPTH) throw validationError([{ path: '', message: `the body is nested more than ${MAX_JSON_DEPTH} levels deep` }])
@@ -47,7 +44,8 @@ function protoKeyPath(body: unknown): string | undefined {
     const { value, path } = stack.pop()!
     if (value === null || typeof value !== 'object') continue
     if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return formatPath([...path, '__proto__'])
-    for (const [k, v] of Object.entries(value)) if (v !== null && typeof v === 'object') stack.push({ value: v, path: [...path, Array.isArray(value) ? Number(k) : k] })
+    for (const [k, v] of Object.entries(value))
+      if (v !== null && typeof v === 'object') stack.push({ value: v, path: [...path, Array.isArray(value) ? Number(k) : k] })
   }
   return undefined
 }

@@ -79,7 +79,12 @@ function splitAtHandles(text: string): Part[] | undefined {
   } catch (e) {
     closeParts(parts)
     // a file of ours that is gone (its worker was replaced meanwhile) or unreadable
-    throw new ApiError('INTERNAL_ERROR', `the trace result is no longer available (${(e as NodeJS.ErrnoException).code ?? 'read failed'})`, undefined, 'retry the request')
+    throw new ApiError(
+      'INTERNAL_ERROR',
+      `the trace result is no longer available (${(e as NodeJS.ErrnoException).code ?? 'read failed'})`,
+      undefined,
+      'retry the request',
+    )
   }
   if (parts.length === 0) return undefined
   parts.push(Buffer.from(text.slice(from), 'utf8'))
@@ -153,6 +158,10 @@ function bodyStream(parts: Part[], buffers: ReadBufferLease): ReadableStream<Uin
     // a chunk or two read ahead: the disk read overlaps the socket write
     { highWaterMark: 2 },
   )
-  unread.register(stream, files.map((f) => f.fd), token)
+  unread.register(
+    stream,
+    files.map((f) => f.fd),
+    token,
+  )
   return stream
 }

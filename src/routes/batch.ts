@@ -95,6 +95,11 @@ async function simulateItem(item: unknown, ctx: RouteContext, requestId: string)
 
 function assertBatchSize(count: number, max: number, what: string): void {
   if (count > max) {
-    throw new ApiError('PAYLOAD_TOO_LARGE', `the batch has ${count} ${what}; at most ${max} are allowed`, { count, max }, 'split the batch into several requests')
+    throw new ApiError(
+      'PAYLOAD_TOO_LARGE',
+      `the batch has ${count} ${what}; at most ${max} are allowed`,
+      { count, max },
+      'split the batch into several requests',
+    )
   }
 }

@@ -20,7 +20,10 @@ export type ChainSummary = z.infer<typeof chainSummary>
 export async function summarize(name: string, isDefault: boolean, engine: Engine): Promise<ChainSummary> {
   const [health, head] = await Promise.all([
     engine.health().catch(() => undefined),
-    engine.readChain('eth_blockNumber', []).then((h) => (typeof h === 'string' ? h : null)).catch(() => null),
+    engine
+      .readChain('eth_blockNumber', [])
+      .then((h) => (typeof h === 'string' ? h : null))
+      .catch(() => null),
   ])
   return {
     name,
@@ -41,7 +44,9 @@ export function registerChains(app: OpenAPIHono<HttpEnv>, ctx: RouteContext & { 
     tags: ['service'],
     summary: 'The chains this deployment serves',
     description: 'Each named chain answers every route under /v1/chains/{name}/ (REST, JSON-RPC, the viewer); an unknown name is 404 CHAIN_NOT_FOUND.',
-    responses: { 200: { description: 'the chains', content: { 'application/json': { schema: z.object({ success: z.literal(true), data: z.array(chainSummary) }) } } } },
+    responses: {
+      200: { description: 'the chains', content: { 'application/json': { schema: z.object({ success: z.literal(true), data: z.array(chainSummary) }) } } },
+    },
   })
   app.get('/v1/chains', async (c) => {
     const { chains } = ctx

@@ -47,7 +47,10 @@ export interface DocumentOptions {
 
 export function document(app: OpenAPIHono<HttpEnv>, o: DocumentOptions): void {
   const responses: RouteConfig['responses'] = {
-    200: { description: o.ok.description, content: { 'application/json': { schema: o.ok.schema, ...(o.ok.example !== undefined && { example: o.ok.example }) } } },
+    200: {
+      description: o.ok.description,
+      content: { 'application/json': { schema: o.ok.schema, ...(o.ok.example !== undefined && { example: o.ok.example }) } },
+    },
   }
   for (const status of [...o.errors, 429, 500]) {
     if (o.public && status === 429 && o.path === '/v1/health') continue

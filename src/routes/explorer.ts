@@ -34,7 +34,11 @@ export function registerExplorer(app: OpenAPIHono<HttpEnv>, info: { version: str
     ...(chains.length > 0 && {
       servers: [
         { url: '/', description: 'the default chain' },
-        { url: '/v1/chains/{name}', description: 'a named chain (GET /v1/chains): every route, under its prefix', variables: { name: { default: chains[0]!, enum: chains } } },
+        {
+          url: '/v1/chains/{name}',
+          description: 'a named chain (GET /v1/chains): every route, under its prefix',
+          variables: { name: { default: chains[0]!, enum: chains } },
+        },
       ],
     }),
     info: {
@@ -51,7 +55,7 @@ export function registerExplorer(app: OpenAPIHono<HttpEnv>, info: { version: str
       { name: 'trace', description: 'geth tracers: callTracer, prestateTracer, structLogger, 4byteTracer' },
       { name: 'service', description: 'health' },
       { name: 'json-rpc', description: 'JSON-RPC 2.0: the eth_, debug_ and trace_ methods of geth and reth' },
-      { name: 'forks', description: 'writable forks: the resource, a development node\'s JSON-RPC and the REST routes on a fork' },
+      { name: 'forks', description: "writable forks: the resource, a development node's JSON-RPC and the REST routes on a fork" },
     ],
   })
 

@@ -65,11 +65,15 @@ function documentOnFork(app: OpenAPIHono<HttpEnv>, twins: OpenAPIHono<HttpEnv>):
       path: `/v1/forks/{forkId}/${path}`,
       tags: ['forks'],
       summary: `${route.summary ?? path}, on a fork`,
-      description: `The body and answer of POST /v1/${path}, run on the fork's head (or a fork block it names); the fork never changes by it. ${route.description ?? ''}`.trim(),
+      description:
+        `The body and answer of POST /v1/${path}, run on the fork's head (or a fork block it names); the fork never changes by it. ${route.description ?? ''}`.trim(),
       request: { ...route.request, params: forkIdParam },
       responses: {
         ...route.responses,
-        404: { description: 'FORK_NOT_FOUND (an unknown, deleted or expired fork) / TRANSACTION_NOT_FOUND / BLOCK_NOT_FOUND', content: { 'application/json': { schema: errorEnvelope } } },
+        404: {
+          description: 'FORK_NOT_FOUND (an unknown, deleted or expired fork) / TRANSACTION_NOT_FOUND / BLOCK_NOT_FOUND',
+          content: { 'application/json': { schema: errorEnvelope } },
+        },
       },
     })
   }

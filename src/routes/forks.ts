@@ -96,7 +96,10 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     tags: ['forks'],
     summary: 'Delete a fork',
     params: forkIdParam,
-    ok: { schema: envelope(z.object({ forkId: z.string(), deleted: z.literal(true) })), description: 'deleted; every route of the fork now answers 404 FORK_NOT_FOUND' },
+    ok: {
+      schema: envelope(z.object({ forkId: z.string(), deleted: z.literal(true) })),
+      description: 'deleted; every route of the fork now answers 404 FORK_NOT_FOUND',
+    },
     errors: [404],
   })
   app.delete(`${FORKS_PATH}/:forkId`, async (c) => {

@@ -31,7 +31,10 @@ export function registerHealth(app: OpenAPIHono<HttpEnv>, ctx: RouteContext & { 
       // its own status is the default chain's (a chain whose upstream is down degrades alone)
       const named = ctx.chains && !new URL(c.req.url).pathname.startsWith('/v1/chains/') ? ctx.chains.names() : []
       const chains = named.length > 0 ? await Promise.all(named.map((n) => summarize(n, false, ctx.chains!.get(n)!))) : undefined
-      return c.json({ status: ok ? 'ok' : 'degraded', version: ctx.version, network: h.network, chainId: h.chainId, uptime, ...(chains && { chains }) }, ok ? 200 : 503)
+      return c.json(
+        { status: ok ? 'ok' : 'degraded', version: ctx.version, network: h.network, chainId: h.chainId, uptime, ...(chains && { chains }) },
+        ok ? 200 : 503,
+      )
     } catch (err) {
       // the error text may name the upstream; log its kind only
       ctx.logger.warn({ requestId: c.get('requestId'), err: (err as Error).name }, 'health check failed')

@@ -48,7 +48,10 @@ function registerRpcPath(app: OpenAPIHono<HttpEnv>, o: { path: string; summary: 
       body: { required: true, content: { 'application/json': { schema: body, example: { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] } } } },
     },
     responses: {
-      200: { description: 'a JSON-RPC answer (a batch: an array of them); a failed call is an `error` object with the node\'s code and text', content: json(answer) },
+      200: {
+        description: "a JSON-RPC answer (a batch: an array of them); a failed call is an `error` object with the node's code and text",
+        content: json(answer),
+      },
       401: { description: 'AUTHENTICATION_REQUIRED / AUTHENTICATION_INVALID (when a token is configured)', content: json(errorEnvelope) },
       ...(o.fork && { 404: { description: 'FORK_NOT_FOUND: an unknown, deleted or expired fork (a JSON-RPC error object)', content: json(rpcAnswer) } }),
       413: { description: 'PAYLOAD_TOO_LARGE: body or batch over its limit', content: json(errorEnvelope) },

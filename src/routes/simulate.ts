@@ -64,11 +64,7 @@ async function simulateSteps(body: unknown, ctx: RouteContext): Promise<Omit<Ste
   const { success, error, ...rest } = result
   if (!success) {
     const status = /revert/i.test(error?.message ?? '') ? 'reverted' : 'failed'
-    throw callFailure(
-      { callIndex: 0, status, returnData: result.returnValue, gasUsed: result.gasUsed, logs: result.logs, ...(error && { error }) },
-      call,
-      rest,
-    )
+    throw callFailure({ callIndex: 0, status, returnData: result.returnValue, gasUsed: result.gasUsed, logs: result.logs, ...(error && { error }) }, call, rest)
   }
   return rest
 }

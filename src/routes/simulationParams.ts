@@ -23,7 +23,8 @@ export function toSimulateParams(req: z.output<typeof simulationRequest>, maxCal
   if (p.traceCalls) params.traceCalls = true
   if (p.abis || p.labels) {
     // ABIs and labels only serve the decoded tree: sent without it they would be silently unused
-    if (!p.traceCalls) throw validationError([{ path: joinPath(prefix, p.abis ? 'params.abis' : 'params.labels'), message: 'only used with params.traceCalls: true' }])
+    if (!p.traceCalls)
+      throw validationError([{ path: joinPath(prefix, p.abis ? 'params.abis' : 'params.labels'), message: 'only used with params.traceCalls: true' }])
     params.callTree = toCallTreeConfig({ abis: p.abis, labels: p.labels }, joinPath(prefix, 'params'))
   }
   const stateOverrides = fromOverrideList(req.options?.stateOverrides, joinPath(prefix, 'options.stateOverrides'))

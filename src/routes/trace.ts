@@ -37,7 +37,8 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     path: '/v1/trace/tx',
     tags: ['trace'],
     summary: 'Trace a mined transaction by hash (debug_traceTransaction)',
-    description: 'Replayed on the state before it, every earlier transaction of its block applied first (the callTracer log index counts from the block start, as geth v1.17). Tracers: callTracer (default), prestateTracer, structLogger, 4byteTracer; combinable.',
+    description:
+      'Replayed on the state before it, every earlier transaction of its block applied first (the callTracer log index counts from the block start, as geth v1.17). Tracers: callTracer (default), prestateTracer, structLogger, 4byteTracer; combinable.',
     body: traceTxRequest,
     ok: { schema: envelope(traceResult), description: 'tracer outputs keyed by tracer name' },
     errors: [400, 404, 413, 415, 502, 504],
@@ -45,7 +46,11 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
   app.post('/v1/trace/tx', async (c) => {
     const req = validate(traceTxRequest, await readJson(c))
     const extra = overrides(req)
-    const data = await requestEngine(c, ctx.engine).traceTransaction(req.transactionHash.toLowerCase() as Hex, toTracerConfig(req.tracerConfig), ...(Object.keys(extra).length ? [extra] : []))
+    const data = await requestEngine(c, ctx.engine).traceTransaction(
+      req.transactionHash.toLowerCase() as Hex,
+      toTracerConfig(req.tracerConfig),
+      ...(Object.keys(extra).length ? [extra] : []),
+    )
     return jsonAnswer(c, { success: true, data })
   })
 
@@ -55,7 +60,10 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     tags: ['trace'],
     summary: 'Trace a hypothetical call (debug_traceCall)',
     body: traceCallRequest,
-    ok: { schema: envelope(callTraceResult), description: 'tracer outputs keyed by tracer name; on an OP-stack chain, for a call with a gas price, its l1Fee, l1GasUsed and operatorFee beside them' },
+    ok: {
+      schema: envelope(callTraceResult),
+      description: 'tracer outputs keyed by tracer name; on an OP-stack chain, for a call with a gas price, its l1Fee, l1GasUsed and operatorFee beside them',
+    },
     errors: [400, 404, 413, 415, 502, 504],
   })
   app.post('/v1/trace/call', async (c) => {
@@ -78,7 +86,8 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     body: traceCallManyRequest,
     ok: {
       schema: envelope(z.array(z.array(callTraceResult))).extend(rollupFeeTotals.shape),
-      description: 'tracer outputs per bundle and transaction; on an OP-stack chain the fees of each call with a gas price beside its tracers, and their totals beside `data`',
+      description:
+        'tracer outputs per bundle and transaction; on an OP-stack chain the fees of each call with a gas price beside its tracers, and their totals beside `data`',
     },
     errors: [400, 404, 413, 415, 502, 504],
   })

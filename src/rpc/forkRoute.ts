@@ -68,7 +68,7 @@ export function forkEngine(engine: Engine, forkId: string): Engine {
 
 /** the fork a request's context names (set by this route; every fork method runs on it) */
 const forkOf = (ctx: RpcContext): string => {
-  if (ctx.forkId === undefined) throw new Error('a fork method ran outside a fork\'s endpoint')
+  if (ctx.forkId === undefined) throw new Error("a fork method ran outside a fork's endpoint")
   return ctx.forkId
 }
 
@@ -103,17 +103,21 @@ export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOpt
       if (err.code === 'FORK_NOT_FOUND') throw new ApiError('FORK_NOT_FOUND', err.message ?? 'fork not found', err.details, err.suggestion)
       throw e
     }
-    const answer = await dispatch(body, {
-      methods: forkMethods,
-      ctx: { engine: forkEngine(requestEngine(c, opts.engine), forkId), config: opts.config, forkId },
-      maxBatch: opts.config.limits.max_rpc_batch,
-      scrub,
-      explainRefusals: false,
-      onInternal(err, method) {
-        const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) }
-        opts.logger.error(scrub({ requestId, method, err: e }), 'JSON-RPC method on a fork failed with an internal error')
+    const answer = await dispatch(
+      body,
+      {
+        methods: forkMethods,
+        ctx: { engine: forkEngine(requestEngine(c, opts.engine), forkId), config: opts.config, forkId },
+        maxBatch: opts.config.limits.max_rpc_batch,
+        scrub,
+        explainRefusals: false,
+        onInternal(err, method) {
+          const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) }
+          opts.logger.error(scrub({ requestId, method, err: e }), 'JSON-RPC method on a fork failed with an internal error')
+        },
       },
-    }, scanJson(text).items)
+      scanJson(text).items,
+    )
     if (answer === undefined) return c.body(null, 200)
     // ids written back as sent, and a long struct log streamed, as on /v1/rpc (src/rpc/route.ts)
     return jsonTextAnswer(c, answerText(answer))

@@ -47,16 +47,20 @@ export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): v
     c.set('rpcMethod', methodLabel(body, methods))
     // the raw ids and the nesting depth: what JSON.parse does not keep (src/normalize/jsonShape.ts)
     const shape = scanJson(text)
-    const answer = await dispatch(body, {
-      methods,
-      ctx: { engine: requestEngine(c, opts.engine), config: opts.config },
-      maxBatch: opts.config.limits.max_rpc_batch,
-      scrub,
-      onInternal(err, method) {
-        const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) }
-        opts.logger.error(scrub({ requestId, method, err: e }), 'JSON-RPC method failed with an internal error')
+    const answer = await dispatch(
+      body,
+      {
+        methods,
+        ctx: { engine: requestEngine(c, opts.engine), config: opts.config },
+        maxBatch: opts.config.limits.max_rpc_batch,
+        scrub,
+        onInternal(err, method) {
+          const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) }
+          opts.logger.error(scrub({ requestId, method, err: e }), 'JSON-RPC method failed with an internal error')
+        },
       },
-    }, shape.items)
+      shape.items,
+    )
     if (answer === undefined) return c.body(null, 200)
     // a long struct log arrives as a spilled file and is streamed (src/respond/jsonAnswer.ts)
     return jsonTextAnswer(c, answerText(answer))
@@ -86,10 +90,13 @@ export function methodLabel(body: unknown, methods: RpcMethodTable): string {
 export function rpcHttpError(err: unknown, c: Context<HttpEnv>, scrub: <T>(v: T) => T): Response {
   if (err instanceof ApiError) {
     const code =
-      err.code === 'AUTHENTICATION_REQUIRED' || err.code === 'AUTHENTICATION_INVALID' ? -32001
-      : err.code === 'RATE_LIMIT_EXCEEDED' ? -32005
-      : err.code === 'PAYLOAD_TOO_LARGE' || err.code === 'VALIDATION_ERROR' ? -32600
-      : -32000
+      err.code === 'AUTHENTICATION_REQUIRED' || err.code === 'AUTHENTICATION_INVALID'
+        ? -32001
+        : err.code === 'RATE_LIMIT_EXCEEDED'
+          ? -32005
+          : err.code === 'PAYLOAD_TOO_LARGE' || err.code === 'VALIDATION_ERROR'
+            ? -32600
+            : -32000
     const status = (err.status ?? statusForCode(err.code)) as 400
     return c.json({ jsonrpc: '2.0', id: null, error: scrub({ code, message: err.message }) }, status, err.headers)
   }

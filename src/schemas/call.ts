@@ -35,7 +35,7 @@ export const callObject = z
     accessList: z.array(accessListEntry).optional(),
     authorizationList: z.array(authorization).optional().openapi({
       description:
-        'EIP-7702: run the call as a set-code transaction (type 4); each valid authorization sets its authority\'s code to 0xef0100 ‖ address before the call runs (needs `to` and at least one entry)',
+        "EIP-7702: run the call as a set-code transaction (type 4); each valid authorization sets its authority's code to 0xef0100 ‖ address before the call runs (needs `to` and at least one entry)",
     }),
   })
   .openapi('CallObject', {

@@ -22,7 +22,9 @@ export const callTreeOptions = z
   .strictObject({ abis: abiMap.optional(), labels: labelMap.optional() })
   .openapi('CallTreeOptions', { description: 'decoded call tree: callTracer frames with functions, args, results, reverts, events and labels' })
 
-const decodedArgs = z.record(z.string(), z.unknown()).openapi({ description: 'by parameter name, or position ("0", "1", …) when unnamed; integers as decimal strings' })
+const decodedArgs = z
+  .record(z.string(), z.unknown())
+  .openapi({ description: 'by parameter name, or position ("0", "1", …) when unnamed; integers as decimal strings' })
 const source = z.enum(['abi', 'bundled', 'signatureDb'])
 
 /** a frame of the decoded tree (response): geth's callTracer fields plus what decoding adds */
@@ -65,7 +67,14 @@ export const decodedCallFrame = z
       .optional(),
     result: decodedArgs.optional().openapi({ description: 'return data decoded with the function outputs (ABI sources)' }),
     revert: z
-      .object({ name: z.string(), signature: z.string(), args: decodedArgs, source: z.enum(['abi', 'bundled', 'signatureDb', 'builtin']), reason: z.string(), alternatives: z.array(z.string()).optional() })
+      .object({
+        name: z.string(),
+        signature: z.string(),
+        args: decodedArgs,
+        source: z.enum(['abi', 'bundled', 'signatureDb', 'builtin']),
+        reason: z.string(),
+        alternatives: z.array(z.string()).optional(),
+      })
       .optional(),
   })
   .openapi('DecodedCallFrame', { description: 'callTracer frame (withLog) with decoded function, result, revert, events and labels' })

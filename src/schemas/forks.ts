@@ -12,7 +12,13 @@ export const createForkRequest = z
   .strictObject({
     blockNumber: hexNumber.optional().openapi({ description: 'the block to fork at (default: the blockTag)' }),
     blockTag: z.enum(FORK_POINT_TAGS).optional().openapi({ description: 'default latest' }),
-    ttlSeconds: z.number().int().positive().max(365 * 86_400).optional().openapi({ description: 'default forks.default_ttl_seconds; each use moves the expiry forward by it' }),
+    ttlSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(365 * 86_400)
+      .optional()
+      .openapi({ description: 'default forks.default_ttl_seconds; each use moves the expiry forward by it' }),
     label: z.string().max(200).optional(),
   })
   .refine((b) => !(b.blockNumber !== undefined && b.blockTag !== undefined), { message: 'give blockNumber or blockTag, not both', path: ['blockTag'] })

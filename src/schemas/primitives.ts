@@ -36,9 +36,7 @@ export const hexQuantity = z
   .openapi({ pattern: '^0x[0-9a-fA-F]+$', example: '0x5208' })
 
 /** hex quantity or a non-negative JSON integer (block overrides) */
-export const quantityOrInteger = z
-  .union([hexQuantity, z.number().int().nonnegative()])
-  .openapi({ example: '0x10' })
+export const quantityOrInteger = z.union([hexQuantity, z.number().int().nonnegative()]).openapi({ example: '0x10' })
 
 /** `0x`-prefixed bytes, even length */
 export const hexData = z

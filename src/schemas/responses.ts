@@ -13,18 +13,16 @@ export const errorObject = z
   })
   .openapi('Error')
 
-export const errorEnvelope = z
-  .object({ success: z.literal(false), error: errorObject })
-  .openapi('ErrorEnvelope', {
-    example: {
-      success: false,
-      error: {
-        code: 'VALIDATION_ERROR',
-        message: 'params.calls[0].to: mixed-case address with an invalid EIP-55 checksum',
-        details: { issues: [{ path: 'params.calls[0].to', message: 'mixed-case address with an invalid EIP-55 checksum' }] },
-      },
+export const errorEnvelope = z.object({ success: z.literal(false), error: errorObject }).openapi('ErrorEnvelope', {
+  example: {
+    success: false,
+    error: {
+      code: 'VALIDATION_ERROR',
+      message: 'params.calls[0].to: mixed-case address with an invalid EIP-55 checksum',
+      details: { issues: [{ path: 'params.calls[0].to', message: 'mixed-case address with an invalid EIP-55 checksum' }] },
     },
-  })
+  },
+})
 
 export const envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data })
 
@@ -115,7 +113,7 @@ export const callError = z.object({
 
 const rollupFeeFields = {
   l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains, a call with a gas price: the L1 data fee charged, wei' }),
-  l1GasUsed: hexQuantity.optional().openapi({ description: 'OP-stack chains: the L1 gas the call\'s data counts as' }),
+  l1GasUsed: hexQuantity.optional().openapi({ description: "OP-stack chains: the L1 gas the call's data counts as" }),
   operatorFee: hexQuantity.optional().openapi({ description: 'OP-stack chains from Isthmus: the operator fee charged, wei' }),
 }
 
@@ -142,7 +140,7 @@ export const simulationResult = z
     assetChanges: z.array(assetChange).optional(),
     approvalChanges: z.array(approvalChange).optional().openapi({ description: 'with params.traceAssetChanges' }),
     warnings: z.array(previewWarning).optional().openapi({ description: 'with params.traceAssetChanges' }),
-    l1Fee: hexQuantity.optional().openapi({ description: 'OP-stack chains: the calls\' L1 data fees summed, wei' }),
+    l1Fee: hexQuantity.optional().openapi({ description: "OP-stack chains: the calls' L1 data fees summed, wei" }),
     l1GasUsed: hexQuantity.optional(),
     operatorFee: hexQuantity.optional(),
   })
@@ -189,14 +187,16 @@ export const traceResult = z
     prestateTracer: z.record(z.string(), z.unknown()).optional(),
     structLogger: z.record(z.string(), z.unknown()).optional(),
     callTree: decodedCallFrame.optional(),
-    '4byteTracer': z.object({ totalIdentifiers: z.number().int(), identifiers: z.record(z.string(), z.object({ count: z.number().int(), dataSize: z.number().int() })) }).optional(),
+    '4byteTracer': z
+      .object({ totalIdentifiers: z.number().int(), identifiers: z.record(z.string(), z.object({ count: z.number().int(), dataSize: z.number().int() })) })
+      .optional(),
   })
   .openapi('TraceResult', { description: 'keyed by the tracer names requested; geth v1.17 output per tracer' })
 
 /** a traced call: the tracers' outputs and, beside them (never inside), what an OP-stack chain charged it */
-export const callTraceResult = traceResult
-  .extend(rollupFeeFields)
-  .openapi('CallTraceResult', { description: 'keyed by the tracer names requested (geth v1.17 output per tracer); on an OP-stack chain, for a call with a gas price, its fees beside them' })
+export const callTraceResult = traceResult.extend(rollupFeeFields).openapi('CallTraceResult', {
+  description: 'keyed by the tracer names requested (geth v1.17 output per tracer); on an OP-stack chain, for a call with a gas price, its fees beside them',
+})
 
 /** a call-many's fees summed (OP-stack chains, when any call paid one) */
 export const rollupFeeTotals = z.object(rollupFeeFields)
@@ -210,7 +210,8 @@ export const chainSummary = z
     kind: z.enum(['ethereum', 'op-stack', 'arbitrum']),
     head: z.string().nullable().openapi({ description: 'the newest block number (hex); null when the upstream does not answer' }),
     status: z.enum(['ok', 'degraded', 'down']).openapi({
-      description: "degraded: its upstream or the cache store does not answer now; down: the chain is not served (its upstream has not answered since the start, retried in the background, or came back as another chain id): its routes answer 503 CHAIN_UNAVAILABLE",
+      description:
+        'degraded: its upstream or the cache store does not answer now; down: the chain is not served (its upstream has not answered since the start, retried in the background, or came back as another chain id): its routes answer 503 CHAIN_UNAVAILABLE',
     }),
     error: z.string().optional().openapi({ description: 'a chain that is down: why' }),
   })

@@ -30,11 +30,9 @@ export const simulationOptions = z.strictObject({
 })
 
 /** shape A */
-export const simulationRequest = z
-  .object({ params: simulationParams, options: simulationOptions.optional() })
-  .openapi('SimulationRequest', {
-    example: { params: { calls: [exampleCall], blockTag: 'latest', validation: false, traceTransfers: true, traceAssetChanges: true } },
-  })
+export const simulationRequest = z.object({ params: simulationParams, options: simulationOptions.optional() }).openapi('SimulationRequest', {
+  example: { params: { calls: [exampleCall], blockTag: 'latest', validation: false, traceTransfers: true, traceAssetChanges: true } },
+})
 
 /** shape B: one transaction, struct-log steps */
 export const stepSimulationRequest = z
@@ -59,8 +57,6 @@ export const sequenceBatchRequest = z
   })
   .openapi('SequenceBatchRequest', { example: { transactions: [exampleCall, exampleCall], blockNumber: 'latest' } })
 
-export const batchRequest = z
-  .union([z.array(simulationRequest), sequenceBatchRequest])
-  .openapi('BatchRequest', {
-    example: [{ params: { calls: [exampleCall], blockTag: 'latest' } }, { params: { calls: [exampleCall], blockNumber: '0x1' } }],
-  })
+export const batchRequest = z.union([z.array(simulationRequest), sequenceBatchRequest]).openapi('BatchRequest', {
+  example: [{ params: { calls: [exampleCall], blockTag: 'latest' } }, { params: { calls: [exampleCall], blockNumber: '0x1' } }],
+})

@@ -48,11 +48,9 @@ const blockSelector = {
   blockTag: blockTag.optional().openapi({ description: 'default latest' }),
 }
 
-export const traceTxRequest = z
-  .object({ transactionHash: hash, tracerConfig: tracerConfig.optional(), ...overrides })
-  .openapi('TraceTransactionRequest', {
-    example: { transactionHash: '0x<hash of a devnet demo transaction, see README>', tracerConfig: { callTracer: { withLogs: true } } },
-  })
+export const traceTxRequest = z.object({ transactionHash: hash, tracerConfig: tracerConfig.optional(), ...overrides }).openapi('TraceTransactionRequest', {
+  example: { transactionHash: '0x<hash of a devnet demo transaction, see README>', tracerConfig: { callTracer: { withLogs: true } } },
+})
 
 export const traceCallRequest = z
   .object({ call: callObject, tracerConfig: tracerConfig.optional(), ...blockSelector, ...overrides })

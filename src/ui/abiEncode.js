@@ -4,7 +4,7 @@
 import { keccak_256 } from './noble/sha3.js'
 
 const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
-const word = (n) => (BigInt.asUintN(256, n)).toString(16).padStart(64, '0')
+const word = (n) => BigInt.asUintN(256, n).toString(16).padStart(64, '0')
 
 /** "transfer(address,uint256)" → {name, types}; throws on tuples */
 export function parseSignature(sig) {
@@ -27,7 +27,8 @@ function isDynamic(t) {
 }
 
 function encodeList(types, values) {
-  if (!Array.isArray(values) || values.length !== types.length) throw new Error(`expected ${types.length} argument(s), got ${Array.isArray(values) ? values.length : 'no array'}`)
+  if (!Array.isArray(values) || values.length !== types.length)
+    throw new Error(`expected ${types.length} argument(s), got ${Array.isArray(values) ? values.length : 'no array'}`)
   const heads = []
   const tails = []
   let tailLen = 0
@@ -54,7 +55,10 @@ function encodeOne(t, v) {
   const a = arrayOf(t)
   if (a) {
     if (!Array.isArray(v)) throw new Error(`${t} expects a JSON array`)
-    const inner = encodeList(v.map(() => a[1]), v)
+    const inner = encodeList(
+      v.map(() => a[1]),
+      v,
+    )
     if (a[2] === '') return word(BigInt(v.length)) + inner
     if (v.length !== Number(a[2])) throw new Error(`${t} expects ${a[2]} elements`)
     return inner
@@ -95,7 +99,12 @@ export function findInAbi(abi, name) {
   for (const item of abi ?? []) {
     if (typeof item === 'string') {
       const m = /^\s*function\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)/.exec(item)
-      if (m && m[1] === name) return `${name}(${m[2].split(',').map((p) => p.trim().split(/\s+/)[0]).filter(Boolean).join(',')})`
+      if (m && m[1] === name)
+        return `${name}(${m[2]
+          .split(',')
+          .map((p) => p.trim().split(/\s+/)[0])
+          .filter(Boolean)
+          .join(',')})`
     } else if (item?.type === 'function' && item.name === name) {
       if (item.inputs.some((i) => i.type.startsWith('tuple'))) throw new Error('tuple parameters are not supported here: give the calldata in Data')
       return `${name}(${item.inputs.map((i) => i.type).join(',')})`

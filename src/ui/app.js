@@ -43,7 +43,9 @@ async function loadChains() {
     $('chain-field').hidden = true
     return
   }
-  $('chain').replaceChildren(...list.map((c) => h('option', { value: c.default ? '' : c.name }, `${c.name} · ${c.kind} · id ${c.chainId}${c.status === 'ok' ? '' : ' (down)'}`)))
+  $('chain').replaceChildren(
+    ...list.map((c) => h('option', { value: c.default ? '' : c.name }, `${c.name} · ${c.kind} · id ${c.chainId}${c.status === 'ok' ? '' : ' (down)'}`)),
+  )
   if (pathChain) $('chain').value = decodeURIComponent(pathChain)
   $('chain-field').hidden = false
 }

@@ -16,7 +16,7 @@ export function h(tag, attrs = {}, ...children) {
   return el
 }
 
-export const short = (a) => (a && a.length === 42 ? `${a.slice(0, 6)}…${a.slice(-4)}` : a ?? '')
+export const short = (a) => (a && a.length === 42 ? `${a.slice(0, 6)}…${a.slice(-4)}` : (a ?? ''))
 
 export const big = (hex) => {
   try {
@@ -43,7 +43,10 @@ export function units(value, decimals = 18, symbol = 'ETH') {
 /** a decoded value on one line: long hex and strings shortened, title keeps the whole */
 export function showValue(v) {
   if (Array.isArray(v)) return `[${v.map(showValue).join(', ')}]`
-  if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${k}: ${showValue(x)}`).join(', ')}}`
+  if (v && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}: ${showValue(x)}`)
+      .join(', ')}}`
   if (typeof v === 'string' && /^0x[0-9a-f]{40}$/i.test(v)) return short(v)
   if (typeof v === 'string' && v.startsWith('0x') && v.length > 26) return `${v.slice(0, 14)}…${v.slice(-6)}`
   if (typeof v === 'string' && v.length > 48) return JSON.stringify(`${v.slice(0, 46)}…`)

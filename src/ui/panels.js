@@ -28,10 +28,14 @@ export function collectTransfers(root) {
     const d = log.decoded
     if (!d) return
     const token = log.address
-    if (log.topics[0] === TOPIC_TRANSFER && log.topics.length === 3 && d.args.value !== undefined) out.push({ token, from: d.args.from, to: d.args.to, amount: BigInt(d.args.value), summary: d.summary })
-    else if (log.topics[0] === TOPIC_TRANSFER && log.topics.length === 4) out.push({ token, from: d.args.from, to: d.args.to, amount: 1n, tokenId: d.args.tokenId, summary: d.summary })
-    else if (d.name === 'TransferSingle' && d.args.id !== undefined) out.push({ token, from: d.args.from, to: d.args.to, amount: BigInt(d.args.value), tokenId: d.args.id, summary: d.summary })
-    else if (d.name === 'TransferBatch' && Array.isArray(d.args.ids)) d.args.ids.forEach((id, i) => out.push({ token, from: d.args.from, to: d.args.to, amount: BigInt(d.args.values[i]), tokenId: id, summary: d.summary }))
+    if (log.topics[0] === TOPIC_TRANSFER && log.topics.length === 3 && d.args.value !== undefined)
+      out.push({ token, from: d.args.from, to: d.args.to, amount: BigInt(d.args.value), summary: d.summary })
+    else if (log.topics[0] === TOPIC_TRANSFER && log.topics.length === 4)
+      out.push({ token, from: d.args.from, to: d.args.to, amount: 1n, tokenId: d.args.tokenId, summary: d.summary })
+    else if (d.name === 'TransferSingle' && d.args.id !== undefined)
+      out.push({ token, from: d.args.from, to: d.args.to, amount: BigInt(d.args.value), tokenId: d.args.id, summary: d.summary })
+    else if (d.name === 'TransferBatch' && Array.isArray(d.args.ids))
+      d.args.ids.forEach((id, i) => out.push({ token, from: d.args.from, to: d.args.to, amount: BigInt(d.args.values[i]), tokenId: id, summary: d.summary }))
   }
   walk(root)
   return { transfers: out, labels }
@@ -42,13 +46,40 @@ const amountText = (t) => (t.native ? units(t.amount) : grouped(t.amount))
 const addr = (a, labels) => h('span', { class: 'addr', title: a }, labels.get(a) ? `${labels.get(a)} ${short(a)}` : short(a))
 
 function table(head, rows) {
-  return h('table', {}, h('thead', {}, h('tr', {}, head.map((x) => h('th', { scope: 'col' }, x)))), h('tbody', {}, rows))
+  return h(
+    'table',
+    {},
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        head.map((x) => h('th', { scope: 'col' }, x)),
+      ),
+    ),
+    h('tbody', {}, rows),
+  )
 }
 
 export function renderTransfers(div, root) {
   const { transfers, labels } = collectTransfers(root)
   if (!transfers.length) return div.replaceChildren(h('p', { class: 'muted' }, 'No value or token moved.'))
-  div.replaceChildren(table(['asset', 'from', 'to', 'amount'], transfers.map((t) => h('tr', { title: t.summary ?? '' }, h('td', {}, assetName(t, labels)), h('td', {}, addr(t.from, labels)), h('td', {}, addr(t.to, labels)), h('td', { class: 'num' }, amountText(t))))))
+  div.replaceChildren(
+    table(
+      ['asset', 'from', 'to', 'amount'],
+      transfers.map((t) =>
+        h(
+          'tr',
+          { title: t.summary ?? '' },
+          h('td', {}, assetName(t, labels)),
+          h('td', {}, addr(t.from, labels)),
+          h('td', {}, addr(t.to, labels)),
+          h('td', { class: 'num' }, amountText(t)),
+        ),
+      ),
+    ),
+  )
 }
 
 /** net of the transfers per account and asset (token amounts in raw units) */
@@ -69,7 +100,18 @@ export function renderAssetChanges(div, root) {
   if (!rows.length) return div.replaceChildren(h('p', { class: 'muted' }, 'No asset changed hands (gas fees are in the balance changes below).'))
   div.replaceChildren(
     h('p', { class: 'muted' }, 'Net of the transfers above; token amounts in the token’s smallest unit.'),
-    table(['account', 'asset', 'change'], rows.map((e) => h('tr', {}, h('td', {}, addr(e.account, labels)), h('td', {}, assetName(e.t, labels)), h('td', { class: `num ${e.delta < 0n ? 'neg' : 'pos'}` }, `${e.delta > 0n ? '+' : ''}${e.t.native ? units(e.delta) : grouped(e.delta)}`)))),
+    table(
+      ['account', 'asset', 'change'],
+      rows.map((e) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, addr(e.account, labels)),
+          h('td', {}, assetName(e.t, labels)),
+          h('td', { class: `num ${e.delta < 0n ? 'neg' : 'pos'}` }, `${e.delta > 0n ? '+' : ''}${e.t.native ? units(e.delta) : grouped(e.delta)}`),
+        ),
+      ),
+    ),
   )
 }
 
@@ -85,19 +127,53 @@ export function renderStateChanges(div, diff, labels) {
     const rows = []
     if (n.balance !== undefined && n.balance !== b.balance) {
       const d = big(n.balance) - big(b.balance)
-      rows.push(h('tr', {}, h('td', {}, 'balance'), h('td', { class: 'num' }, units(big(b.balance))), h('td', { class: 'num' }, units(big(n.balance))), h('td', { class: `num ${d < 0n ? 'neg' : 'pos'}` }, `${d > 0n ? '+' : ''}${units(d)}`)))
+      rows.push(
+        h(
+          'tr',
+          {},
+          h('td', {}, 'balance'),
+          h('td', { class: 'num' }, units(big(b.balance))),
+          h('td', { class: 'num' }, units(big(n.balance))),
+          h('td', { class: `num ${d < 0n ? 'neg' : 'pos'}` }, `${d > 0n ? '+' : ''}${units(d)}`),
+        ),
+      )
     }
-    if (n.nonce !== undefined && n.nonce !== b.nonce) rows.push(h('tr', {}, h('td', {}, 'nonce'), h('td', { class: 'num' }, String(b.nonce ?? 0)), h('td', { class: 'num' }, String(n.nonce)), h('td')))
-    if (n.code !== undefined && n.code !== b.code) rows.push(h('tr', {}, h('td', {}, 'code'), h('td', {}, b.code ? `${(b.code.length - 2) / 2} bytes` : 'none'), h('td', {}, `${(n.code.length - 2) / 2} bytes`), h('td')))
+    if (n.nonce !== undefined && n.nonce !== b.nonce)
+      rows.push(h('tr', {}, h('td', {}, 'nonce'), h('td', { class: 'num' }, String(b.nonce ?? 0)), h('td', { class: 'num' }, String(n.nonce)), h('td')))
+    if (n.code !== undefined && n.code !== b.code)
+      rows.push(
+        h(
+          'tr',
+          {},
+          h('td', {}, 'code'),
+          h('td', {}, b.code ? `${(b.code.length - 2) / 2} bytes` : 'none'),
+          h('td', {}, `${(n.code.length - 2) / 2} bytes`),
+          h('td'),
+        ),
+      )
     const slots = new Set([...Object.keys(b.storage ?? {}), ...Object.keys(n.storage ?? {})])
     for (const s of slots) {
       const before = b.storage?.[s] ?? '0x0'
       const after = n.storage?.[s] ?? '0x0'
       if (before === after) continue
-      rows.push(h('tr', {}, h('td', { class: 'mono', title: s }, `slot ${s.length > 20 ? `${s.slice(0, 10)}…${s.slice(-6)}` : s}`), h('td', { class: 'mono', title: before }, word(before)), h('td', { class: 'mono', title: after }, word(after)), h('td')))
+      rows.push(
+        h(
+          'tr',
+          {},
+          h('td', { class: 'mono', title: s }, `slot ${s.length > 20 ? `${s.slice(0, 10)}…${s.slice(-6)}` : s}`),
+          h('td', { class: 'mono', title: before }, word(before)),
+          h('td', { class: 'mono', title: after }, word(after)),
+          h('td'),
+        ),
+      )
     }
     const name = labels.get(a)
-    return h('div', { class: 'account' }, h('h3', {}, name ? `${name} ` : '', h('span', { class: 'mono' }, a), !pre[a] ? h('span', { class: 'tag' }, 'new') : null), rows.length ? table(['', 'before', 'after', 'change'], rows) : h('p', { class: 'muted' }, 'touched, unchanged'))
+    return h(
+      'div',
+      { class: 'account' },
+      h('h3', {}, name ? `${name} ` : '', h('span', { class: 'mono' }, a), !pre[a] ? h('span', { class: 'tag' }, 'new') : null),
+      rows.length ? table(['', 'before', 'after', 'change'], rows) : h('p', { class: 'muted' }, 'touched, unchanged'),
+    )
   })
   div.replaceChildren(...blocks)
 }

@@ -35,7 +35,15 @@ function who(address, label) {
 
 function callText(frame) {
   const f = frame.function
-  if (f) return h('span', { class: 'fn', title: f.signature + (f.alternatives ? `\nalso matches: ${f.alternatives.join(', ')}` : '') }, h('b', {}, f.name), `(${argsLine(f.args)})`, f.source === 'signatureDb' ? h('span', { class: 'tag', title: 'from the offline signature database' }, '4byte') : null, f.alternatives ? h('span', { class: 'tag warn' }, `+${f.alternatives.length} alt`) : null)
+  if (f)
+    return h(
+      'span',
+      { class: 'fn', title: f.signature + (f.alternatives ? `\nalso matches: ${f.alternatives.join(', ')}` : '') },
+      h('b', {}, f.name),
+      `(${argsLine(f.args)})`,
+      f.source === 'signatureDb' ? h('span', { class: 'tag', title: 'from the offline signature database' }, '4byte') : null,
+      f.alternatives ? h('span', { class: 'tag warn' }, `+${f.alternatives.length} alt`) : null,
+    )
   if (frame.type === 'CREATE' || frame.type === 'CREATE2') return h('span', { class: 'fn' }, h('b', {}, 'constructor'))
   if (!frame.input || frame.input === '0x') return h('span', { class: 'fn muted' }, big(frame.value) > 0n ? 'receive()' : '()')
   return h('span', { class: 'fn muted', title: frame.input }, frame.input.slice(0, 10))
@@ -54,17 +62,41 @@ function gasBar(node) {
   const used = big(node.frame.gasUsed)
   const parentUsed = node.parent ? big(node.parent.frame.gasUsed) : used
   const pct = parentUsed > 0n ? Number((used * 1000n) / parentUsed) / 10 : 100
-  return h('span', { class: 'gas', title: `gas used ${grouped(used)} of ${grouped(big(node.frame.gas))} given; ${pct}% of the parent's` },
+  return h(
+    'span',
+    { class: 'gas', title: `gas used ${grouped(used)} of ${grouped(big(node.frame.gas))} given; ${pct}% of the parent's` },
     h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${Math.min(100, pct)}%` })),
-    grouped(used))
+    grouped(used),
+  )
 }
 
 function logRow(log) {
   const d = log.decoded
   const text = d
-    ? [h('span', { class: 'tag ev' }, 'event'), h('span', {}, h('b', {}, d.name), `(${argsLine(d.args)})`), d.summary ? h('span', { class: 'muted' }, d.summary) : null]
-    : [h('span', { class: 'tag ev' }, 'log'), h('span', { class: 'muted', title: log.topics.join('\n') }, `${(log.topics[0] ?? 'anonymous').slice(0, 18)}… ${log.data.length > 2 ? `${(log.data.length - 2) / 2} bytes` : ''}`)]
-  return h('li', { class: 'log', role: 'none' }, h('div', { class: 'row', title: d?.signature ?? '' }, h('span', { class: 'toggle' }), h('span', { class: 'main' }, ...text.filter(Boolean).flatMap((t) => [t, ' ']), who(log.address, undefined)), h('span')))
+    ? [
+        h('span', { class: 'tag ev' }, 'event'),
+        h('span', {}, h('b', {}, d.name), `(${argsLine(d.args)})`),
+        d.summary ? h('span', { class: 'muted' }, d.summary) : null,
+      ]
+    : [
+        h('span', { class: 'tag ev' }, 'log'),
+        h(
+          'span',
+          { class: 'muted', title: log.topics.join('\n') },
+          `${(log.topics[0] ?? 'anonymous').slice(0, 18)}… ${log.data.length > 2 ? `${(log.data.length - 2) / 2} bytes` : ''}`,
+        ),
+      ]
+  return h(
+    'li',
+    { class: 'log', role: 'none' },
+    h(
+      'div',
+      { class: 'row', title: d?.signature ?? '' },
+      h('span', { class: 'toggle' }),
+      h('span', { class: 'main' }, ...text.filter(Boolean).flatMap((t) => [t, ' ']), who(log.address, undefined)),
+      h('span'),
+    ),
+  )
 }
 
 export function renderTree(ul, model, { onSelect }) {
@@ -74,18 +106,35 @@ export function renderTree(ul, model, { onSelect }) {
   function row(node) {
     const f = node.frame
     const hasKids = node.children.length > 0 || (f.logs?.length ?? 0) > 0
-    const li = h('li', { role: 'treeitem', tabindex: -1, class: `${node.failed ? 'failed' : ''} ${node.failPath ? 'fail-path' : ''}`, 'aria-level': node.depth + 1, 'data-id': node.id })
+    const li = h('li', {
+      role: 'treeitem',
+      tabindex: -1,
+      class: `${node.failed ? 'failed' : ''} ${node.failPath ? 'fail-path' : ''}`,
+      'aria-level': node.depth + 1,
+      'data-id': node.id,
+    })
     if (hasKids) li.setAttribute('aria-expanded', 'false')
-    const line = h('div', { class: 'row' },
+    const line = h(
+      'div',
+      { class: 'row' },
       h('span', { class: 'toggle', 'aria-hidden': 'true' }, hasKids ? '▸' : ''),
-      h('span', { class: 'main' },
-        h('span', { class: `type t-${f.type}` }, f.type), ' ',
-        who(f.from, labelOf(f, 'from')), h('span', { class: 'arrow' }, ' → '), who(f.to, labelOf(f, 'to')),
+      h(
+        'span',
+        { class: 'main' },
+        h('span', { class: `type t-${f.type}` }, f.type),
+        ' ',
+        who(f.from, labelOf(f, 'from')),
+        h('span', { class: 'arrow' }, ' → '),
+        who(f.to, labelOf(f, 'to')),
         f.implementation ? h('span', { class: 'tag', title: `proxy to ${f.implementation}` }, 'proxy') : null,
-        ' ', callText(f),
+        ' ',
+        callText(f),
         big(f.value) > 0n ? [' ', h('span', { class: 'value' }, units(big(f.value)))] : null,
-        ' ', outcome(f)),
-      gasBar(node))
+        ' ',
+        outcome(f),
+      ),
+      gasBar(node),
+    )
     line.addEventListener('click', () => {
       if (hasKids) toggle(li, node)
       focus(li)
@@ -152,20 +201,38 @@ export function renderTree(ul, model, { onSelect }) {
     const i = list.indexOf(li)
     const expanded = li.getAttribute('aria-expanded')
     switch (e.key) {
-      case 'ArrowDown': if (list[i + 1]) focus(list[i + 1]); break
-      case 'ArrowUp': if (i > 0) focus(list[i - 1]); break
-      case 'Home': focus(list[0]); break
-      case 'End': focus(list[list.length - 1]); break
+      case 'ArrowDown':
+        if (list[i + 1]) focus(list[i + 1])
+        break
+      case 'ArrowUp':
+        if (i > 0) focus(list[i - 1])
+        break
+      case 'Home':
+        focus(list[0])
+        break
+      case 'End':
+        focus(list[list.length - 1])
+        break
       case 'ArrowRight':
         if (expanded === 'false') setOpen(li, node, true)
-        else if (expanded === 'true') { const first = li.querySelector(':scope > ul > [role=treeitem]'); if (first) focus(first) }
+        else if (expanded === 'true') {
+          const first = li.querySelector(':scope > ul > [role=treeitem]')
+          if (first) focus(first)
+        }
         break
       case 'ArrowLeft':
         if (expanded === 'true') setOpen(li, node, false)
-        else { const up = li.parentElement.closest('[role=treeitem]'); if (up) focus(up) }
+        else {
+          const up = li.parentElement.closest('[role=treeitem]')
+          if (up) focus(up)
+        }
         break
-      case 'Enter': case ' ': if (expanded !== null) toggle(li, node); break
-      default: return
+      case 'Enter':
+      case ' ':
+        if (expanded !== null) toggle(li, node)
+        break
+      default:
+        return
     }
     e.preventDefault()
   })
@@ -181,7 +248,9 @@ export function renderTree(ul, model, { onSelect }) {
 /** the frame's fields, whole, for the side pane */
 export function renderDetail(div, frame) {
   const dl = h('dl')
-  const add = (k, v) => { if (v !== undefined && v !== null && v !== '') dl.append(h('dt', {}, k), h('dd', {}, v)) }
+  const add = (k, v) => {
+    if (v !== undefined && v !== null && v !== '') dl.append(h('dt', {}, k), h('dd', {}, v))
+  }
   add('type', frame.type)
   add('from', `${frame.from}${frame.labels?.from ? ` (${frame.labels.from})` : ''}`)
   add('to', frame.to ? `${frame.to}${frame.labels?.to ? ` (${frame.labels.to})` : ''}` : undefined)

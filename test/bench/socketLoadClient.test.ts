@@ -85,7 +85,7 @@ describe('the socket load client', () => {
     }
   })
 
-  it('tells success from failure by an answer\'s first bytes', () => {
+  it("tells success from failure by an answer's first bytes", () => {
     expect(isRestSuccess(Buffer.from('{"success":true,"data":{}}'))).toBe(true)
     expect(isRestSuccess(Buffer.from('{"success":false,"error":{}}'))).toBe(false)
     expect(isRpcResult(Buffer.from('{"jsonrpc":"2.0","id":1,"result":"0x1"}'))).toBe(true)

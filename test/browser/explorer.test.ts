@@ -33,7 +33,15 @@ describe.runIf(haveChromium)('API explorer (/v1/openapi/docs) in chromium', () =
     context = await chromium.launchPersistentContext(profile, {
       executablePath,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     })
     browser = context.browser()!
     await context.route('**/*', (route) => {
@@ -90,15 +98,16 @@ describe.runIf(haveChromium)('API explorer (/v1/openapi/docs) in chromium', () =
       await op.getByRole('button', { name: 'Execute' }).click()
       const networkStatus = String((await answered).status())
       const status = op.locator('.live-responses-table .response .response-col_status').first()
-      await expect
-        .poll(async () => ((await status.textContent()) ?? '').trim().slice(0, 3), { timeout: 15_000 })
-        .toBe(networkStatus)
+      await expect.poll(async () => ((await status.textContent()) ?? '').trim().slice(0, 3), { timeout: 15_000 }).toBe(networkStatus)
       return networkStatus
     }
     await op.locator('.opblock-summary').click()
     expect(await execute()).toBe('401')
 
-    await page.getByRole('button', { name: /Authorize/ }).first().click()
+    await page
+      .getByRole('button', { name: /Authorize/ })
+      .first()
+      .click()
     const dialog = page.locator('.dialog-ux')
     await expect.poll(async () => (await dialog.textContent()) ?? '').toContain('bearerAuth')
     expect(await dialog.textContent()).toContain('X-API-Key')

@@ -38,7 +38,8 @@ describe.runIf(haveChromium)('trace viewer on a fork', () => {
     const { Token } = forkContracts()
     const wallet = createWalletClient({ account, chain: foundry, transport: http(fork.rpcUrl) })
     const pub = createPublicClient({ chain: foundry, transport: http(fork.rpcUrl), cacheTime: 0 })
-    token = (await pub.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] }) })).contractAddress!
+    token = (await pub.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] }) }))
+      .contractAddress!
     transfer = await wallet.writeContract({ address: token, abi: Token.abi, functionName: 'transfer', args: [BOB, 12345n] })
     await pub.waitForTransactionReceipt({ hash: transfer })
     profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
@@ -46,7 +47,15 @@ describe.runIf(haveChromium)('trace viewer on a fork', () => {
       executablePath,
       headless: true,
       viewport: { width: 1280, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     })
     await context.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()))
   }, 60_000)
@@ -99,7 +108,7 @@ describe.runIf(haveChromium)('trace viewer on a fork', () => {
     await page.close()
   }, 60_000)
 
-  it('traces a call on the fork\'s head', async () => {
+  it("traces a call on the fork's head", async () => {
     const page = await open()
     await page.getByRole('radio', { name: 'Call' }).check()
     await page.getByRole('combobox', { name: 'Fork' }).fill(forkId)

@@ -40,14 +40,28 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    engine = await createEngine({ cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
+    engine = await createEngine({
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 100_000,
+      simulationTtlSeconds: 60,
+    })
     app = await startTestApp({ engine })
     profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
     context = await chromium.launchPersistentContext(profile, {
       executablePath,
       headless: true,
       viewport: { width: 1280, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     })
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url())

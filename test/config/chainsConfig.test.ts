@@ -23,7 +23,9 @@ describe('chains config', () => {
   })
 
   it('reads [chains.<name>] tables', () => {
-    const dir = withToml('[chains.base]\nrpc_url = "http://127.0.0.1:9545"\nchain_id = 8453\nkind = "op-stack"\nhardfork = "isthmus"\n\n[chains.mainnet]\nrpc_url = "http://127.0.0.1:8545"\n')
+    const dir = withToml(
+      '[chains.base]\nrpc_url = "http://127.0.0.1:9545"\nchain_id = 8453\nkind = "op-stack"\nhardfork = "isthmus"\n\n[chains.mainnet]\nrpc_url = "http://127.0.0.1:8545"\n',
+    )
     const c = loadConfig({ env: { APP_ENV: 'test' }, configDir: dir })
     expect(c.chains).toEqual({
       base: { rpc_url: 'http://127.0.0.1:9545', chain_id: 8453, kind: 'op-stack', hardfork: 'isthmus' },
@@ -34,7 +36,13 @@ describe('chains config', () => {
   it('reads CHAIN_<NAME>_* variables, `_` in the name standing for `-`, over the file', () => {
     const dir = withToml('[chains.base]\nrpc_url = "http://file"\n')
     const c = loadConfig({
-      env: { APP_ENV: 'test', CHAIN_BASE_RPC_URL: 'http://env', CHAIN_OP_SEPOLIA_RPC_URL: 'http://op', CHAIN_OP_SEPOLIA_CHAIN_ID: '11155420', CHAIN_OP_SEPOLIA_KIND: 'op-stack' },
+      env: {
+        APP_ENV: 'test',
+        CHAIN_BASE_RPC_URL: 'http://env',
+        CHAIN_OP_SEPOLIA_RPC_URL: 'http://op',
+        CHAIN_OP_SEPOLIA_CHAIN_ID: '11155420',
+        CHAIN_OP_SEPOLIA_KIND: 'op-stack',
+      },
       configDir: dir,
     })
     expect(c.chains.base).toEqual({ rpc_url: 'http://env' })
@@ -55,7 +63,10 @@ describe('chains config', () => {
   it.each([
     [{ CHAIN_BASE_RPC_URL: '' }, /config chains\.base\.rpc_url \(from CHAIN_BASE_RPC_URL\): .*leave it out for an embedded devnet/],
     [{ CHAIN_BASE_RPC_URL: 'http://x', CHAIN_BASE_KIND: 'polygon' }, /config chains\.base\.kind \(from CHAIN_BASE_KIND\): /],
-    [{ CHAIN_BASE_RPC_URL: 'http://x', CHAIN_BASE_CHAIN_ID: 'eight' }, /config chains\.base\.chain_id \(from CHAIN_BASE_CHAIN_ID\): expected a non-negative integer/],
+    [
+      { CHAIN_BASE_RPC_URL: 'http://x', CHAIN_BASE_CHAIN_ID: 'eight' },
+      /config chains\.base\.chain_id \(from CHAIN_BASE_CHAIN_ID\): expected a non-negative integer/,
+    ],
   ])('refuses %j with the key named', (env, message) => {
     expect(() => loadConfig({ env: { APP_ENV: 'test', ...env } })).toThrow(message)
   })

@@ -68,7 +68,6 @@ function gethConfig(config: Record<string, unknown>): Record<string, unknown> {
   return out
 }
 
-
 export function commonFor(fx: FixtureJson): Common {
   const g = fx.genesis
   const genesis = {

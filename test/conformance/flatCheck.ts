@@ -30,7 +30,8 @@ function flatten(f: CallFrameJson, root: boolean, includePrecompiles: boolean, o
   else if (kind === 'create') Object.assign(e, { from: f.from, init: f.input, value: f.value, gas: root ? undefined : f.gas, method: f.type.toLowerCase() })
   else Object.assign(e, { from: f.from, to: f.to, input: f.input, value: f.value ?? '0x0', gas: root ? undefined : f.gas, callType: f.type.toLowerCase() })
   if (f.error) e.error = f.error
-  else if (kind !== 'suicide') Object.assign(e, { gasUsed: root ? undefined : f.gasUsed, output: f.output ?? '0x', address: kind === 'create' ? f.to : undefined })
+  else if (kind !== 'suicide')
+    Object.assign(e, { gasUsed: root ? undefined : f.gasUsed, output: f.output ?? '0x', address: kind === 'create' ? f.to : undefined })
   out.push(e)
   for (const c of f.calls ?? []) flatten(c, false, includePrecompiles, out)
 }
@@ -44,7 +45,11 @@ function fromFixture(r: Flat, root: boolean): Record<string, unknown> {
   if (r.error) e.error = r.error
   else if (r.type !== 'suicide') {
     const res = r.result ?? {}
-    Object.assign(e, { gasUsed: root ? undefined : res.gasUsed, output: r.type === 'create' ? (res.code ?? '0x') : (res.output ?? '0x'), address: r.type === 'create' ? res.address : undefined })
+    Object.assign(e, {
+      gasUsed: root ? undefined : res.gasUsed,
+      output: r.type === 'create' ? (res.code ?? '0x') : (res.output ?? '0x'),
+      address: r.type === 'create' ? res.address : undefined,
+    })
   }
   return e
 }
@@ -58,10 +63,15 @@ export interface FlatOutcome {
 /** every call_tracer_flat fixture, compared on what both formats carry */
 export async function runFlatChecks(): Promise<FlatOutcome[]> {
   const out: FlatOutcome[] = []
-  const files = readdirSync(join(CORPUS, 'call_tracer_flat')).filter((f) => f.endsWith('.json')).sort()
+  const files = readdirSync(join(CORPUS, 'call_tracer_flat'))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
   for (const f of files) {
     const name = `call_tracer_flat/${f.replace(/\.json$/, '')}`
-    const fx = JSON.parse(readFileSync(join(CORPUS, 'call_tracer_flat', f), 'utf8')) as { result: Flat[]; tracerConfig?: { includePrecompiles?: boolean; convertParityErrors?: boolean } }
+    const fx = JSON.parse(readFileSync(join(CORPUS, 'call_tracer_flat', f), 'utf8')) as {
+      result: Flat[]
+      tracerConfig?: { includePrecompiles?: boolean; convertParityErrors?: boolean }
+    }
     const cfg = fx.tracerConfig ?? {}
     try {
       const tracer = createCallTracer()
@@ -102,9 +112,19 @@ function asGethTest(r: Flat): Record<string, unknown> {
   const big = (v: string | undefined) => (v === undefined ? '0x0' : `0x${BigInt(v).toString(16)}`)
   return {
     action: {
-      author: a.author ?? ZERO_ADDRESS, rewardType: a.rewardType ?? '', address: a.address ?? ZERO_ADDRESS, balance: big(a.balance),
-      callType: a.callType ?? '', creationMethod: a.creationMethod ?? '', from: a.from ?? ZERO_ADDRESS, gas: big(a.gas), init: a.init ?? '0x',
-      input: a.input ?? '0x', refundAddress: a.refundAddress ?? ZERO_ADDRESS, to: a.to ?? ZERO_ADDRESS, value: big(a.value),
+      author: a.author ?? ZERO_ADDRESS,
+      rewardType: a.rewardType ?? '',
+      address: a.address ?? ZERO_ADDRESS,
+      balance: big(a.balance),
+      callType: a.callType ?? '',
+      creationMethod: a.creationMethod ?? '',
+      from: a.from ?? ZERO_ADDRESS,
+      gas: big(a.gas),
+      init: a.init ?? '0x',
+      input: a.input ?? '0x',
+      refundAddress: a.refundAddress ?? ZERO_ADDRESS,
+      to: a.to ?? ZERO_ADDRESS,
+      value: big(a.value),
     },
     error: r.error ?? '',
     result: { address: res.address ?? ZERO_ADDRESS, code: res.code ?? '0x', gasUsed: big(res.gasUsed), output: res.output ?? '0x' },
@@ -121,7 +141,9 @@ function asGethTest(r: Flat): Record<string, unknown> {
  */
 export async function runFlatTracerChecks(): Promise<FlatOutcome[]> {
   const out: FlatOutcome[] = []
-  const files = readdirSync(join(CORPUS, 'call_tracer_flat')).filter((f) => f.endsWith('.json')).sort()
+  const files = readdirSync(join(CORPUS, 'call_tracer_flat'))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
   for (const f of files) {
     const name = `call_tracer_flat/${f.replace(/\.json$/, '')}`
     const fx = JSON.parse(readFileSync(join(CORPUS, 'call_tracer_flat', f), 'utf8')) as {

@@ -83,9 +83,7 @@ describe('citations of the project’s pages', () => {
   })
 
   it('every docs page named exists', () => {
-    const named = texts.flatMap(({ file, text }) =>
-      [...text.matchAll(/(?:^|[\s(`'"[/])(docs\/[\w.-]+\.(?:md|png))/g)].map((m) => ({ file, page: m[1]! })),
-    )
+    const named = texts.flatMap(({ file, text }) => [...text.matchAll(/(?:^|[\s(`'"[/])(docs\/[\w.-]+\.(?:md|png))/g)].map((m) => ({ file, page: m[1]! })))
     expect(named.length).toBeGreaterThan(5)
     expect(named.filter((n) => !existsSync(join(root, n.page))).map((n) => `${n.file}: ${n.page}`)).toEqual([])
   })
@@ -108,7 +106,9 @@ describe('citations of the project’s pages', () => {
       [
         // a folder or file in backticks, and a file named anywhere in the text
         ...readFileSync(join(root, page), 'utf8').matchAll(/`((?:src|engine|host|tracers|test|bench|scripts|config|patches|docs)\/[\w./+@-]*)`/g),
-        ...readFileSync(join(root, page), 'utf8').matchAll(/(?<![\w/.-])((?:src|engine|host|tracers|test|bench|scripts|config|patches)\/[\w/+@-]+\.(?:ts|mjs|js|md|json|toml|patch))\b/g),
+        ...readFileSync(join(root, page), 'utf8').matchAll(
+          /(?<![\w/.-])((?:src|engine|host|tracers|test|bench|scripts|config|patches)\/[\w/+@-]+\.(?:ts|mjs|js|md|json|toml|patch))\b/g,
+        ),
       ]
         .map((m) => m[1]!.replace(/\/$/, ''))
         .filter((path) => !path.includes('*') && !path.includes('<'))
@@ -183,7 +183,12 @@ describe('decision records (docs/decisions/)', () => {
 
   it('reads the sections and the tests of a record', () => {
     const text = '# 0001 T\n\n## Context\n\nc\n\n## Decision\n\nd\n\n## Consequences\n\ne\n\n## Tests\n\n- `test/a.test.ts`: a\n- `test/b/c.test.ts`: b\n'
-    expect(sectionsOf(text).map((s) => [s.name, s.body])).toEqual([['Context', 'c'], ['Decision', 'd'], ['Consequences', 'e'], ['Tests', '- `test/a.test.ts`: a\n- `test/b/c.test.ts`: b']])
+    expect(sectionsOf(text).map((s) => [s.name, s.body])).toEqual([
+      ['Context', 'c'],
+      ['Decision', 'd'],
+      ['Consequences', 'e'],
+      ['Tests', '- `test/a.test.ts`: a\n- `test/b/c.test.ts`: b'],
+    ])
     expect(testsNamed(text)).toEqual(['test/a.test.ts', 'test/b/c.test.ts'])
   })
 

@@ -79,7 +79,11 @@ describe('hardfork', () => {
     const stock = (x: typeof c) => candidates.filter((e) => x._activatedEIPsCache.includes(e))
     const ours = (x: typeof c) => candidates.filter((e) => x.isActivatedEIP(e))
     expect(ours(c)).toEqual([]) // muirGlacier: none of these yet
-    for (const [number, timestamp, fork] of [[12_244_000n, 1_618_481_223n, 'berlin'], [19_426_587n, 1_710_338_135n, 'cancun'], [22_431_084n, 1_746_612_311n, 'prague']] as const) {
+    for (const [number, timestamp, fork] of [
+      [12_244_000n, 1_618_481_223n, 'berlin'],
+      [19_426_587n, 1_710_338_135n, 'cancun'],
+      [22_431_084n, 1_746_612_311n, 'prague'],
+    ] as const) {
       c.setHardforkBy({ blockNumber: number, timestamp })
       expect(c.hardfork()).toBe(fork)
       expect(ours(c)).toEqual(stock(c))
@@ -115,7 +119,10 @@ describe('revertReason', () => {
   })
 
   it('knows the standard ERC-6093 / OpenZeppelin errors out of the box', () => {
-    const abi = parseAbi(['error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)', 'error OwnableUnauthorizedAccount(address account)'])
+    const abi = parseAbi([
+      'error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)',
+      'error OwnableUnauthorizedAccount(address account)',
+    ])
     const who = '0x00000000000000000000000000000000000000cd'
     expect(revertReason(encodeErrorResult({ abi, errorName: 'ERC20InsufficientBalance', args: [who, 1n, 2n] }))).toBe(`ERC20InsufficientBalance(${who}, 1, 2)`)
     expect(revertReason(encodeErrorResult({ abi, errorName: 'OwnableUnauthorizedAccount', args: [who] }))).toBe(`OwnableUnauthorizedAccount(${who})`)

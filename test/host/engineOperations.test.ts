@@ -40,7 +40,7 @@ describe('the engine operations, listed once', () => {
     expect(methodsOf(engine.withStop!({ deadline: Date.now() + 1_000 }))).toEqual([...ENGINE_OPERATIONS, 'close', 'withStop'].sort())
   })
 
-  it('the in-process engine with its runs counted holds them too, and so does a request\'s view of it', async () => {
+  it("the in-process engine with its runs counted holds them too, and so does a request's view of it", async () => {
     const engine = await createWorkerPoolEngine({ cache: createMemoryCacheStore(), ...engineOptions, workers: 1 })
     opened.push(engine)
     const expected = [...ENGINE_OPERATIONS, 'close', 'runs', 'withStop'].sort()

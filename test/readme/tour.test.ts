@@ -26,12 +26,17 @@ const tour = readme.slice(start, readme.indexOf('\n## ', start + 5))
 
 const blocks = [...tour.matchAll(/```(sh|text)\n([\s\S]*?)```/g)].map((m) => ({ kind: m[1]!, text: m[2]! }))
 const setup = blocks[0]?.text ?? ''
-const examples = blocks.slice(1).flatMap((b, i, rest) => (b.kind === 'sh' && rest[i + 1]?.kind === 'text' ? [{ command: b.text, printed: rest[i + 1]!.text }] : []))
+const examples = blocks
+  .slice(1)
+  .flatMap((b, i, rest) => (b.kind === 'sh' && rest[i + 1]?.kind === 'text' ? [{ command: b.text, printed: rest[i + 1]!.text }] : []))
 const viewerUrls = [...tour.matchAll(/<(http:\/\/127\.0\.0\.1:8080\/v1\/ui[^>]*)>/g)].map((m) => m[1]!)
 
 /** the printed output as a pattern: exact, except that `…` stands for hex digits (or is itself) */
 export function printedPattern(printed: string): RegExp {
-  const exact = printed.trimEnd().split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+  const exact = printed
+    .trimEnd()
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
   return new RegExp(`^${exact.join('(?:…|[0-9a-f]+)')}$`)
 }
 

@@ -25,8 +25,13 @@ describe.runIf(haveAnvil)('an Arbitrum chain', () => {
   beforeAll(async () => {
     anvil = await startAnvil()
     engine = await createEngine({
-      rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000,
-      maxStructLogSteps: 10_000, simulationTtlSeconds: 60, chainKind: 'arbitrum',
+      rpcUrl: anvil.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 10_000,
+      simulationTtlSeconds: 60,
+      chainKind: 'arbitrum',
     })
     app = await startTestApp({ engine, env: { RPC_URL: anvil.url, RATE_LIMIT_REQUESTS: '100000' } })
   }, 60_000)
@@ -38,7 +43,10 @@ describe.runIf(haveAnvil)('an Arbitrum chain', () => {
   })
 
   it('answers 501 NOT_EMULATED naming the ArbOS precompile a simulation reaches', async () => {
-    const res = await app.fetch('/v1/simulate', post({ params: { calls: [{ from: DEV_ACCOUNTS[0], to: ARB_SYS, data: ARB_BLOCK_NUMBER }], blockTag: 'latest' } }))
+    const res = await app.fetch(
+      '/v1/simulate',
+      post({ params: { calls: [{ from: DEV_ACCOUNTS[0], to: ARB_SYS, data: ARB_BLOCK_NUMBER }], blockTag: 'latest' } }),
+    )
     const body = await res.json()
     expect(res.status).toBe(501)
     expect(body.error.code).toBe('NOT_EMULATED')
@@ -46,7 +54,10 @@ describe.runIf(haveAnvil)('an Arbitrum chain', () => {
   })
 
   it('answers a JSON-RPC error for eth_call to an ArbOS precompile', async () => {
-    const res = await app.fetch('/v1/rpc', post({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ from: DEV_ACCOUNTS[0], to: ARB_SYS, data: ARB_BLOCK_NUMBER }, 'latest'] }))
+    const res = await app.fetch(
+      '/v1/rpc',
+      post({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ from: DEV_ACCOUNTS[0], to: ARB_SYS, data: ARB_BLOCK_NUMBER }, 'latest'] }),
+    )
     const body = await res.json()
     expect(body.result).toBeUndefined()
     expect(body.error.message).toContain('ArbSys')

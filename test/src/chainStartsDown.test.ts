@@ -63,10 +63,16 @@ describe.runIf(haveAnvil)('a named chain whose upstream is down at start', () =>
     }
     throw new Error(`chain '${name}' never became ${status}: ${JSON.stringify(await listed(name))}`)
   }
-  const balanceCall = (prefix: string) => app.fetch(`${prefix}/v1/trace/call`, post({ call: { from: WHO, to: WHO, data: '0x' }, blockTag: 'latest', tracerConfig: { prestateTracer: {} } }))
+  const balanceCall = (prefix: string) =>
+    app.fetch(`${prefix}/v1/trace/call`, post({ call: { from: WHO, to: WHO, data: '0x' }, blockTag: 'latest', tracerConfig: { prestateTracer: {} } }))
 
   it('starts without it: the chain is down, its routes answer 503 CHAIN_UNAVAILABLE naming it, the default chain answers', async () => {
-    expect(await listed('late')).toMatchObject({ status: 'down', chainId: 31337, head: null, error: expect.stringContaining("chain 'late': its upstream does not answer") })
+    expect(await listed('late')).toMatchObject({
+      status: 'down',
+      chainId: 31337,
+      head: null,
+      error: expect.stringContaining("chain 'late': its upstream does not answer"),
+    })
     const rest = await balanceCall('/v1/chains/late')
     expect(rest.status).toBe(503)
     expect((await rest.json()).error).toMatchObject({ code: 'CHAIN_UNAVAILABLE', message: expect.stringContaining("chain 'late'") })

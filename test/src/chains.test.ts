@@ -51,13 +51,16 @@ describe.runIf(haveAnvil)('several chains in one deployment', () => {
 
   /** WHO's balance as a traced call on the chain behind `prefix` reads it (engine state, not a passthrough) */
   async function balanceVia(prefix: string): Promise<string> {
-    const res = await app.fetch(`${prefix}/v1/trace/call`, post({ call: { from: WHO, to: WHO, data: '0x' }, blockTag: 'latest', tracerConfig: { prestateTracer: {} } }))
+    const res = await app.fetch(
+      `${prefix}/v1/trace/call`,
+      post({ call: { from: WHO, to: WHO, data: '0x' }, blockTag: 'latest', tracerConfig: { prestateTracer: {} } }),
+    )
     const body = await res.json()
     expect(res.status, JSON.stringify(body)).toBe(200)
     return body.data.prestateTracer[WHO].balance
   }
 
-  it('answers the same request from each chain\'s own state, two chains of one id never sharing cache entries', async () => {
+  it("answers the same request from each chain's own state, two chains of one id never sharing cache entries", async () => {
     // twice each: the second answer comes from the fork cache, which must be the chain's own
     for (let round = 0; round < 2; round++) {
       expect(await balanceVia('')).toBe('0x111')
@@ -80,7 +83,9 @@ describe.runIf(haveAnvil)('several chains in one deployment', () => {
     const res = await app.fetch('/v1/chains', { headers: { authorization: `Bearer ${testToken}` } })
     const body = await res.json()
     expect(res.status).toBe(200)
-    expect(body.data.map((c: { name: string; chainId: number; kind: string; status: string; default: boolean }) => [c.name, c.chainId, c.kind, c.status, c.default])).toEqual([
+    expect(
+      body.data.map((c: { name: string; chainId: number; kind: string; status: string; default: boolean }) => [c.name, c.chainId, c.kind, c.status, c.default]),
+    ).toEqual([
       ['default', 31337, 'ethereum', 'ok', true],
       ['other', 31337, 'ethereum', 'ok', false],
       ['op', 10, 'op-stack', 'ok', false],
@@ -103,14 +108,19 @@ describe.runIf(haveAnvil)('several chains in one deployment', () => {
 
   it('fails the start naming the chain whose upstream answers another chain id', async () => {
     await expect(
-      startNamedChains({ base: { rpc_url: main.url, chain_id: 8453 } }, cache, ({ rpcUrl, expectChainId, cache: ns }) => createEngine({ ...base, rpcUrl, cache: ns, expectChainId })),
+      startNamedChains({ base: { rpc_url: main.url, chain_id: 8453 } }, cache, ({ rpcUrl, expectChainId, cache: ns }) =>
+        createEngine({ ...base, rpcUrl, cache: ns, expectChainId }),
+      ),
     ).rejects.toThrow("chain 'base': the upstream answers chain id 31337, not the configured 8453")
   })
 
-  it('keeps answering on the other chains when one chain\'s upstream is down', async () => {
+  it("keeps answering on the other chains when one chain's upstream is down", async () => {
     await other.stop()
     // an account no earlier request read: its state can only come from the (stopped) upstream
-    const res = await app.fetch('/v1/chains/other/v1/trace/call', post({ call: { from: WHO, to: '0x00000000000000000000000000000000000dead1', data: '0x' }, blockTag: 'latest', tracerConfig: { prestateTracer: {} } }))
+    const res = await app.fetch(
+      '/v1/chains/other/v1/trace/call',
+      post({ call: { from: WHO, to: '0x00000000000000000000000000000000000dead1', data: '0x' }, blockTag: 'latest', tracerConfig: { prestateTracer: {} } }),
+    )
     expect(res.status).toBeGreaterThanOrEqual(500)
     expect(await balanceVia('')).toBe('0x111')
     expect(await balanceVia('/v1/chains/op')).toBe('0x333')

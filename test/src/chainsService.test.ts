@@ -46,13 +46,19 @@ describe.runIf(haveAnvil)('the service with a chain from CHAIN_<NAME>_* variable
     const svc = startService({ CHAIN_OP_MAIN_RPC_URL: op.url, CHAIN_OP_MAIN_KIND: 'op-stack', CHAIN_OP_MAIN_CHAIN_ID: '10' })
     try {
       const url = await svc.listening
-      const list = (await (await fetch(`${url}/v1/chains`, { headers: { authorization: `Bearer ${testToken}` } })).json()) as { data: { name: string; chainId: number; kind: string }[] }
+      const list = (await (await fetch(`${url}/v1/chains`, { headers: { authorization: `Bearer ${testToken}` } })).json()) as {
+        data: { name: string; chainId: number; kind: string }[]
+      }
       expect(list.data.map((c: { name: string; chainId: number; kind: string }) => [c.name, c.chainId, c.kind])).toEqual([
         ['default', 31337, 'ethereum'],
         ['op-main', 10, 'op-stack'],
       ])
-      const rpc = await fetch(`${url}/v1/chains/op-main/rpc/${testToken}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
-      expect(((await rpc.json()) as { result: string }).result).toBe("0xa")
+      const rpc = await fetch(`${url}/v1/chains/op-main/rpc/${testToken}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      })
+      expect(((await rpc.json()) as { result: string }).result).toBe('0xa')
     } finally {
       const exited = new Promise((resolve) => svc.child.once('exit', resolve))
       svc.child.kill('SIGTERM')
@@ -60,7 +66,7 @@ describe.runIf(haveAnvil)('the service with a chain from CHAIN_<NAME>_* variable
     }
   }, 60_000)
 
-  it('refuses to start when a chain\'s upstream answers another chain id, naming the chain', async () => {
+  it("refuses to start when a chain's upstream answers another chain id, naming the chain", async () => {
     const svc = startService({ CHAIN_BASE_RPC_URL: op.url, CHAIN_BASE_CHAIN_ID: '8453' })
     const err = (await svc.listening.catch((e: unknown) => e)) as { code: number; stderr: string }
     expect(err.code).toBe(1)
@@ -74,11 +80,27 @@ describe.runIf(haveAnvil)('the service with a chain from CHAIN_<NAME>_* variable
     let late: AnvilInstance | undefined
     try {
       const url = await svc.listening
-      const chains = async () => ((await (await fetch(`${url}/v1/chains`, { headers: { authorization: `Bearer ${testToken}` } })).json()) as { data: { name: string; status: string; kind: string; network: string }[] }).data
-      expect((await chains()).map((c) => [c.name, c.status])).toEqual([['default', 'ok'], ['late', 'down'], ['opdev', 'ok']])
+      const chains = async () =>
+        (
+          (await (await fetch(`${url}/v1/chains`, { headers: { authorization: `Bearer ${testToken}` } })).json()) as {
+            data: { name: string; status: string; kind: string; network: string }[]
+          }
+        ).data
+      expect((await chains()).map((c) => [c.name, c.status])).toEqual([
+        ['default', 'ok'],
+        ['late', 'down'],
+        ['opdev', 'ok'],
+      ])
       expect((await chains()).find((c) => c.name === 'opdev')).toMatchObject({ kind: 'op-stack', network: 'devnet' })
-      const down = await fetch(`${url}/v1/chains/late/rpc/${testToken}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
-      expect(((await down.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32000, message: expect.stringContaining("chain 'late'") })
+      const down = await fetch(`${url}/v1/chains/late/rpc/${testToken}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      })
+      expect(((await down.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+        code: -32000,
+        message: expect.stringContaining("chain 'late'"),
+      })
       // the scrape still answers, the chain's upstream counted down
       const scrape = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${testToken}` } })
       expect(scrape.status).toBe(200)
@@ -90,7 +112,11 @@ describe.runIf(haveAnvil)('the service with a chain from CHAIN_<NAME>_* variable
         if (status !== 'ok') await new Promise((ok) => setTimeout(ok, 100))
       }
       expect(status).toBe('ok')
-      const rpc = await fetch(`${url}/v1/chains/late/rpc/${testToken}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
+      const rpc = await fetch(`${url}/v1/chains/late/rpc/${testToken}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      })
       expect(((await rpc.json()) as { result: string }).result).toBe('0x7a69')
     } finally {
       const exited = new Promise((resolve) => svc.child.once('exit', resolve))

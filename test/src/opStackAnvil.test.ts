@@ -17,7 +17,16 @@ import { createEngine, type Engine } from '../../engine/index.js'
 import { DEV_ACCOUNTS, requireAnvil, type AnvilInstance } from '../support/anvil.js'
 import { cast, requireCast } from '../support/cast.js'
 import {
-  BASE_FEE_VAULT, DEPOSITOR, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT, SINK_CODE, setL1Fees, startOpAnvil, type L1Fees,
+  BASE_FEE_VAULT,
+  DEPOSITOR,
+  L1_BLOCK,
+  L1_FEE_VAULT,
+  OPERATOR_FEE_VAULT,
+  SEQUENCER_FEE_VAULT,
+  SINK_CODE,
+  setL1Fees,
+  startOpAnvil,
+  type L1Fees,
 } from '../support/opAnvil.js'
 import { gethCallFrame, gethPrestate, withoutCodeHash, type Frame } from '../tracers/gethRules.js'
 import { post, startTestApp, type TestApp } from './support/startTestApp.js'
@@ -37,7 +46,8 @@ const hex = (n: bigint) => `0x${n.toString(16)}`
 const FORKS: { fork: string; ecotone: boolean; fees: L1Fees }[] = [
   { fork: 'fjord', ecotone: true, fees: { l1BaseFee: 1_055_991_687n, scalar: 5227n, blobBaseFee: 1n, blobBaseFeeScalar: 1_014_213n } },
   {
-    fork: 'isthmus', ecotone: true,
+    fork: 'isthmus',
+    ecotone: true,
     fees: { l1BaseFee: 30_000_000_000n, scalar: 1368n, blobBaseFee: 5n, blobBaseFeeScalar: 810_949n, operatorFeeScalar: 2000n, operatorFeeConstant: 1000n },
   },
 ]
@@ -86,11 +96,35 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     for (const u of [USER, USER_REVERTED]) await anvil.rpc('anvil_impersonateAccount', [u])
     const send = (tx: Record<string, unknown>) => anvil.rpc<Hex>('eth_sendTransaction', [tx])
     // the L1 attributes deposit first, as every OP-stack block starts
-    await send({ from: DEPOSITOR, to: L1_BLOCK, gas: hex(1_000_000n), input: `0x440a5e20${'00'.repeat(160)}`, sourceHash: `0x${'11'.repeat(32)}`, mint: '0x0', isSystemTx: false })
+    await send({
+      from: DEPOSITOR,
+      to: L1_BLOCK,
+      gas: hex(1_000_000n),
+      input: `0x440a5e20${'00'.repeat(160)}`,
+      sourceHash: `0x${'11'.repeat(32)}`,
+      mint: '0x0',
+      isSystemTx: false,
+    })
     // a user deposit minting 1 ETH and sending half of it on
-    await send({ from: USER, to: DEV_ACCOUNTS[5], value: hex(ONE_ETH / 2n), gas: hex(200_000n), sourceHash: `0x${'22'.repeat(32)}`, mint: hex(ONE_ETH), isSystemTx: false })
+    await send({
+      from: USER,
+      to: DEV_ACCOUNTS[5],
+      value: hex(ONE_ETH / 2n),
+      gas: hex(200_000n),
+      sourceHash: `0x${'22'.repeat(32)}`,
+      mint: hex(ONE_ETH),
+      isSystemTx: false,
+    })
     // a deposit whose call reverts: its mint is kept
-    await send({ from: USER_REVERTED, to: REVERTER, value: hex(ONE_ETH / 4n), gas: hex(100_000n), sourceHash: `0x${'33'.repeat(32)}`, mint: hex(ONE_ETH), isSystemTx: false })
+    await send({
+      from: USER_REVERTED,
+      to: REVERTER,
+      value: hex(ONE_ETH / 4n),
+      gas: hex(100_000n),
+      sourceHash: `0x${'33'.repeat(32)}`,
+      mint: hex(ONE_ETH),
+      isSystemTx: false,
+    })
     // fee-paying transactions: small and large calldata
     await send({ from: DEV_ACCOUNTS[0], to: SINK_A, value: '0x1', input: '0x01' })
     await send({ from: DEV_ACCOUNTS[2], to: SINK_B, input: `0x${'ab12'.repeat(300)}${'00'.repeat(200)}${'5e'.repeat(40)}` })
@@ -104,8 +138,14 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
       mined.push({ hash, specHash: t.hash as Hex, from: t.from!, to: t.to!, gas: BigInt(t.gas!), gasUsed: BigInt(r.gasUsed) })
     }
     engine = await createEngine({
-      rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000,
-      maxStructLogSteps: 100_000, simulationTtlSeconds: 3600, chainKind: 'op-stack', hardfork: fork,
+      rpcUrl: anvil.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 100_000,
+      simulationTtlSeconds: 3600,
+      chainKind: 'op-stack',
+      hardfork: fork,
     })
     app = await startTestApp({ engine, env: { RPC_URL: anvil.url, RATE_LIMIT_REQUESTS: '100000' } })
   }, 60_000)
@@ -143,17 +183,23 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     }
   })
 
-  it('debug_traceTransaction: callTracer and the prestate diff equal Anvil\'s, fee vaults included', async () => {
+  it("debug_traceTransaction: callTracer and the prestate diff equal Anvil's, fee vaults included", async () => {
     for (const m of mined) {
       expect(await serviceRpc('debug_traceTransaction', [m.hash, { tracer: 'callTracer' }])).toEqual(await anvilCallFrame(m))
-      const ours = await serviceRpc<{ pre: Record<string, never>; post: Record<string, never> }>('debug_traceTransaction', [m.hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }])
-      const theirs = await anvil.rpc<{ pre: Record<string, never>; post: Record<string, never> }>('debug_traceTransaction', [m.hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }])
+      const ours = await serviceRpc<{ pre: Record<string, never>; post: Record<string, never> }>('debug_traceTransaction', [
+        m.hash,
+        { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+      ])
+      const theirs = await anvil.rpc<{ pre: Record<string, never>; post: Record<string, never> }>('debug_traceTransaction', [
+        m.hash,
+        { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+      ])
       expect(withoutCodeHash(ours.pre), m.hash).toEqual(gethPrestate(theirs.pre))
       expect(withoutCodeHash(ours.post, false), m.hash).toEqual(theirs.post)
     }
   })
 
-  it('trace_transaction equals Anvil\'s', async () => {
+  it("trace_transaction equals Anvil's", async () => {
     for (const m of mined) {
       const ours = await serviceRpc<Record<string, unknown>[]>('trace_transaction', [m.hash])
       const theirs = await anvil.rpc<Record<string, unknown>[]>('trace_transaction', [m.hash])
@@ -166,7 +212,12 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     const accounts = [...new Set([...mined.flatMap((m) => [m.from, m.to]), SEQUENCER_FEE_VAULT, BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT])]
     for (const a of accounts) {
       // the state after the block's every transaction, replayed by the engine, read by a traced call there
-      const r = await engine.traceCall({ call: { from: a as Hex, to: a as Hex, data: '0x' }, block: { number: 1n }, txIndex: mined.length, tracerConfig: { prestateTracer: {} } })
+      const r = await engine.traceCall({
+        call: { from: a as Hex, to: a as Hex, data: '0x' },
+        block: { number: 1n },
+        txIndex: mined.length,
+        tracerConfig: { prestateTracer: {} },
+      })
       const ours = (r.prestateTracer as Record<string, { balance?: string }>)[a]?.balance ?? '0x0'
       expect(BigInt(ours), a).toBe(BigInt(await anvil.rpc<string>('eth_getBalance', [a, '0x1'])))
     }
@@ -197,7 +248,13 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     expect(change(DEV_ACCOUNTS[7])).toBe(-paid)
     expect(change(L1_FEE_VAULT)).toBe(BigInt(res.l1Fee!))
     // a call without a gas price pays nothing besides its (free) gas: eth_call semantics
-    const free = await engine.simulate({ calls: [{ ...calls[0]!, gasPrice: undefined }], block: { tag: 'latest' }, validation: false, traceAssetChanges: false, traceTransfers: false })
+    const free = await engine.simulate({
+      calls: [{ ...calls[0]!, gasPrice: undefined }],
+      block: { tag: 'latest' },
+      validation: false,
+      traceAssetChanges: false,
+      traceTransfers: false,
+    })
     expect(free.calls[0]!.l1Fee).toBeUndefined()
     expect(free.l1Fee).toBeUndefined()
   })
@@ -219,7 +276,14 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     expect(rpcFrame).toEqual(traced.callTracer)
 
     // call-many: each call's fees beside its tracers, their sum beside data
-    const many = await app.fetch('/v1/trace/call-many', post({ bundles: [{ transactions: [small] }, { transactions: [large, { ...small, gasPrice: undefined }] }], blockTag: 'latest', tracerConfig: { callTracer: {} } }))
+    const many = await app.fetch(
+      '/v1/trace/call-many',
+      post({
+        bundles: [{ transactions: [small] }, { transactions: [large, { ...small, gasPrice: undefined }] }],
+        blockTag: 'latest',
+        tracerConfig: { callTracer: {} },
+      }),
+    )
     const manyBody = await many.json()
     expect(many.status, JSON.stringify(manyBody)).toBe(200)
     const [[first], [second, free]] = manyBody.data as { l1Fee?: string; l1GasUsed?: string; operatorFee?: string }[][]

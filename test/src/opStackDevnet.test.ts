@@ -37,7 +37,13 @@ describe('the embedded devnet as an OP-stack chain', () => {
 
   const client = () =>
     createPublicClient({
-      chain: defineChain({ ...chainConfig, id: 31337, name: 'op devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } }),
+      chain: defineChain({
+        ...chainConfig,
+        id: 31337,
+        name: 'op devnet',
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [rpcUrl] } },
+      }),
       transport: http(rpcUrl),
     })
 
@@ -89,7 +95,11 @@ describe('the embedded devnet as an OP-stack chain', () => {
     expect(res.status, JSON.stringify(body)).toBe(201)
     const forkUrl = `${app.url}/v1/forks/${body.data.forkId}/rpc/${app.config.api.auth_token}`
     const rpc = async (method: string, params: unknown[]) => {
-      const r = await fetch(forkUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      const r = await fetch(forkUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
       return ((await r.json()) as { result: any }).result // eslint-disable-line @typescript-eslint/no-explicit-any
     }
     const hash = await rpc('eth_sendTransaction', [{ from: DEV_ACCOUNTS[3], to: DEV_ACCOUNTS[4], value: '0x1' }])
@@ -105,7 +115,12 @@ describe('the embedded devnet as an OP-stack chain', () => {
     const fee = await c.estimateL1Fee({ account: DEV_ACCOUNTS[5] as Hex, to: DEV_ACCOUNTS[6] as Hex, value: 1n, data: '0x1234' })
     expect(fee).toBeGreaterThan(0n)
     const unsigned = '0x02f86b827a6980843b9aca0084773594008252089470997970c51812dc3a010c7d01b50e0d17dc79c80182123400c0' as Hex
-    const oracle = await c.readContract({ address: '0x420000000000000000000000000000000000000f', abi: parseAbi(['function getL1Fee(bytes) view returns (uint256)']), functionName: 'getL1Fee', args: [unsigned] })
+    const oracle = await c.readContract({
+      address: '0x420000000000000000000000000000000000000f',
+      abi: parseAbi(['function getL1Fee(bytes) view returns (uint256)']),
+      functionName: 'getL1Fee',
+      args: [unsigned],
+    })
     const l1 = OP_DEVNET_L1
     const scaled = l1.baseFee * 16n * l1.baseFeeScalar + l1.blobBaseFee * l1.blobBaseFeeScalar
     expect(oracle).toBe((fjordEstimatedSize(hexToBytes(unsigned), 68) * scaled) / 10n ** 12n)
@@ -114,23 +129,28 @@ describe('the embedded devnet as an OP-stack chain', () => {
   it.each([
     ['bedrock', { l1FeeScalar: '0.684' }],
     ['ecotone', { l1BaseFeeScalar: '0x558', l1BlobBaseFeeScalar: '0xc5fc5', l1BlobBaseFee: '0x1' }],
-  ])('runs %s: the L1 attributes deposit of that fork succeeds and receipts carry its fields, the L1 fee vault credited their fees', async (hardfork, fields) => {
-    const e = await createEngine({ ...base, chainKind: 'op-stack', hardfork })
-    try {
-      const block = (await e.readChain('eth_getBlockByNumber', ['0x2', false])) as { transactions: Hex[] }
-      const [deposit, ...paid] = await Promise.all(block.transactions.map((h) => e.readChain('eth_getTransactionReceipt', [h]) as Promise<Record<string, string>>))
-      expect(deposit!.status).toBe('0x1')
-      let fees = 0n
-      for (const r of paid) {
-        expect(r).toMatchObject({ ...fields, l1GasPrice: '0x2540be400' })
-        fees += BigInt(r.l1Fee!)
+  ])(
+    'runs %s: the L1 attributes deposit of that fork succeeds and receipts carry its fields, the L1 fee vault credited their fees',
+    async (hardfork, fields) => {
+      const e = await createEngine({ ...base, chainKind: 'op-stack', hardfork })
+      try {
+        const block = (await e.readChain('eth_getBlockByNumber', ['0x2', false])) as { transactions: Hex[] }
+        const [deposit, ...paid] = await Promise.all(
+          block.transactions.map((h) => e.readChain('eth_getTransactionReceipt', [h]) as Promise<Record<string, string>>),
+        )
+        expect(deposit!.status).toBe('0x1')
+        let fees = 0n
+        for (const r of paid) {
+          expect(r).toMatchObject({ ...fields, l1GasPrice: '0x2540be400' })
+          fees += BigInt(r.l1Fee!)
+        }
+        const balance = async (n: string) => BigInt((await e.readChain('eth_getBalance', [L1_FEE_VAULT, n])) as string)
+        expect((await balance('0x2')) - (await balance('0x1'))).toBe(fees)
+      } finally {
+        await e.close()
       }
-      const balance = async (n: string) => BigInt((await e.readChain('eth_getBalance', [L1_FEE_VAULT, n])) as string)
-      expect((await balance('0x2')) - (await balance('0x1'))).toBe(fees)
-    } finally {
-      await e.close()
-    }
-  })
+    },
+  )
 
   it('runs eth_simulateV1 by the OP-stack rules: the Fjord P256 precompile, the L1 fee credited to its vault, no excess blob gas', async () => {
     const { generateKeyPairSync, createHash, sign } = await import('node:crypto')
@@ -154,18 +174,23 @@ describe('the embedded devnet as an OP-stack chain', () => {
     }
     const head = await rpc('eth_getBlockByNumber', ['latest', false])
     const paid = { gas: '0x30d40', maxFeePerGas: `0x${(BigInt(head.baseFeePerGas) * 2n + 10n ** 9n).toString(16)}`, maxPriorityFeePerGas: '0x3b9aca00' }
-    const [block] = await rpc('eth_simulateV1', [{
-      validation: true,
-      blockStateCalls: [{
-        stateOverrides: { [reader]: { code: readsVault } },
-        calls: [
-          { from: DEV_ACCOUNTS[0], to: reader, ...paid },
-          { from: DEV_ACCOUNTS[0], to: DEV_ACCOUNTS[1], value: '0x1', ...paid },
-          { from: DEV_ACCOUNTS[0], to: reader, ...paid },
-          { from: DEV_ACCOUNTS[0], to: '0x0000000000000000000000000000000000000100', data: p256Input, ...paid },
+    const [block] = await rpc('eth_simulateV1', [
+      {
+        validation: true,
+        blockStateCalls: [
+          {
+            stateOverrides: { [reader]: { code: readsVault } },
+            calls: [
+              { from: DEV_ACCOUNTS[0], to: reader, ...paid },
+              { from: DEV_ACCOUNTS[0], to: DEV_ACCOUNTS[1], value: '0x1', ...paid },
+              { from: DEV_ACCOUNTS[0], to: reader, ...paid },
+              { from: DEV_ACCOUNTS[0], to: '0x0000000000000000000000000000000000000100', data: p256Input, ...paid },
+            ],
+          },
         ],
-      }],
-    }, 'latest'])
+      },
+      'latest',
+    ])
     const [before, transfer, after, p256] = block.calls as { status: string; returnData: Hex }[]
     expect(transfer!.status).toBe('0x1')
     // the transfer (and the read before it) paid its L1 fee to the vault

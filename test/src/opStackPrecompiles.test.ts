@@ -37,8 +37,14 @@ describe.runIf(haveAnvil)('OP fork precompiles', () => {
     anvil = await startOpAnvil('fjord')
     await anvil.rpc('anvil_setCode', [FORWARDER, FORWARDER_CODE])
     engine = await createEngine({
-      rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000,
-      maxStructLogSteps: 10_000, simulationTtlSeconds: 60, chainKind: 'op-stack', hardfork: 'fjord',
+      rpcUrl: anvil.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 10_000,
+      simulationTtlSeconds: 60,
+      chainKind: 'op-stack',
+      hardfork: 'fjord',
     })
   }, 60_000)
   afterAll(async () => {
@@ -50,7 +56,11 @@ describe.runIf(haveAnvil)('OP fork precompiles', () => {
     const input = p256Input()
     const call = { from: DEV_ACCOUNTS[0] as Hex, to: FORWARDER as Hex, data: input, gas: 100_000n }
     const ours = (await engine.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
-    const theirs = await anvil.rpc<Frame>('debug_traceCall', [{ from: call.from, to: FORWARDER, data: input, gas: '0x186a0' }, 'latest', { tracer: 'callTracer' }])
+    const theirs = await anvil.rpc<Frame>('debug_traceCall', [
+      { from: call.from, to: FORWARDER, data: input, gas: '0x186a0' },
+      'latest',
+      { tracer: 'callTracer' },
+    ])
     expect(ours.output).toBe(`0x${'0'.repeat(63)}1`)
     expect(ours.calls?.[0]).toMatchObject({ type: 'STATICCALL', to: P256, gasUsed: '0xd7a' })
     expect(ours).toEqual(gethCallFrame(theirs, 100_000n))
@@ -58,8 +68,14 @@ describe.runIf(haveAnvil)('OP fork precompiles', () => {
 
   it('Ecotone (Cancun rules): nothing at 0x100', async () => {
     const cancun = await createEngine({
-      rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000,
-      maxStructLogSteps: 10_000, simulationTtlSeconds: 60, chainKind: 'op-stack', hardfork: 'ecotone',
+      rpcUrl: anvil.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 10_000,
+      simulationTtlSeconds: 60,
+      chainKind: 'op-stack',
+      hardfork: 'ecotone',
     })
     try {
       const res = await cancun.call({ call: { from: DEV_ACCOUNTS[0] as Hex, to: P256 as Hex, data: p256Input(), gas: 100_000n }, block: { tag: 'latest' } })
@@ -98,8 +114,14 @@ const LIMITS = [
       anvil = await startOpAnvil(fork)
       await anvil.rpc('anvil_setCode', [SIZED_FORWARDER, SIZED_FORWARDER_CODE])
       engine = await createEngine({
-        rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 30_000,
-        maxStructLogSteps: 10_000, simulationTtlSeconds: 60, chainKind: 'op-stack', hardfork: fork,
+        rpcUrl: anvil.url,
+        cache: createMemoryCacheStore(),
+        gasCap: 50_000_000n,
+        rpcTimeoutMs: 30_000,
+        maxStructLogSteps: 10_000,
+        simulationTtlSeconds: 60,
+        chainKind: 'op-stack',
+        hardfork: fork,
       })
     }, 60_000)
     afterAll(async () => {
@@ -110,17 +132,28 @@ const LIMITS = [
     for (const l of LIMITS) {
       it(`${l.name}: runs at the limit, fails one element past it, as op-revm`, async () => {
         const max = Math.floor(l[fork] / l.element)
-        for (const [elements, ok] of [[max, true], [max + 1, false]] as const) {
+        for (const [elements, ok] of [
+          [max, true],
+          [max + 1, false],
+        ] as const) {
           const data = `0x${word(l.address)}${word(elements * l.element)}` as Hex
           const gas = 30_000_000n
           const call = { from: DEV_ACCOUNTS[0] as Hex, to: SIZED_FORWARDER as Hex, data, gas }
           const ours = (await engine.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
-          const theirs = await anvil.rpc<Frame>('debug_traceCall', [{ from: call.from, to: SIZED_FORWARDER, data, gas: `0x${gas.toString(16)}` }, 'latest', { tracer: 'callTracer' }])
+          const theirs = await anvil.rpc<Frame>('debug_traceCall', [
+            { from: call.from, to: SIZED_FORWARDER, data, gas: `0x${gas.toString(16)}` },
+            'latest',
+            { tracer: 'callTracer' },
+          ])
           expect(ours.output).toBe(`0x${word(ok ? 1 : 0)}`)
           expect(ours.output).toBe(theirs.output)
           expect(ours.gasUsed).toBe(theirs.gasUsed)
           const [inner, theirInner] = [ours.calls![0]!, theirs.calls![0]!]
-          expect({ gas: inner.gas, gasUsed: inner.gasUsed, failed: inner.error !== undefined }).toEqual({ gas: theirInner.gas, gasUsed: theirInner.gasUsed, failed: theirInner.error !== undefined })
+          expect({ gas: inner.gas, gasUsed: inner.gasUsed, failed: inner.error !== undefined }).toEqual({
+            gas: theirInner.gas,
+            gasUsed: theirInner.gasUsed,
+            failed: theirInner.error !== undefined,
+          })
           expect(inner.error === undefined).toBe(ok)
           if (!ok) expect(inner.gasUsed).toBe(inner.gas)
         }

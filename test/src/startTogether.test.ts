@@ -44,7 +44,10 @@ describe('two npm start at once in one checkout', () => {
     const up = async (i: number) => {
       for (;;) {
         if (children[i]!.exitCode !== null) throw new Error(`instance ${i} exited (${children[i]!.exitCode}):\n${logs[i]}`)
-        const ok = await fetch(`http://127.0.0.1:${ports[i]}/v1/health`).then((r) => r.ok, () => false)
+        const ok = await fetch(`http://127.0.0.1:${ports[i]}/v1/health`).then(
+          (r) => r.ok,
+          () => false,
+        )
         if (ok) return true
         await new Promise((r) => setTimeout(r, 250))
       }

@@ -61,7 +61,16 @@ describe('a one-million-step struct log over HTTP', () => {
     const port = await freePort()
     child = spawn(process.execPath, ['dist/src/main.js'], {
       cwd: root,
-      env: { ...process.env, APP_ENV: 'test', PORT: String(port), WORKERS: '2', RPC_URL: '', CACHE_URL: 'memory://', LOG_LEVEL: 'error', REQUEST_TIMEOUT_MS: '240000' },
+      env: {
+        ...process.env,
+        APP_ENV: 'test',
+        PORT: String(port),
+        WORKERS: '2',
+        RPC_URL: '',
+        CACHE_URL: 'memory://',
+        LOG_LEVEL: 'error',
+        REQUEST_TIMEOUT_MS: '240000',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let stderr = ''

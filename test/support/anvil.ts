@@ -61,12 +61,7 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilInstance
   const bin = anvilBinary()
   if (!bin) throw new Error('Anvil binary not found (npm i @foundry-rs/anvil-linux-amd64)')
   const port = opts.port ?? (await freePort())
-  const args = [
-    '--host', '127.0.0.1', '--port', String(port),
-    '--steps-tracing', '--silent',
-    '--chain-id', String(opts.chainId ?? 31337),
-    ...(opts.args ?? []),
-  ]
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--steps-tracing', '--silent', '--chain-id', String(opts.chainId ?? 31337), ...(opts.args ?? [])]
   const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (d) => (stderr += String(d)))

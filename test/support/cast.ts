@@ -31,9 +31,14 @@ export function cast(args: string[], opts: { timeoutMs?: number } = {}): Promise
   const bin = castBinary()
   if (!bin) return Promise.reject(new Error('cast binary not found (npm i @foundry-rs/cast-linux-amd64)'))
   return new Promise((resolve, reject) => {
-    execFile(bin, args, { timeout: opts.timeoutMs ?? 60_000, env: { ...process.env, NO_COLOR: '1', FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' } }, (err, stdout, stderr) => {
-      if (err) reject(Object.assign(new Error(`cast ${args[0]} failed: ${stderr || err.message}`), { stderr, stdout }))
-      else resolve(stdout.trim())
-    })
+    execFile(
+      bin,
+      args,
+      { timeout: opts.timeoutMs ?? 60_000, env: { ...process.env, NO_COLOR: '1', FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' } },
+      (err, stdout, stderr) => {
+        if (err) reject(Object.assign(new Error(`cast ${args[0]} failed: ${stderr || err.message}`), { stderr, stdout }))
+        else resolve(stdout.trim())
+      },
+    )
   })
 }

@@ -13,7 +13,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 
-export const FAULTS = ['down', 'reset', 'hang', 'http500', 'http429', 'garbage', 'truncated', 'wrongTypes', 'nullResults', 'fewerItems', 'shuffledOrder', 'swappedIds'] as const
+export const FAULTS = [
+  'down',
+  'reset',
+  'hang',
+  'http500',
+  'http429',
+  'garbage',
+  'truncated',
+  'wrongTypes',
+  'nullResults',
+  'fewerItems',
+  'shuffledOrder',
+  'swappedIds',
+] as const
 export type Fault = (typeof FAULTS)[number] | 'pass'
 
 export interface FaultyUpstream {
@@ -52,7 +65,8 @@ export async function startFaultyUpstream(upstream: string, path = '/?key=sk_tes
     const now = mode
     if (now === 'hang') return // read, never answered
     if (now === 'reset') return void req.socket.destroy()
-    if (now === 'http500' || now === 'http429') return void res.writeHead(now === 'http500' ? 500 : 429, { 'content-type': 'text/plain' }).end('upstream trouble')
+    if (now === 'http500' || now === 'http429')
+      return void res.writeHead(now === 'http500' ? 500 : 429, { 'content-type': 'text/plain' }).end('upstream trouble')
     if (now === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('<html><body>502 Bad Gateway</body></html>')
     let up: Response
     try {

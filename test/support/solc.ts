@@ -19,7 +19,10 @@ export interface CompiledContract {
  * @returns contract name → artifact (names must be unique across files)
  * @example const { Token } = compile({ 'Token.sol': src })
  */
-export function compile(sources: Record<string, string>, opts: { evmVersion?: string; optimize?: boolean; viaIR?: boolean } = {}): Record<string, CompiledContract> {
+export function compile(
+  sources: Record<string, string>,
+  opts: { evmVersion?: string; optimize?: boolean; viaIR?: boolean } = {},
+): Record<string, CompiledContract> {
   const input = {
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(sources).map(([name, content]) => [name, { content }])),

@@ -46,7 +46,16 @@ describe.runIf(hasAnvil)('blob transactions and KZG (Prague fork of Anvil)', () 
     const common: Common = createCustomCommon({ chainId: 31337 }, Mainnet, { hardfork: 'prague', customCrypto: { kzg: kzgBackend() } })
     const nonce = BigInt(await anvil.rpc<Hex>('eth_getTransactionCount', [A, 'latest']))
     const tx = createBlob4844Tx(
-      { chainId: 31337n, nonce, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, maxFeePerBlobGas: 10n ** 10n, gasLimit: GAS, to: READER, blobsData: ['a blob for the tracer test'] },
+      {
+        chainId: 31337n,
+        nonce,
+        maxFeePerGas: 10n ** 11n,
+        maxPriorityFeePerGas: 10n ** 9n,
+        maxFeePerBlobGas: 10n ** 10n,
+        gasLimit: GAS,
+        to: READER,
+        blobsData: ['a blob for the tracer test'],
+      },
       { common },
     ).sign(hexToBytes(KEY0))
     versionedHash = tx.blobVersionedHashes[0]! as Hex
@@ -65,7 +74,11 @@ describe.runIf(hasAnvil)('blob transactions and KZG (Prague fork of Anvil)', () 
   })
 
   it('mined both in one block, the blob transaction first', async () => {
-    const [ra, rb] = await Promise.all([blobHash, laterHash].map((h) => anvil.rpc<{ blockNumber: Hex; transactionIndex: Hex; type: Hex; blobGasUsed?: Hex; status: Hex }>('eth_getTransactionReceipt', [h])))
+    const [ra, rb] = await Promise.all(
+      [blobHash, laterHash].map((h) =>
+        anvil.rpc<{ blockNumber: Hex; transactionIndex: Hex; type: Hex; blobGasUsed?: Hex; status: Hex }>('eth_getTransactionReceipt', [h]),
+      ),
+    )
     expect(ra).toMatchObject({ type: '0x3', transactionIndex: '0x0', status: '0x1', blobGasUsed: '0x20000' })
     expect(rb).toMatchObject({ blockNumber: ra!.blockNumber, transactionIndex: '0x1' })
   })
@@ -104,7 +117,11 @@ describe.runIf(hasAnvil)('blob transactions and KZG (Prague fork of Anvil)', () 
 
     it('verifies a real proof: output and gas as Anvil', async () => {
       const ours = await traces.traceCall({ call: callOf(input(y)), block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })
-      const theirs = await anvil.rpc<Frame>('debug_traceCall', [{ from: A, to: POINT_EVALUATION, data: input(y), gas: toHex(100_000n) }, 'latest', { tracer: 'callTracer' }])
+      const theirs = await anvil.rpc<Frame>('debug_traceCall', [
+        { from: A, to: POINT_EVALUATION, data: input(y), gas: toHex(100_000n) },
+        'latest',
+        { tracer: 'callTracer' },
+      ])
       const frame = ours.callTracer as Frame
       expect(frame.error).toBeUndefined()
       // FIELD_ELEMENTS_PER_BLOB and BLS_MODULUS
@@ -115,7 +132,11 @@ describe.runIf(hasAnvil)('blob transactions and KZG (Prague fork of Anvil)', () 
     it('rejects a wrong evaluation: failed like Anvil', async () => {
       const wrongY = toHex(BigInt(y) ^ 1n, { size: 32 })
       const ours = await traces.traceCall({ call: callOf(input(wrongY)), block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })
-      const theirs = await anvil.rpc<Frame>('debug_traceCall', [{ from: A, to: POINT_EVALUATION, data: input(wrongY), gas: toHex(100_000n) }, 'latest', { tracer: 'callTracer' }])
+      const theirs = await anvil.rpc<Frame>('debug_traceCall', [
+        { from: A, to: POINT_EVALUATION, data: input(wrongY), gas: toHex(100_000n) },
+        'latest',
+        { tracer: 'callTracer' },
+      ])
       const frame = ours.callTracer as Frame
       // geth's words (core/vm/contracts.go wrapping go-kzg-4844); Anvil says 'precompiled failed'
       expect(frame.error).toBe("error verifying kzg proof: can't verify opening proof")

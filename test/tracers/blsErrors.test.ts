@@ -75,7 +75,12 @@ const cases: { name: string; to: number; data: Hex; geth: string; gas?: bigint }
   { name: 'G2MSM point outside the subgroup', to: 0x0e, data: concatHex([G2_OUTSIDE, SCALAR]), geth: 'g2 point is not on correct subgroup' },
   { name: 'PAIRING G2 outside the subgroup', to: 0x0f, data: concatHex([G1, G2_OUTSIDE]), geth: 'g2 point is not on correct subgroup' },
   { name: 'PAIRING G1 outside before G2 outside', to: 0x0f, data: concatHex([G1_OUTSIDE, G2_OUTSIDE]), geth: 'g1 point is not on correct subgroup' },
-  { name: 'PAIRING decodes both points before any subgroup check', to: 0x0f, data: concatHex([G1_OUTSIDE, TOP_BYTES, fe(0n), fe(0n), fe(0n)]), geth: 'invalid field element top bytes' },
+  {
+    name: 'PAIRING decodes both points before any subgroup check',
+    to: 0x0f,
+    data: concatHex([G1_OUTSIDE, TOP_BYTES, fe(0n), fe(0n), fe(0n)]),
+    geth: 'invalid field element top bytes',
+  },
   { name: 'MAP_FP_TO_G1 at the modulus', to: 0x10, data: fe(P), geth: 'invalid fp.Element encoding' },
   { name: 'MAP_FP2_TO_G2 second element padding', to: 0x11, data: concatHex([fe(1n), TOP_BYTES]), geth: 'invalid field element top bytes' },
   // a pairing costs 70,300 here; 60,000 covers the intrinsic and calldata-floor gas, not the pairing
@@ -106,7 +111,8 @@ describe.runIf(hasAnvil)('BLS12-381 precompile failures', () => {
     it(`${c.name}: geth's error, Anvil's gas`, async () => {
       const to = toHex(c.to, { size: 20 })
       const gas = c.gas ?? 1_000_000n
-      const ours = (await traces.traceCall({ call: { from: A, to, data: c.data, gas }, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
+      const ours = (await traces.traceCall({ call: { from: A, to, data: c.data, gas }, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } }))
+        .callTracer as Frame
       const theirs = await anvil.rpc<Frame>('debug_traceCall', [{ from: A, to, data: c.data, gas: toHex(gas) }, 'latest', { tracer: 'callTracer' }])
       expect(ours.error).toBe(c.geth)
       expect(theirs.error).toBeDefined()
@@ -117,7 +123,8 @@ describe.runIf(hasAnvil)('BLS12-381 precompile failures', () => {
   it('a valid G1ADD still succeeds with Anvil’s output', async () => {
     const to = toHex(0x0b, { size: 20 })
     const data = concatHex([G1, G1])
-    const ours = (await traces.traceCall({ call: { from: A, to, data, gas: 100_000n }, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
+    const ours = (await traces.traceCall({ call: { from: A, to, data, gas: 100_000n }, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } }))
+      .callTracer as Frame
     const theirs = await anvil.rpc<Frame>('debug_traceCall', [{ from: A, to, data, gas: toHex(100_000n) }, 'latest', { tracer: 'callTracer' }])
     expect(ours.error).toBeUndefined()
     expect(ours.output).toBe(theirs.output)

@@ -45,8 +45,15 @@ describe('callTracer', () => {
     expect(r.output).toBeUndefined()
     expect(r.calls![0]).toEqual({ from: B, gas: '0x1388', gasUsed: '0x1388', input: '0x6000', error: 'out of gas', value: '0x1', type: 'CREATE' })
     expect(r.calls![1]).toEqual({
-      from: B, gas: '0xfa0', gasUsed: '0x12c', to: C, input: '0x01', output: panic(0x12n),
-      error: 'execution reverted', revertReason: 'division or modulo by zero', type: 'STATICCALL',
+      from: B,
+      gas: '0xfa0',
+      gasUsed: '0x12c',
+      to: C,
+      input: '0x01',
+      output: panic(0x12n),
+      error: 'execution reverted',
+      revertReason: 'division or modulo by zero',
+      type: 'STATICCALL',
     })
   })
 
@@ -64,7 +71,10 @@ describe('callTracer', () => {
     const r = t.result()
     expect(r.calls).toBeUndefined()
     // position counts recorded sub-calls only: none under onlyTopCall (geth; Anvil deviates §5.4)
-    expect(r.logs!.map((l) => [l.data, l.index, l.position])).toEqual([['0x01', '0x0', '0x0'], ['0x03', '0x2', '0x0']])
+    expect(r.logs!.map((l) => [l.data, l.index, l.position])).toEqual([
+      ['0x01', '0x0', '0x0'],
+      ['0x03', '0x2', '0x0'],
+    ])
   })
 
   it('clears the logs of a failed frame and of its whole subtree, keeps its siblings’', () => {

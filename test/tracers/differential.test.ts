@@ -107,7 +107,10 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
     ['precompile calls (sha256, ecrecover, identity)', () => callCaller('precompiles', ['0x68656c6c6f'])],
     ['out of gas in a subcall', () => callCaller('oogInner', [target])],
     ['outer revert after a successful inner call with logs', () => callCaller('failOuter', [target])],
-    ['plain value transfer to a fresh account', () => ({ from: SENDER, to: '0x000000000000000000000000000000000000f00d', data: '0x', value: 5n, gas: 100_000n })],
+    [
+      'plain value transfer to a fresh account',
+      () => ({ from: SENDER, to: '0x000000000000000000000000000000000000f00d', data: '0x', value: 5n, gas: 100_000n }),
+    ],
     ['contract creation', () => ({ from: SENDER, to: null, data: encodeDeployData({ abi: c.Target.abi, bytecode: c.Target.bytecode }), value: 1n, gas: GAS })],
   ]
 
@@ -130,10 +133,14 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
 
     it('prestateTracer matches geth (diffMode)', async () => {
       const call = make()
-      const ours = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { prestateTracer: { diffMode: true } } }))
-        .prestateTracer as { pre: Prestate; post: Prestate }
+      const ours = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { prestateTracer: { diffMode: true } } })).prestateTracer as {
+        pre: Prestate
+        post: Prestate
+      }
       const theirs = await anvil.rpc<{ pre: Prestate; post: Prestate }>('debug_traceCall', [
-        rpcCall(call), 'latest', { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+        rpcCall(call),
+        'latest',
+        { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
       ])
       // §5.5 empty-before accounts leave geth's pre; §5.13 no codeHash in Anvil's pre or post
       expect(withoutCodeHash(ours.pre)).toEqual(gethPrestate(theirs.pre))
@@ -143,13 +150,20 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
     it('structLogger matches geth (memory, stack and storage on)', async () => {
       const call = make()
       const ours = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: {} } })).structLogger as {
-        gas: number; failed: boolean; returnValue: string; structLogs: StructLog[]
+        gas: number
+        failed: boolean
+        returnValue: string
+        structLogs: StructLog[]
       }
       const theirs = await anvil.rpc<{ gas: number; failed: boolean; returnValue: string; structLogs: StructLog[] }>('debug_traceCall', [
-        rpcCall(call), 'latest', { enableMemory: true },
+        rpcCall(call),
+        'latest',
+        { enableMemory: true },
       ])
       expect({ gas: ours.gas, failed: ours.failed, returnValue: ours.returnValue }).toEqual({
-        gas: theirs.gas, failed: theirs.failed, returnValue: theirs.returnValue,
+        gas: theirs.gas,
+        failed: theirs.failed,
+        returnValue: theirs.returnValue,
       })
       expect(ours.structLogs.length).toBe(theirs.structLogs.length)
       // §5.6 error texts, §5.7 CREATE gasCost, §5.8 refund:0 / memory:[] normalized on both sides
@@ -208,7 +222,13 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
     const blockOverrides = { number: BigInt(head.number) + 1n, time: 1_900_000_000n, coinbase, baseFee: 7n }
     const envOf = async (gasPrice: bigint) => {
       const r = await traces.traceCall({ call: { ...callTarget('env'), gasPrice }, block: { tag: 'latest' }, tracerConfig: {}, blockOverrides })
-      return decodeFunctionResult({ abi: c.Target.abi, functionName: 'env', data: (r.callTracer as Frame).output as Hex }) as readonly [bigint, bigint, Hex, Address, bigint]
+      return decodeFunctionResult({ abi: c.Target.abi, functionName: 'env', data: (r.callTracer as Frame).output as Hex }) as readonly [
+        bigint,
+        bigint,
+        Hex,
+        Address,
+        bigint,
+      ]
     }
     const [n, t, h, cb, bf] = await envOf(10n)
     expect([n, t, h, cb.toLowerCase(), bf]).toEqual([BigInt(head.number) + 1n, 1_900_000_000n, head.hash, coinbase, 7n])
@@ -238,7 +258,10 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
       const call = make()
       const { hash } = await send({ ...rpcCall(call), from: call.from })
       const ours = await traces.traceTransaction(hash, {
-        callTracer: { withLog: true }, prestateTracer: {}, '4byteTracer': true, structLogger: {},
+        callTracer: { withLog: true },
+        prestateTracer: {},
+        '4byteTracer': true,
+        structLogger: {},
       })
       const [callT, pre, fourByte, structT] = await Promise.all([
         anvil.rpc<Frame>('debug_traceTransaction', [hash, { tracer: 'callTracer', tracerConfig: { withLog: true } }]),
@@ -250,7 +273,11 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
       expect(withoutCodeHash(ours.prestateTracer as Prestate)).toEqual(gethPrestate(pre))
       expect(ours['4byteTracer']).toEqual(fourByteFromGeth(fourByte))
       const sl = ours.structLogger as typeof structT
-      expect({ gas: sl.gas, failed: sl.failed, returnValue: sl.returnValue }).toEqual({ gas: structT.gas, failed: structT.failed, returnValue: structT.returnValue })
+      expect({ gas: sl.gas, failed: sl.failed, returnValue: sl.returnValue }).toEqual({
+        gas: structT.gas,
+        failed: structT.failed,
+        returnValue: structT.returnValue,
+      })
       expect(firstStepDifference(comparableStructLogs(sl.structLogs), comparableStructLogs(structT.structLogs))).toBeUndefined()
     })
   })
@@ -299,15 +326,24 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
   it('cleanStructLogs drops only repetition: carrying memory forward and reading the touched slot give the full logs back', async () => {
     const call = callCaller('nested', [target, 12n], 1n)
     const full = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: {} } })).structLogger as { structLogs: StructLog[] }
-    const clean = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: { cleanStructLogs: true } } }))
-      .structLogger as { structLogs: StructLog[] }
+    const clean = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: { cleanStructLogs: true } } })).structLogger as {
+      structLogs: StructLog[]
+    }
     expect(clean.structLogs.length).toBe(full.structLogs.length)
     let memory: string[] = []
     let printedMemory = 0
     clean.structLogs.forEach((c, i) => {
       const f = full.structLogs[i]
-      expect({ pc: c.pc, op: c.op, gas: c.gas, gasCost: c.gasCost, depth: c.depth, stack: c.stack, error: c.error, refund: c.refund })
-        .toEqual({ pc: f.pc, op: f.op, gas: f.gas, gasCost: f.gasCost, depth: f.depth, stack: f.stack, error: f.error, refund: f.refund })
+      expect({ pc: c.pc, op: c.op, gas: c.gas, gasCost: c.gasCost, depth: c.depth, stack: c.stack, error: c.error, refund: c.refund }).toEqual({
+        pc: f.pc,
+        op: f.op,
+        gas: f.gas,
+        gasCost: f.gasCost,
+        depth: f.depth,
+        stack: f.stack,
+        error: f.error,
+        refund: f.refund,
+      })
       if (c.memory) {
         memory = c.memory
         printedMemory++
@@ -326,17 +362,24 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
 
   it('structLogger with enableReturnData and disableStorage/disableStack matches geth', async () => {
     const call = callCaller('nested', [target, 13n], 1n)
-    const ours = (await traces.traceCall({
-      call, block: { tag: 'latest' }, tracerConfig: { structLogger: { enableReturnData: true, disableStorage: true, disableMemory: true } },
-    })).structLogger as { structLogs: StructLog[] }
+    const ours = (
+      await traces.traceCall({
+        call,
+        block: { tag: 'latest' },
+        tracerConfig: { structLogger: { enableReturnData: true, disableStorage: true, disableMemory: true } },
+      })
+    ).structLogger as { structLogs: StructLog[] }
     const theirs = await anvil.rpc<{ structLogs: StructLog[] }>('debug_traceCall', [
-      rpcCall(call), 'latest', { enableReturnData: true, disableStorage: true, enableMemory: false },
+      rpcCall(call),
+      'latest',
+      { enableReturnData: true, disableStorage: true, enableMemory: false },
     ])
     expect(ours.structLogs.some((l) => l.returnData)).toBe(true)
     expect(ours.structLogs.some((l) => l.storage || l.memory)).toBe(false)
     expect(firstStepDifference(comparableStructLogs(ours.structLogs), comparableStructLogs(theirs.structLogs))).toBeUndefined()
-    const noStack = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: { disableStack: true } } }))
-      .structLogger as { structLogs: StructLog[] }
+    const noStack = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { structLogger: { disableStack: true } } })).structLogger as {
+      structLogs: StructLog[]
+    }
     expect(noStack.structLogs.some((l) => 'stack' in l)).toBe(false)
   })
 
@@ -353,7 +396,7 @@ describe.runIf(hasAnvil)('trace service vs Anvil', () => {
       } else {
         // §5.5 / §5.13 as above; with disableCode the codeHash stays (geth), so it is checked apart
         expect(withoutCodeHash(ours, false)).toEqual(gethPrestate(theirs))
-        if (cfg.disableCode) expect(ours[caller]).toHaveProperty('codeHash', keccak256((await anvil.rpc<Hex>('eth_getCode', [caller, 'latest']))))
+        if (cfg.disableCode) expect(ours[caller]).toHaveProperty('codeHash', keccak256(await anvil.rpc<Hex>('eth_getCode', [caller, 'latest'])))
       }
     }
     const top = (await traces.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: { onlyTopCall: true } } })).callTracer

@@ -57,7 +57,8 @@ describe('JsonBytesWriter', () => {
     first.w.bytes(asciiBytes('"first"'))
     first.w.close()
     expect(first.text()).toBe('"first"')
-    for (const write of [() => first.w.byte(0x2c), () => first.w.uint(7), () => first.w.text('x'), () => first.w.bytes(asciiBytes('x'.repeat(40)))]) expect(write).toThrow(/after close/)
+    for (const write of [() => first.w.byte(0x2c), () => first.w.uint(7), () => first.w.text('x'), () => first.w.bytes(asciiBytes('x'.repeat(40)))])
+      expect(write).toThrow(/after close/)
     // the next writer starts on the same chunk, empty
     const second = collect(2 ** 20)
     second.w.uint(42)

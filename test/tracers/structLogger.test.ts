@@ -41,7 +41,10 @@ describe('structLogger', () => {
   })
 
   it('returns revert data only for a revert, "0x" for other failures', async () => {
-    for (const [error, expected] of [['execution reverted', '0xdead'], ['invalid opcode: INVALID', '0x']] as const) {
+    for (const [error, expected] of [
+      ['execution reverted', '0xdead'],
+      ['invalid opcode: INVALID', '0x'],
+    ] as const) {
       const t = createStructLogger()
       await t.onTxStart!(fakeTx(fakeState({})))
       await t.onExit!({ depth: 1, output: '0xbeef', gasUsed: 1n, reverted: true, error: 'out of gas' })

@@ -104,13 +104,25 @@ describe('struct logger spilled to a sink', () => {
     })
   }
 
-  it('writes a long run whose bytes fill several of the logger\'s chunks the same as in memory', async () => {
+  it("writes a long run whose bytes fill several of the logger's chunks the same as in memory", async () => {
     // 12,000 steps of ~250 bytes: 3 MB, so the 1 MiB chunk is handed on and refilled; stack values
     // of every width change at every position, numbers of every digit count
     const long: OpcodeStep[] = []
     for (let i = 0; i < 12_000; i++) {
       const stack = Array.from({ length: i % 9 }, (_, k) => (k % 3 === 0 ? BigInt(i) ** BigInt(k + 1) : k % 3 === 1 ? 2n ** 256n - 1n - BigInt(i) : BigInt(k)))
-      long.push(step({ pc: i * 7, op: i % 2 ? 'ADD' : 'PUSH32', opcode: i % 2 ? 0x01 : 0x7f, depth: 1 + (i % 4), gas: BigInt(30_000_000 - i * 997), cost: BigInt(i % 11), stack, memory: mem(i % 5, i % 256), refund: BigInt(i % 3) * 4800n }))
+      long.push(
+        step({
+          pc: i * 7,
+          op: i % 2 ? 'ADD' : 'PUSH32',
+          opcode: i % 2 ? 0x01 : 0x7f,
+          depth: 1 + (i % 4),
+          gas: BigInt(30_000_000 - i * 997),
+          cost: BigInt(i % 11),
+          stack,
+          memory: mem(i % 5, i % 256),
+          refund: BigInt(i % 3) * 4800n,
+        }),
+      )
     }
     const kept = await run({}, undefined, long)
     const spilled = await run({}, 0, long)
@@ -182,7 +194,7 @@ describe('struct logger spilled to a sink', () => {
     return undefined
   }
 
-  it('refuses PAYLOAD_TOO_LARGE past the sink\'s byte cap, counted exactly', async () => {
+  it("refuses PAYLOAD_TOO_LARGE past the sink's byte cap, counted exactly", async () => {
     expect(await refusalOf({ maxBytes: 300 })).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { maxStructLogBytes: 300 } })
   })
 

@@ -68,14 +68,26 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     for (const txs of demoBlocks(common)) {
       const parent = blocks[blocks.length - 1]!
       const timestamp = parent.header.timestamp + BLOCK_TIME
-      blocks.push(op ? await mineRuledBlock({ common, parent, txs, timestamp, rules: op.rules, getBlockHash }) : await mineBlock(common, parent, txs, timestamp))
+      blocks.push(
+        op ? await mineRuledBlock({ common, parent, txs, timestamp, rules: op.rules, getBlockHash }) : await mineBlock(common, parent, txs, timestamp),
+      )
     }
   } catch (e) {
     // the demo history needs EIP-1559 transactions and post-merge headers (London and later)
-    throw new EngineError('VALIDATION_ERROR', `the embedded devnet cannot run on hardfork '${hardfork}': ${(e as Error).message}`, undefined, 'use london or a later fork')
+    throw new EngineError(
+      'VALIDATION_ERROR',
+      `the embedded devnet cannot run on hardfork '${hardfork}': ${(e as Error).message}`,
+      undefined,
+      'use london or a later fork',
+    )
   }
   return devnetOver(blocks, {
-    chainId: DEVNET_CHAIN_ID, network: 'devnet', hardfork, commonFor, clientVersion: 'evm-sim-service/devnet', ...(op && { rules: op.rules }),
+    chainId: DEVNET_CHAIN_ID,
+    network: 'devnet',
+    hardfork,
+    commonFor,
+    clientVersion: 'evm-sim-service/devnet',
+    ...(op && { rules: op.rules }),
   })
 }
 

@@ -74,7 +74,12 @@ export async function importBlocks(commonFor: CommonFor, genesis: DevnetBlock, b
   return chain.slice(1)
 }
 
-async function importBlock(commonFor: CommonFor, parent: DevnetBlock, block: Block, getBlockHash: (n: bigint) => Promise<Hex | undefined>): Promise<DevnetBlock> {
+async function importBlock(
+  commonFor: CommonFor,
+  parent: DevnetBlock,
+  block: Block,
+  getBlockHash: (n: bigint) => Promise<Hex | undefined>,
+): Promise<DevnetBlock> {
   const h = block.header
   const common = commonFor({ number: h.number, timestamp: h.timestamp })
   const stateManager = new TrieRootedOverlay(parent.state)

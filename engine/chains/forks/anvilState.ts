@@ -61,7 +61,7 @@ export function encodeAnvilState(s: AnvilState): Hex {
 }
 
 const bad = (i: number, why: string) =>
-  new EngineError('VALIDATION_ERROR', `invalid argument ${i}: ${why}`, { rpcCode: -32602 }, 'pass what anvil_dumpState answered (Anvil\'s or this service\'s)')
+  new EngineError('VALIDATION_ERROR', `invalid argument ${i}: ${why}`, { rpcCode: -32602 }, "pass what anvil_dumpState answered (Anvil's or this service's)")
 
 /** anvil_loadState's argument → the overrides that set what it holds */
 export function parseAnvilState(v: unknown, i: number): StateOverrides {

@@ -32,7 +32,6 @@ export interface DevDeps {
   estimateGas(chain: ChainSource, params: CallParams): Promise<GasEstimate>
 }
 
-
 /** the fork's clock: the next block's timestamp (Anvil: wall clock plus the offset, after the parent) */
 function nextTimestamp(view: ForkView): bigint {
   if (view.record.nextTimestamp !== null) return BigInt(view.record.nextTimestamp)
@@ -48,8 +47,13 @@ function nextBaseFee(view: ForkView): bigint | undefined {
 }
 
 const markOf = (r: ForkRecord): ForkMark => ({
-  head: r.head, pending: r.pending, timeOffset: r.timeOffset, nextTimestamp: r.nextTimestamp,
-  transactionCount: r.transactionCount, stateBytes: r.stateBytes, pool: r.pool,
+  head: r.head,
+  pending: r.pending,
+  timeOffset: r.timeOffset,
+  nextTimestamp: r.nextTimestamp,
+  transactionCount: r.transactionCount,
+  stateBytes: r.stateBytes,
+  pool: r.pool,
 })
 
 async function headState(view: ForkView): Promise<OverlayStateManager> {
@@ -79,8 +83,12 @@ async function mine(
   const { limits } = deps.forks
   const have = Number(headNumber(view) - view.base.header.number)
   if (have + count > limits.maxBlocks) {
-    throw new EngineError('FORK_LIMIT_REACHED', `the fork would pass ${limits.maxBlocks} blocks (forks.max_blocks); nothing was mined`, { limit: 'forks.max_blocks' },
-      'create a new fork, or raise forks.max_blocks')
+    throw new EngineError(
+      'FORK_LIMIT_REACHED',
+      `the fork would pass ${limits.maxBlocks} blocks (forks.max_blocks); nothing was mined`,
+      { limit: 'forks.max_blocks' },
+      'create a new fork, or raise forks.max_blocks',
+    )
   }
   let cur = view
   let record: ForkRecord = { ...view.record }
@@ -92,11 +100,19 @@ async function mine(
     // automine: one transaction a block, the rest of what is ready stays for the next
     const txs = opts.oneTx ? { ready: all.ready.slice(0, 1), waiting: [...all.ready.slice(1), ...all.waiting] } : all
     const timestamp = first ? (opts.timestamp ?? nextTimestamp(cur)) : lastTs(cur) + (opts.interval ?? 1n)
-    const { block, deferred } = await mineForkBlock(cur, txs.ready, { timestamp, baseFee: first && record.nextBaseFee !== null ? BigInt(record.nextBaseFee) : undefined, onInvalid: opts.onInvalid ?? 'skip' })
+    const { block, deferred } = await mineForkBlock(cur, txs.ready, {
+      timestamp,
+      baseFee: first && record.nextBaseFee !== null ? BigInt(record.nextBaseFee) : undefined,
+      onInvalid: opts.onInvalid ?? 'skip',
+    })
     const size = storedBlockJson(block).length
     if (record.stateBytes + size > limits.maxStateBytes) {
-      throw new EngineError('FORK_LIMIT_REACHED', `the fork would store more than ${Math.round(limits.maxStateBytes / 2 ** 20)} MiB (forks.max_state_mb); nothing was mined`,
-        { limit: 'forks.max_state_mb' }, 'create a new fork, or raise forks.max_state_mb')
+      throw new EngineError(
+        'FORK_LIMIT_REACHED',
+        `the fork would store more than ${Math.round(limits.maxStateBytes / 2 ** 20)} MiB (forks.max_state_mb); nothing was mined`,
+        { limit: 'forks.max_state_mb' },
+        'create a new fork, or raise forks.max_state_mb',
+      )
     }
     record = {
       ...record,
@@ -172,7 +188,9 @@ export async function forkRpc(deps: DevDeps, id: string, method: string, params:
         const chain = forkChainOf(view)
         const state = await headState(view)
         const { entry, tx } = await acceptRawTransaction(p.required(params, 0), chain.commonAt(view.base.header), view.record.chainId, {
-          state, baseFee: nextBaseFee(view), pendingNonce: (a) => pendingNonce(view, a, state),
+          state,
+          baseFee: nextBaseFee(view),
+          pendingNonce: (a) => pendingNonce(view, a, state),
         })
         return submit(deps, view, entry, tx.nonce, state)
       })
@@ -180,15 +198,25 @@ export async function forkRpc(deps: DevDeps, id: string, method: string, params:
       return change(async (view) => {
         const call = p.sendCall(p.required(params, 0))
         const chain = forkChainOf(view)
-        const dev = view.record.chainId === DEVNET_CHAIN_ID && view.base.chain.network === 'devnet' ? DEV_ACCOUNTS.find((a) => a.address === call.from) : undefined
+        const dev =
+          view.record.chainId === DEVNET_CHAIN_ID && view.base.chain.network === 'devnet' ? DEV_ACCOUNTS.find((a) => a.address === call.from) : undefined
         if (!dev && !view.record.autoImpersonate && !view.record.impersonated.includes(call.from)) {
-          throw new EngineError('VALIDATION_ERROR', `No Signer available for ${call.from}`, { rpcCode: -32000, rpcMessage: `No Signer available for ${call.from}` },
-            'impersonate the account first (anvil_impersonateAccount), or send a signed transaction')
+          throw new EngineError(
+            'VALIDATION_ERROR',
+            `No Signer available for ${call.from}`,
+            { rpcCode: -32000, rpcMessage: `No Signer available for ${call.from}` },
+            'impersonate the account first (anvil_impersonateAccount), or send a signed transaction',
+          )
         }
         const state = await headState(view)
         const nonce = call.nonce ?? (await pendingNonce(view, call.from, state))
         const gas = call.gas ?? (await estimate(deps, chain, call))
-        const { entry, tx } = buildSentTransaction(chain.commonAt({ ...view.base.header, number: headNumber(view) + 1n, timestamp: nextTimestamp(view) }), { ...call, nonce, gas }, nextBaseFee(view), dev?.privateKey)
+        const { entry, tx } = buildSentTransaction(
+          chain.commonAt({ ...view.base.header, number: headNumber(view) + 1n, timestamp: nextTimestamp(view) }),
+          { ...call, nonce, gas },
+          nextBaseFee(view),
+          dev?.privateKey,
+        )
         await checkAgainstState(tx, call.from, { state, baseFee: nextBaseFee(view) })
         return submit(deps, view, entry, tx.nonce, state)
       })
@@ -203,7 +231,10 @@ export async function forkRpc(deps: DevDeps, id: string, method: string, params:
       // evm_mine [timestamp]; anvil_mine [count, interval]
       const count = name === 'anvil_mine' ? Number(p.optQuantity(params[0], 0) ?? 1n) : 1
       const interval = name === 'anvil_mine' ? p.optQuantity(params[1], 1) : undefined
-      const timestamp = name === 'evm_mine' ? p.optQuantity(typeof params[0] === 'object' && params[0] !== null ? (params[0] as { timestamp?: unknown }).timestamp : params[0], 0) : undefined
+      const timestamp =
+        name === 'evm_mine'
+          ? p.optQuantity(typeof params[0] === 'object' && params[0] !== null ? (params[0] as { timestamp?: unknown }).timestamp : params[0], 0)
+          : undefined
       if (count < 1) throw p.bad(0, 'the number of blocks must be at least 1')
       await change(async (view) => ({ ...(await mine(deps, view, count, { interval, timestamp })), result: null }))
       return name === 'evm_mine' ? '0x0' : null
@@ -224,7 +255,10 @@ export async function forkRpc(deps: DevDeps, id: string, method: string, params:
     case 'anvil_snapshot':
       return change(async (view) => {
         const sid = q(view.record.nextSnapshotId)
-        return { record: { ...view.record, snapshots: { ...view.record.snapshots, [sid]: markOf(view.record) }, nextSnapshotId: view.record.nextSnapshotId + 1 }, result: sid }
+        return {
+          record: { ...view.record, snapshots: { ...view.record.snapshots, [sid]: markOf(view.record) }, nextSnapshotId: view.record.nextSnapshotId + 1 },
+          result: sid,
+        }
       })
     case 'evm_revert':
     case 'anvil_revert': {
@@ -314,7 +348,11 @@ async function estimate(deps: DevDeps, chain: ChainSource, call: SendCall): Prom
   const out = await deps.estimateGas(chain, { call: { ...call, data: call.data }, block: { tag: 'latest' } } as CallParams)
   if ('gas' in out) return BigInt(out.gas)
   const message = out.revertReason !== undefined ? `execution reverted: ${out.revertReason}` : out.error
-  throw new EngineError('VALIDATION_ERROR', message, { rpcCode: out.revertData !== undefined ? 3 : -32000, rpcMessage: message, ...(out.revertData && { rpcData: out.revertData }) })
+  throw new EngineError('VALIDATION_ERROR', message, {
+    rpcCode: out.revertData !== undefined ? 3 : -32000,
+    rpcMessage: message,
+    ...(out.revertData && { rpcData: out.revertData }),
+  })
 }
 
 /** a transaction accepted into the pool: mined at once with automine (unless its nonce leaves a gap) */

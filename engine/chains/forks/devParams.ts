@@ -91,8 +91,12 @@ export function resetOptions(v: unknown): { blockNumber?: bigint } {
   const forking = (v as { forking?: { jsonRpcUrl?: unknown; blockNumber?: unknown } }).forking
   if (!forking) return {}
   if (forking.jsonRpcUrl !== undefined && forking.jsonRpcUrl !== null) {
-    throw new EngineError('VALIDATION_ERROR', 'a fork resets onto its own upstream only: jsonRpcUrl is not accepted', { rpcCode: -32602 },
-      'create a new fork for another chain')
+    throw new EngineError(
+      'VALIDATION_ERROR',
+      'a fork resets onto its own upstream only: jsonRpcUrl is not accepted',
+      { rpcCode: -32602 },
+      'create a new fork for another chain',
+    )
   }
   return forking.blockNumber === undefined || forking.blockNumber === null ? {} : { blockNumber: quantityOrNumber(forking.blockNumber, 0) }
 }

@@ -110,7 +110,13 @@ export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBl
   const header = headerInfo(ethHeader)
   // one Common for the block's transactions (a copy per transaction costs more than decoding it)
   const txCommon = base.chain.commonAt(header)
-  const transactions = stored.txs.map((t, index) => ({ tx: decodePoolTx(txCommon, t, base.chain.rules), from: t.from, hash: t.hash, blockNumber: number, index }))
+  const transactions = stored.txs.map((t, index) => ({
+    tx: decodePoolTx(txCommon, t, base.chain.rules),
+    from: t.from,
+    hash: t.hash,
+    blockNumber: number,
+    index,
+  }))
   const receipts: DevnetReceipt[] = stored.receipts.map((r, i) => ({
     transactionHash: r.transactionHash,
     transactionIndex: i,
@@ -138,7 +144,9 @@ export function loadBlock(base: ForkBase, parentEnd: DiffLayer, stored: StoredBl
  */
 export async function readAheadAccounts(view: ForkView, addresses: Hex[]): Promise<void> {
   const head = view.blocks.length ? view.blocks[view.blocks.length - 1]!.end : undefined
-  const unknown = [...new Set(addresses.map((a) => a.toLowerCase() as Hex))].filter((a) => view.pending?.accounts.get(a) === undefined && head?.account(a) === undefined)
+  const unknown = [...new Set(addresses.map((a) => a.toLowerCase() as Hex))].filter(
+    (a) => view.pending?.accounts.get(a) === undefined && head?.account(a) === undefined,
+  )
   if (unknown.length === 0) return
   await view.base.chain.prefetch?.(forkNumber(view), [], { also: unknown.map((address) => ({ address, storageKeys: [] })) }).catch(() => undefined)
 }
@@ -228,7 +236,8 @@ export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.c
       const upstreamCalls = calls.filter((c) => !ownCode(c))
       // the senders of the others are still read ahead, without a hint (nothing is asked when held)
       const senders = calls.filter(ownCode).map((c) => ({ address: c.from.toLowerCase() as Hex, storageKeys: [] as Hex[] }))
-      const prefetch = (c: PrefetchCalls, also: AccessList | undefined) => baseChain.prefetch?.(fork, c, { ...opts, ...(also && { also }) }).catch(() => undefined)
+      const prefetch = (c: PrefetchCalls, also: AccessList | undefined) =>
+        baseChain.prefetch?.(fork, c, { ...opts, ...(also && { also }) }).catch(() => undefined)
       if (upstreamCalls.length > 0) await prefetch(upstreamCalls, senders.length > 0 ? [...(opts?.also ?? []), ...senders] : opts?.also)
       else if (senders.length > 0) await prefetch([], senders)
     },

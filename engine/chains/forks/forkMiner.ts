@@ -156,7 +156,10 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
   // what every block of the chain starts with (an OP-stack chain's L1 attributes deposit)
   const starts = rules?.blockStartTxs ? await blockStartTxsOf(rules, ctx.common, state, header) : []
   // an OP-stack block from Jovian: its DA footprint, bounded by the gas limit, in its blobGasUsed
-  const meter = rules?.daFootprintMeter?.(header, starts.map((t) => decodePoolTx(ctx.common, t, rules)))
+  const meter = rules?.daFootprintMeter?.(
+    header,
+    starts.map((t) => decodePoolTx(ctx.common, t, rules)),
+  )
   let daUsed = 0n
   const deferred: PoolTx[] = []
   const waitingSenders = new Set<string>()
@@ -201,12 +204,23 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
       contractAddress: result.createdAddress ?? null,
       logs: result.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
       ...(rules?.receiptFields && {
-        chainFields: await rules.receiptFields({ ctx, tx, nonceBefore, ...(result.rollupFees && { fees: result.rollupFees }), ...(footprint !== undefined && { daFootprint: footprint }) }),
+        chainFields: await rules.receiptFields({
+          ctx,
+          tx,
+          nonceBefore,
+          ...(result.rollupFees && { fees: result.rollupFees }),
+          ...(footprint !== undefined && { daFootprint: footprint }),
+        }),
       }),
     })
   }
   const ethHeader = createBlockHeader(
-    { ...fields, ...(meter && { blobGasUsed: daUsed }), gasUsed: cumulative, transactionsTrie: await genTransactionsTrieRoot(included.map((t) => decodePoolTx(common, t, rules))) },
+    {
+      ...fields,
+      ...(meter && { blobGasUsed: daUsed }),
+      gasUsed: cumulative,
+      transactionsTrie: await genTransactionsTrieRoot(included.map((t) => decodePoolTx(common, t, rules))),
+    },
     { common: preparedCommon(common), setHardfork: false },
   )
   return {

@@ -23,17 +23,32 @@ const q = (n: bigint): Hex => `0x${n.toString(16)}`
 const HASH = /^0x[0-9a-fA-F]{64}$/
 
 const BY_NUMBER = new Set([
-  'eth_getBlockByNumber', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getBlockTransactionCountByNumber',
-  'eth_getUncleCountByBlockNumber', 'eth_getUncleByBlockNumberAndIndex',
+  'eth_getBlockByNumber',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getUncleCountByBlockNumber',
+  'eth_getUncleByBlockNumberAndIndex',
 ])
 const BY_BLOCK_HASH = new Set([
-  'eth_getBlockByHash', 'eth_getTransactionByBlockHashAndIndex', 'eth_getBlockTransactionCountByHash',
-  'eth_getUncleCountByBlockHash', 'eth_getUncleByBlockHashAndIndex',
+  'eth_getBlockByHash',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getUncleCountByBlockHash',
+  'eth_getUncleByBlockHashAndIndex',
 ])
 const BY_TX_HASH = new Set(['eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_getRawTransactionByHash'])
 const OWN = new Set([
-  'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_syncing', 'eth_mining', 'eth_hashrate', 'eth_coinbase',
-  'net_version', 'net_listening', 'net_peerCount', 'web3_clientVersion', 'web3_sha3',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_syncing',
+  'eth_mining',
+  'eth_hashrate',
+  'eth_coinbase',
+  'net_version',
+  'net_listening',
+  'net_peerCount',
+  'web3_clientVersion',
+  'web3_sha3',
 ])
 
 export function forkView(ctx: ForkReadContext): DevnetView {
@@ -94,7 +109,10 @@ export async function forkRead(ctx: ForkReadContext, method: string, params: unk
   }
   if (method === 'eth_getBlockReceipts') {
     const p = params[0]
-    const ref = p !== null && typeof p === 'object' ? ((p as { blockHash?: unknown; blockNumber?: unknown }).blockHash ?? (p as { blockNumber?: unknown }).blockNumber) : p
+    const ref =
+      p !== null && typeof p === 'object'
+        ? ((p as { blockHash?: unknown; blockNumber?: unknown }).blockHash ?? (p as { blockNumber?: unknown }).blockNumber)
+        : p
     if (typeof ref === 'string' && HASH.test(ref)) return isOwnHash(ref) ? own(method, [ref]) : base(method, [ref])
     const n = numberOf(ctx, ref)
     if (n === undefined) return own(method, params)
@@ -105,7 +123,8 @@ export async function forkRead(ctx: ForkReadContext, method: string, params: unk
   if (method === 'eth_feeHistory') {
     // history before the fork point is the upstream's; the fork answers from its point on
     const newest = numberOf(ctx, params[1])
-    const count = typeof params[0] === 'number' ? BigInt(params[0]) : typeof params[0] === 'string' && /^0x[0-9a-fA-F]+$/.test(params[0]) ? BigInt(params[0]) : undefined
+    const count =
+      typeof params[0] === 'number' ? BigInt(params[0]) : typeof params[0] === 'string' && /^0x[0-9a-fA-F]+$/.test(params[0]) ? BigInt(params[0]) : undefined
     if (newest === undefined || count === undefined || newest < fork) return base(method, params)
     const reach = newest - fork + 1n
     return own(method, [q(count < reach ? count : reach), q(newest), ...params.slice(2)])
@@ -113,7 +132,9 @@ export async function forkRead(ctx: ForkReadContext, method: string, params: unk
   if (method === 'eth_getProof') {
     const n = numberOf(ctx, params[2])
     if (n !== undefined && n > fork) {
-      throw new EngineError('NOT_FOUND', 'the method eth_getProof does not exist/is not available on a fork\'s own blocks (they keep no state trie)', { unsupportedMethod: true })
+      throw new EngineError('NOT_FOUND', "the method eth_getProof does not exist/is not available on a fork's own blocks (they keep no state trie)", {
+        unsupportedMethod: true,
+      })
     }
     return base(method, params)
   }

@@ -38,8 +38,12 @@ export function forkNotFound(id: string): EngineError {
 }
 
 function tooManyForks(max: number): EngineError {
-  return new EngineError('FORK_LIMIT_REACHED', `there are already ${max} forks (forks.max_forks)`, { limit: 'forks.max_forks' },
-    'delete a fork you no longer need, or raise forks.max_forks')
+  return new EngineError(
+    'FORK_LIMIT_REACHED',
+    `there are already ${max} forks (forks.max_forks)`,
+    { limit: 'forks.max_forks' },
+    'delete a fork you no longer need, or raise forks.max_forks',
+  )
 }
 
 export interface ForkServiceOptions {
@@ -108,7 +112,12 @@ export function createForkService(opts: ForkServiceOptions): ForkService {
   }
 
   /** a view of `record`: `held` a view whose blocks are known to be its prefix, `fresh` blocks just written */
-  async function buildView(stored: StoredFork, base: ForkBase, held: Pick<ForkView, 'blocks' | 'byHash'> | undefined, fresh: StoredBlock[] = []): Promise<ForkView> {
+  async function buildView(
+    stored: StoredFork,
+    base: ForkBase,
+    held: Pick<ForkView, 'blocks' | 'byHash'> | undefined,
+    fresh: StoredBlock[] = [],
+  ): Promise<ForkView> {
     const { record } = stored
     const fork = base.header.number
     const count = Number(BigInt(record.head.number) - fork)

@@ -8,14 +8,7 @@
  */
 import { preparedCommon } from '../../execution/preparedCommon.js'
 import type { Common } from '@ethereumjs/common'
-import {
-  createAccessList2930Tx,
-  createFeeMarket1559Tx,
-  createLegacyTx,
-  createTxFromRLP,
-  TransactionType,
-  type TypedTransaction,
-} from '@ethereumjs/tx'
+import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx, createTxFromRLP, TransactionType, type TypedTransaction } from '@ethereumjs/tx'
 import { bytesToBigInt, hexToBytes } from '@ethereumjs/util'
 import { fromRlp, keccak256, toHex, type Address, type Hex } from 'viem'
 import { EngineError } from '../../platform/errors.js'
@@ -34,7 +27,8 @@ export async function acceptRawTransaction(
   chainId: number,
   head: { state: OverlayStateManager; baseFee: bigint | undefined; pendingNonce(from: Address): Promise<bigint> },
 ): Promise<{ entry: PoolTx; tx: TypedTransaction }> {
-  if (typeof raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(raw)) throw invalid('invalid argument 0: hex string with 0x prefix and an even length expected', -32602)
+  if (typeof raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(raw))
+    throw invalid('invalid argument 0: hex string with 0x prefix and an even length expected', -32602)
   const bytes = hexToBytes(raw as Hex)
   if (bytes[0] === TransactionType.BlobEIP4844) {
     throw invalid('transaction type not supported: blob transactions (EIP-4844) are not accepted by a fork')
@@ -79,17 +73,14 @@ function chainIdOf(bytes: Uint8Array): bigint | undefined {
 }
 
 /** geth's txpool checks against the head state (core/txpool/validation.go) */
-export async function checkAgainstState(
-  tx: TypedTransaction,
-  from: Address,
-  head: { state: OverlayStateManager; baseFee: bigint | undefined },
-): Promise<void> {
+export async function checkAgainstState(tx: TypedTransaction, from: Address, head: { state: OverlayStateManager; baseFee: bigint | undefined }): Promise<void> {
   const account = await head.state.getAccount(createAddressFromString(from))
   const nonce = account?.nonce ?? 0n
   const balance = account?.balance ?? 0n
   if (tx.nonce < nonce) throw invalid(`nonce too low: next nonce ${nonce}, tx nonce ${tx.nonce}`)
   const { feeCap, tip } = feeFields(tx)
-  if (tip > feeCap) throw invalid(`max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`)
+  if (tip > feeCap)
+    throw invalid(`max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`)
   if (head.baseFee !== undefined && feeCap < head.baseFee) {
     throw invalid(`max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${feeCap}, baseFee: ${head.baseFee}`)
   }
@@ -132,11 +123,16 @@ export function buildSentTransaction(
   let tx: TypedTransaction
   if (call.gasPrice !== undefined || !london) {
     const gasPrice = call.gasPrice ?? (baseFee ?? 0n) + DEFAULT_TIP
-    tx = call.accessList?.length ? createAccessList2930Tx({ ...base, gasPrice, accessList: call.accessList }, opts) : createLegacyTx({ ...base, gasPrice }, opts)
+    tx = call.accessList?.length
+      ? createAccessList2930Tx({ ...base, gasPrice, accessList: call.accessList }, opts)
+      : createLegacyTx({ ...base, gasPrice }, opts)
   } else {
     const tip = call.maxPriorityFeePerGas ?? DEFAULT_TIP
     const maxFeePerGas = call.maxFeePerGas ?? baseFee * 2n + tip
-    tx = createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas: tip > maxFeePerGas ? maxFeePerGas : tip, accessList: call.accessList ?? [] }, opts)
+    tx = createFeeMarket1559Tx(
+      { ...base, maxFeePerGas, maxPriorityFeePerGas: tip > maxFeePerGas ? maxFeePerGas : tip, accessList: call.accessList ?? [] },
+      opts,
+    )
   }
   if (key) {
     const signed = tx.sign(hexToBytes(key))

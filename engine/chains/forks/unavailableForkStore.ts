@@ -9,8 +9,12 @@ import type { ForkStore } from './types.js'
 
 export function createUnavailableForkStore(reason: string): ForkStore {
   const refuse = async (): Promise<never> => {
-    throw new EngineError('FORKS_UNAVAILABLE', reason, undefined,
-      'set CACHE_URL=redis://… so every process serves every fork (docs/forks.md), or run one HTTP process (PROCESSES=1)')
+    throw new EngineError(
+      'FORKS_UNAVAILABLE',
+      reason,
+      undefined,
+      'set CACHE_URL=redis://… so every process serves every fork (docs/forks.md), or run one HTTP process (PROCESSES=1)',
+    )
   }
   return { read: refuse, readBlocks: refuse, commit: refuse, create: refuse, touch: refuse, delete: refuse, list: refuse, count: refuse, async close() {} }
 }

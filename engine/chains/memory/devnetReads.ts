@@ -264,7 +264,11 @@ const rawOf = (view: DevnetView, tx: TypedTransaction): Uint8Array => view.encod
 
 /** geth prints a JSON object built as a map with its keys sorted */
 function sortedKeys(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]))
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k]]),
+  )
 }
 
 /** geth's SetCodeAuthorization JSON: quantities without leading zeros (ethereumjs writes a zero as "0x") */
@@ -348,10 +352,13 @@ function getLogs(view: DevnetView, filter: unknown) {
     blocks = []
     for (let n = from; n <= to && n <= view.head(); n++) blocks.push(view.blockAt(n)!)
   }
-  const addresses = f.address === undefined || f.address === null ? undefined : (Array.isArray(f.address) ? f.address : [f.address]).map((a) => {
-    if (typeof a !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(a)) throw bad(0, 'address expected')
-    return a.toLowerCase()
-  })
+  const addresses =
+    f.address === undefined || f.address === null
+      ? undefined
+      : (Array.isArray(f.address) ? f.address : [f.address]).map((a) => {
+          if (typeof a !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(a)) throw bad(0, 'address expected')
+          return a.toLowerCase()
+        })
   const topics = f.topics === undefined || f.topics === null ? [] : f.topics
   if (!Array.isArray(topics)) throw bad(0, 'topics must be an array')
   const wanted = topics.map((t) => (t === null ? undefined : (Array.isArray(t) ? t : [t]).map((x) => hash(x, 0))))

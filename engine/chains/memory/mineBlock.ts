@@ -95,12 +95,7 @@ export function genesisBlock(common: Common, state: MemoryStateSource, timestamp
 }
 
 /** mines `txs` (already signed) on top of `parent`; a tx that fails validation is a bug: it throws */
-export async function mineBlock(
-  common: Common,
-  parent: DevnetBlock,
-  txs: { tx: TypedTransaction; from: Address }[],
-  timestamp: bigint,
-): Promise<DevnetBlock> {
+export async function mineBlock(common: Common, parent: DevnetBlock, txs: { tx: TypedTransaction; from: Address }[], timestamp: bigint): Promise<DevnetBlock> {
   const number = parent.header.number + 1n
   const stateManager = new OverlayStateManager(parent.state)
   const vm = await createVM({ common, stateManager })

@@ -42,10 +42,7 @@ export async function mineRuledBlock({ common, parent, txs, timestamp, rules, ge
   const ctx: ExecutionContext = { common, state, block: env, getBlockHash, rules }
 
   const starts = rules.blockStartTxs ? await rules.blockStartTxs(state, env) : []
-  const all = [
-    ...starts.map((raw) => ({ ...rules.decodeRaw!(raw, common)!, hash: keccak256(raw) })),
-    ...txs.map((t) => ({ ...t, hash: toHex(t.tx.hash()) })),
-  ]
+  const all = [...starts.map((raw) => ({ ...rules.decodeRaw!(raw, common)!, hash: keccak256(raw) })), ...txs.map((t) => ({ ...t, hash: toHex(t.tx.hash()) }))]
   const receipts: DevnetReceipt[] = []
   const transactions: MinedTransaction[] = []
   let cumulative = 0n
@@ -72,8 +69,16 @@ export async function mineRuledBlock({ common, parent, txs, timestamp, rules, ge
   }
   const ethHeader = createBlockHeader(
     {
-      number, parentHash: parent.ethHeader.hash(), timestamp, gasLimit: DEVNET_GAS_LIMIT, coinbase: createAddressFromString(coinbase),
-      baseFeePerGas: baseFee, difficulty: 0n, mixHash: hexToBytes(prevRandao), stateRoot: PLACEHOLDER_STATE_ROOT, gasUsed: cumulative,
+      number,
+      parentHash: parent.ethHeader.hash(),
+      timestamp,
+      gasLimit: DEVNET_GAS_LIMIT,
+      coinbase: createAddressFromString(coinbase),
+      baseFeePerGas: baseFee,
+      difficulty: 0n,
+      mixHash: hexToBytes(prevRandao),
+      stateRoot: PLACEHOLDER_STATE_ROOT,
+      gasUsed: cumulative,
       transactionsTrie: await genTransactionsTrieRoot(all.map((t) => t.tx)),
     },
     { common, setHardfork: false },

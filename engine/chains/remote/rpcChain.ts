@@ -97,7 +97,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
       return head.recent()
     },
     hintsHeld: (block, calls) => fork.hints.has(block, calls),
-    holdsAccounts: (block, accounts) => fork.holdsReads(block, accounts.map((address) => ({ address }))),
+    holdsAccounts: (block, accounts) =>
+      fork.holdsReads(
+        block,
+        accounts.map((address) => ({ address })),
+      ),
   })
   const tagsInFlight = new Map<string, Promise<BlockHeaderInfo>>()
 
@@ -109,7 +113,6 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
    * new view on every call.
    */
   function bind(rpc: RpcClient, budget: UpstreamBudget | undefined, stop: RunStop | undefined): RpcChain {
-
     async function fetchBlock(tagOrNumber: Hex | string): Promise<RpcBlock | null> {
       return readUpstream('eth_getBlockByNumber(hashes)', await rpc.request('eth_getBlockByNumber', [tagOrNumber, false]))
     }
@@ -246,7 +249,11 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
      * costs 2 round trips instead of 3. Warm-looking calls (hints cached at the known head) skip the
      * hint request, so a warm run costs only what resolving the block costs.
      */
-    async function resolveForCalls(asked: BlockSelector, calls: PrefetchCalls, opts: { sideReads?: SideReads; also?: AlsoReads } = {}): Promise<BlockHeaderInfo> {
+    async function resolveForCalls(
+      asked: BlockSelector,
+      calls: PrefetchCalls,
+      opts: { sideReads?: SideReads; also?: AlsoReads } = {},
+    ): Promise<BlockHeaderInfo> {
       const selector = stateBlock(asked)
       // the caller's other reads, with the block's coinbase (prefetch guesses only that one)
       const alsoAt = (h: BlockHeaderInfo): AccessList | undefined => opts.also && [{ address: h.coinbase, storageKeys: [] }, ...opts.also(h)]
@@ -294,7 +301,13 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
     }
 
     /** the state the hints name, with the caller's side reads in the same batch */
-    async function prefetchWithSideReads(n: bigint, calls: PrefetchCalls, lists: (AccessList | undefined)[], sideReads: SideReads | undefined, also: AccessList | undefined): Promise<void> {
+    async function prefetchWithSideReads(
+      n: bigint,
+      calls: PrefetchCalls,
+      lists: (AccessList | undefined)[],
+      sideReads: SideReads | undefined,
+      also: AccessList | undefined,
+    ): Promise<void> {
       // what is kept already is not asked again (a route's metadata at a block whose state is
       // held: alone, these reads would be a round trip of their own); the rest waits for the
       // state batch and leaves with it
@@ -392,7 +405,14 @@ async function toMined(t: RpcTx, common: Common, rules: ChainRules | undefined):
   let tx: TypedTransaction
   // the chain's own transaction types first (an OP deposit; Arbitrum's answer NOT_EMULATED)
   const own = await rules?.decodeTx?.(t as Record<string, unknown>, common)
-  if (own) return { tx: own.tx, from: own.from, hash: t.hash.toLowerCase() as Hex, blockNumber: BigInt(t.blockNumber!), index: Number(BigInt(t.transactionIndex ?? '0x0')) }
+  if (own)
+    return {
+      tx: own.tx,
+      from: own.from,
+      hash: t.hash.toLowerCase() as Hex,
+      blockNumber: BigInt(t.blockNumber!),
+      index: Number(BigInt(t.transactionIndex ?? '0x0')),
+    }
   try {
     tx = (await createTxFromRPC(t as never, { common, freeze: false })) as TypedTransaction
   } catch {

@@ -28,15 +28,33 @@ const ARBITRUM_TX_TYPES: Record<number, string> = {
 }
 
 const ARBOS_PRECOMPILES: Record<number, string> = {
-  0x64: 'ArbSys', 0x65: 'ArbInfo', 0x66: 'ArbAddressTable', 0x67: 'ArbBLS', 0x68: 'ArbFunctionTable',
-  0x69: 'ArbosTest', 0x6b: 'ArbOwnerPublic', 0x6c: 'ArbGasInfo', 0x6d: 'ArbAggregator',
-  0x6e: 'ArbRetryableTx', 0x6f: 'ArbStatistics', 0x70: 'ArbOwner', 0x71: 'ArbWasm', 0x72: 'ArbWasmCache',
-  0x73: 'ArbNativeTokenManager', 0xc8: 'NodeInterface', 0xc9: 'NodeInterfaceDebug', 0xff: 'ArbDebug',
+  0x64: 'ArbSys',
+  0x65: 'ArbInfo',
+  0x66: 'ArbAddressTable',
+  0x67: 'ArbBLS',
+  0x68: 'ArbFunctionTable',
+  0x69: 'ArbosTest',
+  0x6b: 'ArbOwnerPublic',
+  0x6c: 'ArbGasInfo',
+  0x6d: 'ArbAggregator',
+  0x6e: 'ArbRetryableTx',
+  0x6f: 'ArbStatistics',
+  0x70: 'ArbOwner',
+  0x71: 'ArbWasm',
+  0x72: 'ArbWasmCache',
+  0x73: 'ArbNativeTokenManager',
+  0xc8: 'NodeInterface',
+  0xc9: 'NodeInterfaceDebug',
+  0xff: 'ArbDebug',
 }
 
 const notEmulated = (what: string, details: Record<string, unknown>) =>
-  new EngineError('NOT_EMULATED', `${what} is not emulated: Arbitrum's ArbOS is not part of this service's EVM`, details,
-    'trace Arbitrum transactions with the chain\'s own debug_traceTransaction')
+  new EngineError(
+    'NOT_EMULATED',
+    `${what} is not emulated: Arbitrum's ArbOS is not part of this service's EVM`,
+    details,
+    "trace Arbitrum transactions with the chain's own debug_traceTransaction",
+  )
 
 function arbosPrecompiles(): NonNullable<EVMOpts['customPrecompiles']> {
   return Object.entries(ARBOS_PRECOMPILES).map(([n, name]) => {

@@ -50,7 +50,8 @@ export async function decodeCallTree(root: CallFrameJson, opts: CallTreeOptions 
 
   async function decodeFrame(f: CallFrameJson): Promise<DecodedCallFrame> {
     const children = f.calls ?? []
-    const forward = f.input.length >= 10 ? children.find((c) => c.type === 'DELEGATECALL' && c.input.toLowerCase() === f.input.toLowerCase() && c.to) : undefined
+    const forward =
+      f.input.length >= 10 ? children.find((c) => c.type === 'DELEGATECALL' && c.input.toLowerCase() === f.input.toLowerCase() && c.to) : undefined
     const implementation = forward?.to ? lower(forward.to) : undefined
     const codeAbis = abisOf(abis, [f.to, implementation])
     const otherAbis = allAbis.filter((a) => !codeAbis.includes(a))

@@ -46,7 +46,10 @@ export function decodeEventStrict(event: AbiEvent, log: LogLike): DecodedArgs | 
   rest.forEach((p, i) => values.set(p, d.values[i]))
   // an indexed dynamic value is a hash: shown as bytes32, whatever its declared type
   const shown = event.inputs.map((p) => (p.indexed && isDynamic(p.type) ? { ...p, type: 'bytes32' } : p))
-  return argsObject(shown, event.inputs.map((p) => values.get(p)))
+  return argsObject(
+    shown,
+    event.inputs.map((p) => values.get(p)),
+  )
 }
 
 /** the ways to mark `count` of `n` parameters indexed, leading ones first (the usual layout) */

@@ -37,7 +37,13 @@ export async function decodeRevert(output: Hex | undefined, callerAbis: readonly
   const pick = await pickCandidate<AbiError>('error', selector, body, callerAbis, db)
   if (!pick) return undefined
   const args = argsObject(pick.chosen.item.inputs, pick.values)
-  const out: DecodedRevert = { name: pick.chosen.item.name, signature: pick.chosen.signature, args, source: pick.chosen.source, reason: callLine(pick.chosen.item.name, args) }
+  const out: DecodedRevert = {
+    name: pick.chosen.item.name,
+    signature: pick.chosen.signature,
+    args,
+    source: pick.chosen.source,
+    reason: callLine(pick.chosen.item.name, args),
+  }
   if (pick.others.length) out.alternatives = pick.others
   return out
 }

@@ -13,17 +13,7 @@
  * const changes = await computeAssetChanges({ account, transfers, logs, readBefore, readAfter, tokens })
  * // [{ account, type: 'erc20', token, symbol: 'DEMO', decimals: 18, before: '0x…', after: '0x…', delta: '-990000000000000000' }]
  */
-import {
-  decodeAbiParameters,
-  encodeFunctionData,
-  hexToBigInt,
-  parseAbi,
-  size,
-  slice,
-  toHex,
-  type Address,
-  type Hex,
-} from 'viem'
+import { decodeAbiParameters, encodeFunctionData, hexToBigInt, parseAbi, size, slice, toHex, type Address, type Hex } from 'viem'
 import { EngineError, isEngineError } from '../../platform/errors.js'
 import type { AssetChange, Transfer } from '../../vocabulary.js'
 import { eventById } from '../../decoding/eventTable.js'
@@ -120,9 +110,7 @@ async function readAmount(reader: BalanceReader, c: Candidate): Promise<bigint> 
     case 'native':
       return reader.nativeBalance(c.account)
     case 'erc20':
-      return uintResult(
-        await reader.call(c.token!, encodeFunctionData({ abi: TOKEN_ABI, functionName: 'balanceOf', args: [c.account] })),
-      )
+      return uintResult(await reader.call(c.token!, encodeFunctionData({ abi: TOKEN_ABI, functionName: 'balanceOf', args: [c.account] })))
     case 'erc721':
       return ownsResult(
         await reader.call(c.token!, encodeFunctionData({ abi: TOKEN_ABI, functionName: 'ownerOf', args: [hexToBigInt(c.tokenId!)] })),
@@ -130,16 +118,20 @@ async function readAmount(reader: BalanceReader, c: Candidate): Promise<bigint> 
       )
     case 'erc1155':
       return uintResult(
-        await reader.call(
-          c.token!,
-          encodeFunctionData({ abi: TOKEN_ABI, functionName: 'balanceOf', args: [c.account, hexToBigInt(c.tokenId!)] }),
-        ),
+        await reader.call(c.token!, encodeFunctionData({ abi: TOKEN_ABI, functionName: 'balanceOf', args: [c.account, hexToBigInt(c.tokenId!)] })),
       )
   }
 }
 
 async function toAssetChange(c: Candidate, before: bigint, after: bigint, input: AssetChangesInput): Promise<AssetChange> {
-  const change: AssetChange = { account: c.account, type: c.type, token: c.token, before: toHex(before), after: toHex(after), delta: (after - before).toString() }
+  const change: AssetChange = {
+    account: c.account,
+    type: c.type,
+    token: c.token,
+    before: toHex(before),
+    after: toHex(after),
+    delta: (after - before).toString(),
+  }
   if (c.tokenId !== undefined) change.tokenId = c.tokenId
   if (c.type === 'native') {
     if (input.nativeSymbol) change.symbol = input.nativeSymbol

@@ -48,8 +48,7 @@ export function transfersOfLog(log: { address: Address; topics: readonly Hex[]; 
     if (!from || !to) return []
     // ERC-20: amount in data; ERC-721: tokenId as the third indexed argument, no data.
     if (topics.length === 3 && dataSize === 32) return [{ type: 'erc20', token, from, to, amount: toHex(word(log.data, 0)) }]
-    if (topics.length === 4 && dataSize === 0)
-      return [{ type: 'erc721', token, from, to, amount: '0x1', tokenId: toHex(hexToBigInt(topics[3]!)) }]
+    if (topics.length === 4 && dataSize === 0) return [{ type: 'erc721', token, from, to, amount: '0x1', tokenId: toHex(hexToBigInt(topics[3]!)) }]
     return []
   }
   if (topics.length !== 4 || (topic0 !== TRANSFER_SINGLE_TOPIC && topic0 !== TRANSFER_BATCH_TOPIC)) return []

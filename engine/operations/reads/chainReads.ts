@@ -63,7 +63,7 @@ export async function readChain(deps: ReadDeps, method: string, params: unknown[
 type CacheRule = 'byHash' | { number: bigint } | 'answerBlock' | 'never'
 
 function cacheRule(method: string, params: unknown[]): CacheRule | undefined {
-  const number = (v: unknown) => (typeof v === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(v) ? { number: BigInt(v) } : 'never' as const)
+  const number = (v: unknown) => (typeof v === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(v) ? { number: BigInt(v) } : ('never' as const))
   switch (method) {
     case 'eth_getBlockByHash':
     case 'eth_getTransactionByBlockHashAndIndex':

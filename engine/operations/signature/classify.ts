@@ -37,7 +37,11 @@ export interface SignatureIntent {
 
 const UNKNOWN: SignatureIntent = { kind: 'unknown', grants: [] }
 
-const fieldNames = (data: TypedDataInput, type: string) => (data.types[type] ?? []).map((f) => f.name).sort().join(',')
+const fieldNames = (data: TypedDataInput, type: string) =>
+  (data.types[type] ?? [])
+    .map((f) => f.name)
+    .sort()
+    .join(',')
 const fieldType = (data: TypedDataInput, type: string, name: string) => data.types[type]?.find((f) => f.name === name)?.type
 
 function uint(value: unknown): bigint | undefined {

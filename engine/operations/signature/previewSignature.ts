@@ -104,7 +104,13 @@ export async function previewSignature(deps: SignaturePreviewDeps, params: Signa
   const warnings: PreviewWarning[] = []
   const domainChain = params.typedData.domain.chainId
   if (domainChain !== undefined && BigInt(domainChain as string) !== BigInt(deps.chain.chainId))
-    warnings.push(warning('WRONG_CHAIN', `the domain's chain id ${BigInt(domainChain as string)} is not this chain's (${deps.chain.chainId}): the signature may be replayed where it is valid`, -1))
+    warnings.push(
+      warning(
+        'WRONG_CHAIN',
+        `the domain's chain id ${BigInt(domainChain as string)} is not this chain's (${deps.chain.chainId}): the signature may be replayed where it is valid`,
+        -1,
+      ),
+    )
   if (params.signature && !(await recovers(params.typedData, signer, params.signature)))
     warnings.push(warning('SIGNER_MISMATCH', `the signature does not recover to ${signer} under this domain`, -1, { account: signer }))
   if (intent.owner && intent.owner !== signer)
@@ -128,7 +134,9 @@ export async function previewSignature(deps: SignaturePreviewDeps, params: Signa
     amounts: intent.grants.map((g) => toHex(g.amount)),
     unlimited: intent.grants.some((g) => g.amount >= (permit2 ? MAX_UINT160 : 1n << 255n)),
     ...(intent.deadline !== undefined && { deadline: toHex(intent.deadline) }),
-    ...(intent.grants.some((g) => g.expiration !== undefined) && { expiration: toHex(intent.grants.reduce((e, g) => (g.expiration !== undefined && g.expiration > e ? g.expiration : e), 0n)) }),
+    ...(intent.grants.some((g) => g.expiration !== undefined) && {
+      expiration: toHex(intent.grants.reduce((e, g) => (g.expiration !== undefined && g.expiration > e ? g.expiration : e), 0n)),
+    }),
     ...(intent.nonce !== undefined && { nonce: toHex(intent.nonce) }),
     ...(intent.kind === 'unknown' && { domain: params.typedData.domain, message: params.typedData.message }),
     approvalChanges: [],
@@ -142,7 +150,8 @@ export async function previewSignature(deps: SignaturePreviewDeps, params: Signa
   intent.grants.forEach((g, i) => {
     const amount = min(g.amount, balances[i] ?? 0n, toPermit2[i] ?? 0n)
     if (amount === 0n) return
-    if (intent.kind === 'erc2612' || intent.kind === 'dai-permit') taking.push({ from: spender, to: g.token, data: enc('transferFrom', [signer, spender, amount]) })
+    if (intent.kind === 'erc2612' || intent.kind === 'dai-permit')
+      taking.push({ from: spender, to: g.token, data: enc('transferFrom', [signer, spender, amount]) })
     else if (intent.kind === 'permit2-single' || intent.kind === 'permit2-batch') {
       const live = g.expiration === 0n || (g.expiration ?? 0n) >= ctx.block.timestamp
       if (live) taking.push({ from: spender, to: verifier, data: enc('transferFrom', [signer, spender, amount, g.token]) })
@@ -165,7 +174,11 @@ export async function previewSignature(deps: SignaturePreviewDeps, params: Signa
 }
 
 /** true when the chain shows the signature's nonce consumed */
-async function nonceIsUsed(intent: SignatureIntent, signer: Address, word: (to: Address, data: Hex, i?: number) => Promise<bigint | undefined>): Promise<boolean> {
+async function nonceIsUsed(
+  intent: SignatureIntent,
+  signer: Address,
+  word: (to: Address, data: Hex, i?: number) => Promise<bigint | undefined>,
+): Promise<boolean> {
   const { verifier, spender } = intent
   if (!verifier) return false
   switch (intent.kind) {

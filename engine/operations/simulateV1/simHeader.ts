@@ -103,9 +103,21 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
   const blobGasUsed = cancun ? txs.reduce((n, t) => n + BigInt(t.call.blobVersionedHashes?.length ?? 0) * GAS_PER_BLOB, 0n) : undefined
 
   const items: (Hex | Hex[])[] = [
-    f.parentHash, EMPTY_UNCLES, f.coinbase, f.stateRoot ?? EMPTY_ROOT, txRoot, receiptsRoot, logsBloom,
-    rlpInt(f.difficulty), rlpInt(f.number), rlpInt(f.gasLimit), rlpInt(gasUsed), rlpInt(f.timestamp),
-    '0x', f.prevRandao, '0x0000000000000000',
+    f.parentHash,
+    EMPTY_UNCLES,
+    f.coinbase,
+    f.stateRoot ?? EMPTY_ROOT,
+    txRoot,
+    receiptsRoot,
+    logsBloom,
+    rlpInt(f.difficulty),
+    rlpInt(f.number),
+    rlpInt(f.gasLimit),
+    rlpInt(gasUsed),
+    rlpInt(f.timestamp),
+    '0x',
+    f.prevRandao,
+    '0x0000000000000000',
   ]
   if (london) items.push(rlpInt(f.baseFeePerGas ?? 0n))
   if (shanghai) items.push(EMPTY_ROOT)

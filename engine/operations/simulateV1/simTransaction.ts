@@ -39,8 +39,15 @@ export function simTransaction(call: CallInput & { gas: bigint; nonce: bigint },
     return { type: 0, call, chainId: opts.chainId, hash: keccak256(encoded), encoded, legacyItems: items }
   }
   const items: RlpItem[] = [
-    rlpInt(opts.chainId), rlpInt(call.nonce), rlpInt(call.maxPriorityFeePerGas ?? 0n), rlpInt(call.maxFeePerGas ?? 0n),
-    rlpInt(call.gas), to, value, call.data, accessList,
+    rlpInt(opts.chainId),
+    rlpInt(call.nonce),
+    rlpInt(call.maxPriorityFeePerGas ?? 0n),
+    rlpInt(call.maxFeePerGas ?? 0n),
+    rlpInt(call.gas),
+    to,
+    value,
+    call.data,
+    accessList,
   ]
   // EIP-4844: the blob fee cap and the versioned hashes come before the signature
   const blob = (call.blobVersionedHashes?.length ?? 0) > 0

@@ -62,7 +62,11 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
   if (params.blockStateCalls.length === 0) throw simulateError('invalidParams', 'empty input')
   if (BigInt(params.blockStateCalls.length) > MAX_SIMULATE_BLOCKS) throw simulateError('clientLimitExceeded', 'too many blocks')
   const chain = deps.chain
-  const { header: base, state, ctx: baseCtx } = await openRun(chain, {
+  const {
+    header: base,
+    state,
+    ctx: baseCtx,
+  } = await openRun(chain, {
     block: params.block,
     calls: params.blockStateCalls.flatMap((b) => b.calls),
     // each simulated block's start (its system calls, its coinbase) read with the calls' state:
@@ -113,7 +117,14 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       if (o.blobBaseFee !== undefined) env.blobBaseFee = o.blobBaseFee
     } else delete env.parentBeaconBlockRoot
     // the chain's rules, as every other operation runs by them (OP-stack: deposits, L1 fees, fee vaults, precompiles)
-    const ctx: ExecutionContext = { common, state, block: env, getBlockHash, ...(baseCtx.stop && { stop: baseCtx.stop }), ...(chain.rules && { rules: chain.rules }) }
+    const ctx: ExecutionContext = {
+      common,
+      state,
+      block: env,
+      getBlockHash,
+      ...(baseCtx.stop && { stop: baseCtx.stop }),
+      ...(chain.rules && { rules: chain.rules }),
+    }
 
     const precompiles = precompileTable(baseCommon)
     precompiles.apply(block.stateOverrides)
@@ -151,7 +162,13 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
       txs.push(tx)
       // geth's pre-Byzantium receipt: the intermediate root, where the chain can compute one
       const receiptRoot = chain.stateRoot && !common.gteHardfork('byzantium') ? await chain.stateRoot(base.number, state) : undefined
-      receipts.push({ status: res.status === 'success' ? 1 : 0, cumulativeGasUsed: gasUsed, logs: res.logs, txType: tx.type, ...(receiptRoot && { stateRoot: receiptRoot }) })
+      receipts.push({
+        status: res.status === 'success' ? 1 : 0,
+        cumulativeGasUsed: gasUsed,
+        logs: res.logs,
+        txType: tx.type,
+        ...(receiptRoot && { stateRoot: receiptRoot }),
+      })
       callLogs.push(logs.result())
       const result: SimulateV1CallResult = {
         // geth's ExecutionResult.Return(): nothing for a failed call (the revert bytes go to error.data)
@@ -174,8 +191,18 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
     const stateRoot = chain.stateRoot ? await chain.stateRoot(base.number, state) : undefined
     const sealed = await sealSimHeader(
       common,
-      { parentHash: parent.hash, number: env.number, timestamp: env.timestamp, gasLimit: env.gasLimit, coinbase: env.coinbase,
-        difficulty: env.difficulty, prevRandao: env.prevRandao, baseFeePerGas: env.baseFeePerGas, excessBlobGas: env.excessBlobGas, stateRoot },
+      {
+        parentHash: parent.hash,
+        number: env.number,
+        timestamp: env.timestamp,
+        gasLimit: env.gasLimit,
+        coinbase: env.coinbase,
+        difficulty: env.difficulty,
+        prevRandao: env.prevRandao,
+        baseFeePerGas: env.baseFeePerGas,
+        excessBlobGas: env.excessBlobGas,
+        stateRoot,
+      },
       txs,
       receipts,
     )

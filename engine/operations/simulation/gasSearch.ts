@@ -17,11 +17,7 @@ export interface GasProbe {
   gasUsed: bigint
 }
 
-export async function findGasRequired(
-  run: (gas: bigint) => Promise<GasProbe>,
-  failedAt: bigint,
-  gasCap: bigint,
-): Promise<bigint | undefined> {
+export async function findGasRequired(run: (gas: bigint) => Promise<GasProbe>, failedAt: bigint, gasCap: bigint): Promise<bigint | undefined> {
   const probe = async (gas: bigint): Promise<GasProbe> => {
     try {
       return await run(gas)

@@ -18,7 +18,6 @@ import { STANDARD_ERROR_SIGNATURES } from '../../decoding/standardErrors.js'
 
 export { panicReason } from '../../../tracers/gethRevert.js'
 
-
 /** Custom errors every decoder should know (engine/decoding/standardErrors.ts) */
 const STANDARD_ERRORS = parseAbi(STANDARD_ERROR_SIGNATURES)
 

@@ -48,7 +48,13 @@ function rejectionOf(e: EngineError, index: number): EngineError {
 export async function simulate(deps: SimulationDeps, params: SimulateParams): Promise<SimulationResult> {
   if (params.calls.length === 0) throw new EngineError('VALIDATION_ERROR', 'params.calls must hold at least one call')
   // metadata for the log summaries is asked ahead with a cold fork's state batch, when it may be shared
-  const sideReads = pureState(params) ? tokenMetadataSideReads(deps.cache, deps.chain.chainId, params.calls.map((c) => c.from)) : undefined
+  const sideReads = pureState(params)
+    ? tokenMetadataSideReads(
+        deps.cache,
+        deps.chain.chainId,
+        params.calls.map((c) => c.from),
+      )
+    : undefined
   // a wallet preview reads the code of the accounts the calls approve (APPROVAL_TO_EOA): with the state
   const approved = params.traceAssetChanges ? approvedAccountsOf(params.calls) : []
   const also = approved.length > 0 ? () => approved.map((address) => ({ address, storageKeys: [] })) : undefined
@@ -144,14 +150,36 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
     const accounts = [...new Set([...senders, ...(fees.charged ? (ctx.rules?.feeRecipients ?? []) : [])])]
     // balances and permissions read side by side: a cold fork sends them in the same batches
     const [assetChanges, approvalChanges] = await Promise.all([
-      computeAssetChanges({ account: params.account, transfers: allTransfers, logs: successLogs, accounts, readBefore, readAfter, tokens, nativeSymbol: native }),
+      computeAssetChanges({
+        account: params.account,
+        transfers: allTransfers,
+        logs: successLogs,
+        accounts,
+        readBefore,
+        readAfter,
+        tokens,
+        nativeSymbol: native,
+      }),
       approvalsOf({ facts, account: params.account, readBefore, readAfter, tokens }),
     ])
     await readableAssetChanges(assetChanges, tokens)
     result.assetChanges = assetChanges
     result.approvalChanges = approvalChanges
     const statuses = calls.map((c) => c.status)
-    const preview = { facts, authorities, statuses, transfers: allTransfers, assetChanges, account: params.account, senders, before: beforeState, after: state, readBefore, readAfter, tokens }
+    const preview = {
+      facts,
+      authorities,
+      statuses,
+      transfers: allTransfers,
+      assetChanges,
+      account: params.account,
+      senders,
+      before: beforeState,
+      after: state,
+      readBefore,
+      readAfter,
+      tokens,
+    }
     result.warnings = await warningsOf(preview, approvalChanges)
   }
   await storeSimulation(deps.cache, result, deps.simulationTtlSeconds)
@@ -209,4 +237,3 @@ async function callError(
   }
   return error
 }
-

@@ -14,10 +14,7 @@ import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
 import { createStepTracer } from './stepTracer.js'
 
-export async function simulateSteps(
-  deps: Pick<RunDeps, 'chain' | 'gasCap' | 'maxStructLogSteps'>,
-  params: StepTraceParams,
-): Promise<StepTraceResult> {
+export async function simulateSteps(deps: Pick<RunDeps, 'chain' | 'gasCap' | 'maxStructLogSteps'>, params: StepTraceParams): Promise<StepTraceResult> {
   const { ctx } = await openRun(deps.chain, { ...params, calls: [params.call] })
   const call = withCallDefaults('simulate', params.call, { blockGasLimit: ctx.block.gasLimit, gasCap: deps.gasCap })
   const steps = createStepTracer(params.traceConfig, { maxSteps: deps.maxStructLogSteps })

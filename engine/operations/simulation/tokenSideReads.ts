@@ -25,10 +25,11 @@ export function tokenMetadataSideReads(store: CacheStore, chainId: number, sende
   const skip = new Set(senders.map((a) => a.toLowerCase()))
   return async (block, hints) => {
     const contracts = new Set<Address>()
-    for (const list of hints) for (const e of list ?? []) {
-      const address = e.address.toLowerCase() as Address
-      if (e.storageKeys.length > 0 && !skip.has(address) && contracts.size < MAX_TOKENS_AHEAD) contracts.add(address)
-    }
+    for (const list of hints)
+      for (const e of list ?? []) {
+        const address = e.address.toLowerCase() as Address
+        if (e.storageKeys.length > 0 && !skip.has(address) && contracts.size < MAX_TOKENS_AHEAD) contracts.add(address)
+      }
     const cache = { store, scope: tokenScope(chainId, block) }
     // metadata kept at this block already (the same tokens on another route) is not asked again
     const kept = await keptTokenInfo(cache, [...contracts])
@@ -36,18 +37,21 @@ export function tokenMetadataSideReads(store: CacheStore, chainId: number, sende
     if (tokens.length === 0) return undefined
     const tag = toHex(block)
     return (ask) =>
-      Promise.all(tokens.map(async (token) => {
-        const read = (data: Hex) => (ask('eth_call', [{ to: token, data }, tag]) as Promise<Hex>).then(
-          (out) => ({ out }),
-          (e: unknown) => (reverted(e) ? { out: undefined } : undefined),
-        )
-        const [symbol, decimals, name] = await Promise.all([
-          read(TOKEN_INFO_SELECTORS.symbol),
-          read(TOKEN_INFO_SELECTORS.decimals),
-          read(TOKEN_INFO_SELECTORS.name),
-        ])
-        if (symbol && decimals && name) await rememberTokenInfo(cache, token, tokenInfoOf(symbol.out, decimals.out, name.out))
-      })).then(() => undefined)
+      Promise.all(
+        tokens.map(async (token) => {
+          const read = (data: Hex) =>
+            (ask('eth_call', [{ to: token, data }, tag]) as Promise<Hex>).then(
+              (out) => ({ out }),
+              (e: unknown) => (reverted(e) ? { out: undefined } : undefined),
+            )
+          const [symbol, decimals, name] = await Promise.all([
+            read(TOKEN_INFO_SELECTORS.symbol),
+            read(TOKEN_INFO_SELECTORS.decimals),
+            read(TOKEN_INFO_SELECTORS.name),
+          ])
+          if (symbol && decimals && name) await rememberTokenInfo(cache, token, tokenInfoOf(symbol.out, decimals.out, name.out))
+        }),
+      ).then(() => undefined)
   }
 }
 

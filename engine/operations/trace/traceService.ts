@@ -210,7 +210,12 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
       try {
         const sets = tracerSets(tracerConfig, spills)
         const replay = await openReplay(chain, hash, extra)
-        const set = sets.next({ blockHash: replay.header.hash, blockNumber: replay.header.number, transactionHash: replay.tx.hash, transactionPosition: replay.tx.index })
+        const set = sets.next({
+          blockHash: replay.header.hash,
+          blockNumber: replay.header.number,
+          transactionHash: replay.tx.hash,
+          transactionPosition: replay.tx.index,
+        })
         await executeSignedTx(replay.ctx, replay.tx.tx, {
           tracers: set.tracers,
           validation: !extra.stateOverrides && !extra.blockOverrides,

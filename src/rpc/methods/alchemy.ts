@@ -75,7 +75,7 @@ export function alchemyResult(result: SimulationResult): { changes: AlchemyAsset
   const call = result.calls[0]!
   if (call.status !== 'success') {
     const reason = call.error?.revertReason
-    return { changes: [], error: { message: reason ? `${call.error!.message}: ${reason}` : call.error?.message ?? 'execution failed' } }
+    return { changes: [], error: { message: reason ? `${call.error!.message}: ${reason}` : (call.error?.message ?? 'execution failed') } }
   }
   const approvals = (result.approvalChanges ?? []).filter((c) => c.type !== 'permit2').map(approveChange)
   return { changes: [...(call.transfers ?? []).map(transferChange), ...approvals], gasUsed: call.gasUsed, error: null }

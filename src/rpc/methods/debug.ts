@@ -111,7 +111,8 @@ function parseStateContext(v: unknown, index: number): { block: BlockRef; txInde
   if (v === undefined || v === null) return { block: { tag: 'latest' } }
   if (!isObject(v)) throw invalidArgument(index, 'stateContext: expected {blockNumber, transactionIndex}')
   onlyKeys(v, ['blockNumber', 'transactionIndex'], index, 'stateContext')
-  const block = v.blockNumber === undefined || v.blockNumber === null ? ({ tag: 'latest' } as BlockRef) : parseBlockRef(v.blockNumber, index, 'stateContext.blockNumber')
+  const block =
+    v.blockNumber === undefined || v.blockNumber === null ? ({ tag: 'latest' } as BlockRef) : parseBlockRef(v.blockNumber, index, 'stateContext.blockNumber')
   const ti = v.transactionIndex
   if (ti === undefined || ti === null || ti === -1 || ti === '-0x1') return { block }
   if (typeof ti === 'number') {

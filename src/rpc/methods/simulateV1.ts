@@ -43,7 +43,8 @@ export function readSimulateV1Params(params: unknown[]): SimulateV1Params {
     const block: SimulateV1Block = {
       calls: r.array(o.calls ?? [], `${p}.calls`).map((c, j) => callParam(r, c, `${p}.calls[${j}]`)),
     }
-    if (o.blockOverrides !== undefined && o.blockOverrides !== null) block.blockOverrides = parseBlockOverrides(o.blockOverrides, 0, `${p}.blockOverrides`, { simulate: true })
+    if (o.blockOverrides !== undefined && o.blockOverrides !== null)
+      block.blockOverrides = parseBlockOverrides(o.blockOverrides, 0, `${p}.blockOverrides`, { simulate: true })
     if (o.stateOverrides !== undefined && o.stateOverrides !== null) block.stateOverrides = accountOverridesParam(r, o.stateOverrides, `${p}.stateOverrides`)
     return block
   })

@@ -12,7 +12,16 @@
  * const block = parseBlockRef(params[1] ?? 'latest', 1)
  */
 import type { Address, Hex } from 'viem'
-import { BlockRefError, parseBlockRef as parseEngineBlockRef, type AccountOverride, type BlockRef, type BlockRefOptions, type BlockSelector, type CallInput, type StateOverrides } from '../../../engine/types.js'
+import {
+  BlockRefError,
+  parseBlockRef as parseEngineBlockRef,
+  type AccountOverride,
+  type BlockRef,
+  type BlockRefOptions,
+  type BlockSelector,
+  type CallInput,
+  type StateOverrides,
+} from '../../../engine/types.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 
 const UINT64_MAX = (1n << 64n) - 1n
@@ -88,7 +97,21 @@ export function parseBlockRef(v: unknown, index: number, path = 'block'): BlockR
   return blockArgument(v, index, path)
 }
 
-const CALL_KEYS = ['from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'nonce', 'data', 'input', 'accessList', 'chainId', 'type'] as const
+const CALL_KEYS = [
+  'from',
+  'to',
+  'gas',
+  'gasPrice',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+  'value',
+  'nonce',
+  'data',
+  'input',
+  'accessList',
+  'chainId',
+  'type',
+] as const
 /** TransactionArgs fields geth reads that the engine cannot run: refused, not dropped */
 const CALL_UNSUPPORTED = ['maxFeePerBlobGas', 'blobVersionedHashes', 'blobs', 'commitments', 'proofs', 'authorizationList']
 
@@ -96,7 +119,8 @@ const CALL_UNSUPPORTED = ['maxFeePerBlobGas', 'blobVersionedHashes', 'blobs', 'c
 export function parseCallObject(v: unknown, index: number, path = 'call'): CallInput {
   if (!isObject(v)) throw invalidArgument(index, `${path}: expected a transaction call object, got ${typeName(v)}`)
   for (const key of Object.keys(v)) {
-    if (CALL_UNSUPPORTED.includes(key)) throw invalidArgument(index, `${at(path, key)}: not supported by this endpoint (blob and EIP-7702 calls cannot be traced here)`)
+    if (CALL_UNSUPPORTED.includes(key))
+      throw invalidArgument(index, `${at(path, key)}: not supported by this endpoint (blob and EIP-7702 calls cannot be traced here)`)
   }
   onlyKeys(v, CALL_KEYS, index, path)
   const q = (key: string, max?: bigint) => (v[key] === undefined || v[key] === null ? undefined : parseQuantity(v[key], index, at(path, key), max))
@@ -115,7 +139,7 @@ export function parseCallObject(v: unknown, index: number, path = 'call'): CallI
   if (v.type !== undefined && v.type !== null) parseQuantity(v.type, index, at(path, 'type'), 0xffn)
   if (v.chainId !== undefined && v.chainId !== null) parseQuantity(v.chainId, index, at(path, 'chainId'))
   const call: CallInput = {
-    from: v.from === undefined || v.from === null ? (`0x${'0'.repeat(40)}`) as Address : parseAddress(v.from, index, at(path, 'from')),
+    from: v.from === undefined || v.from === null ? (`0x${'0'.repeat(40)}` as Address) : parseAddress(v.from, index, at(path, 'from')),
     to: v.to === undefined || v.to === null ? null : parseAddress(v.to, index, at(path, 'to')),
     data: input ?? data ?? '0x',
   }

@@ -114,13 +114,17 @@ const NATIVE: readonly TracerName[] = ['callTracer', 'prestateTracer', '4byteTra
 
 function unknownTracer(name: string): RpcError {
   // geth DefaultDirectory.New: a name that is no native tracer is compiled as JavaScript
-  if (/[{}()]/.test(name)) return new RpcError(-32000, 'JavaScript tracers are not supported by this endpoint (use callTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer or the struct logger)')
+  if (/[{}()]/.test(name))
+    return new RpcError(
+      -32000,
+      'JavaScript tracers are not supported by this endpoint (use callTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer or the struct logger)',
+    )
   return new RpcError(-32000, 'tracer not found')
 }
 
 /** Go's time.ParseDuration, in milliseconds */
 export function parseGoDuration(s: string): number {
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 }
+  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 }
   const invalid = () => new RpcError(-32000, `time: invalid duration ${JSON.stringify(s)}`)
   let rest = s
   let sign = 1
@@ -159,13 +163,19 @@ function structLoggerConfig(cfg: Record<string, unknown>, index: number): Tracer
     if (b !== undefined) out[k] = b
   }
   if (cfg.limit !== undefined && cfg.limit !== null) {
-    if (typeof cfg.limit !== 'number' || !Number.isSafeInteger(cfg.limit)) throw invalidArgument(index, `limit: expected an integer, got ${typeName(cfg.limit)}`)
+    if (typeof cfg.limit !== 'number' || !Number.isSafeInteger(cfg.limit))
+      throw invalidArgument(index, `limit: expected an integer, got ${typeName(cfg.limit)}`)
     if (cfg.limit !== 0) out.limit = cfg.limit
   }
   return { structLogger: out }
 }
 
-function parseWith(raw: unknown, index: number, limits: TraceConfigLimits, keys: readonly string[]): { parsed: ParsedTraceConfig; cfg: Record<string, unknown> } {
+function parseWith(
+  raw: unknown,
+  index: number,
+  limits: TraceConfigLimits,
+  keys: readonly string[],
+): { parsed: ParsedTraceConfig; cfg: Record<string, unknown> } {
   const cfg = raw === undefined || raw === null ? {} : raw
   if (!isObject(cfg)) throw invalidArgument(index, `expected a trace config object, got ${typeName(cfg)}`)
   if (cfg.overrides !== undefined) throw invalidArgument(index, 'overrides: chain config overrides are not supported by this endpoint')
@@ -175,7 +185,8 @@ function parseWith(raw: unknown, index: number, limits: TraceConfigLimits, keys:
   const timeoutMs = parseTimeout(cfg.timeout, index, limits)
 
   if (cfg.tracer === undefined || cfg.tracer === null) {
-    if (cfg.tracerConfig !== undefined && cfg.tracerConfig !== null) throw invalidArgument(index, 'tracerConfig: given without a tracer (the struct logger takes its options at the top level)')
+    if (cfg.tracerConfig !== undefined && cfg.tracerConfig !== null)
+      throw invalidArgument(index, 'tracerConfig: given without a tracer (the struct logger takes its options at the top level)')
     return { cfg, parsed: { tracerConfig: structLoggerConfig(cfg, index), shape: (r) => r.structLogger, timeoutMs } }
   }
   if (typeof cfg.tracer !== 'string') throw invalidArgument(index, `tracer: expected a tracer name, got ${typeName(cfg.tracer)}`)
@@ -202,7 +213,14 @@ function parseWith(raw: unknown, index: number, limits: TraceConfigLimits, keys:
   }
   if (!(NATIVE as readonly string[]).includes(name)) throw unknownTracer(name)
   const tracerName = name as TracerName
-  return { cfg, parsed: { tracerConfig: nativeTracer(tracerName, cfg.tracerConfig, index, 'tracerConfig'), timeoutMs, shape: (r) => (r as Record<string, unknown>)[tracerName] } }
+  return {
+    cfg,
+    parsed: {
+      tracerConfig: nativeTracer(tracerName, cfg.tracerConfig, index, 'tracerConfig'),
+      timeoutMs,
+      shape: (r) => (r as Record<string, unknown>)[tracerName],
+    },
+  }
 }
 
 /** debug_traceTransaction / debug_traceBlockBy* / debug_traceCallMany: TraceConfig */

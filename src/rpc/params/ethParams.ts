@@ -69,7 +69,22 @@ export function blockArg(v: unknown, index: number): BlockRef {
 }
 
 /** geth TransactionArgs fields this endpoint reads; the blob fields are refused by name */
-const CALL_FIELDS = new Set(['from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'nonce', 'data', 'input', 'accessList', 'chainId', 'type', 'authorizationList'])
+const CALL_FIELDS = new Set([
+  'from',
+  'to',
+  'gas',
+  'gasPrice',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+  'value',
+  'nonce',
+  'data',
+  'input',
+  'accessList',
+  'chainId',
+  'type',
+  'authorizationList',
+])
 const UNSUPPORTED_CALL_FIELDS = new Set(['blobVersionedHashes', 'maxFeePerBlobGas', 'blobs', 'commitments', 'proofs'])
 
 /**
@@ -172,7 +187,8 @@ export function stateOverridesArg(v: unknown, index: number): StateOverrides | u
     if (out[addr]) throw invalidArgument(index, `${addr} is overridden twice`)
     if (!isObject(o)) throw invalidArgument(index, `${addr}: account override object expected`)
     for (const k of Object.keys(o)) {
-      if (k === 'movePrecompileToAddress') throw invalidArgument(index, `${addr}.movePrecompileToAddress: not supported by eth_call here (eth_simulateV1 takes it)`)
+      if (k === 'movePrecompileToAddress')
+        throw invalidArgument(index, `${addr}.movePrecompileToAddress: not supported by eth_call here (eth_simulateV1 takes it)`)
       if (!OVERRIDE_FIELDS.has(k)) throw invalidArgument(index, `${addr}: unknown field ${JSON.stringify(k)}`)
     }
     if (o.state != null && o.stateDiff != null) throw new RpcError(-32000, `account ${addr} has both 'state' and 'stateDiff'`)
@@ -193,4 +209,3 @@ function slots(v: unknown, index: number, field: string): Record<Hex, Hex> {
   for (const [k, val] of Object.entries(v)) out[word(k, index, `${field} key ${k}`)] = word(val, index, `${field}[${k}]`)
   return out
 }
-

@@ -70,8 +70,22 @@ export function blockParam(v: unknown, index: number): BlockSelector {
 }
 
 const CALL_FIELDS = [
-  'from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'nonce', 'data', 'input', 'accessList', 'chainId', 'type',
-  'maxFeePerBlobGas', 'blobVersionedHashes', 'authorizationList',
+  'from',
+  'to',
+  'gas',
+  'gasPrice',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+  'value',
+  'nonce',
+  'data',
+  'input',
+  'accessList',
+  'chainId',
+  'type',
+  'maxFeePerBlobGas',
+  'blobVersionedHashes',
+  'authorizationList',
 ] as const
 
 /**
@@ -81,9 +95,18 @@ const CALL_FIELDS = [
  */
 export function callParam(r: ParamReader, v: unknown, path: string): CallInput & { chainId?: bigint } {
   const o = r.object(v, path, CALL_FIELDS)
-  const call: CallInput & { chainId?: bigint } = { from: o.from === undefined || o.from === null ? '0x0000000000000000000000000000000000000000' : r.address(o.from, `${path}.from`), data: '0x' }
+  const call: CallInput & { chainId?: bigint } = {
+    from: o.from === undefined || o.from === null ? '0x0000000000000000000000000000000000000000' : r.address(o.from, `${path}.from`),
+    data: '0x',
+  }
   if (o.to !== undefined && o.to !== null) call.to = r.address(o.to, `${path}.to`)
-  if (o.input !== undefined && o.input !== null && o.data !== undefined && o.data !== null && (o.input as string).toLowerCase() !== (o.data as string).toLowerCase()) {
+  if (
+    o.input !== undefined &&
+    o.input !== null &&
+    o.data !== undefined &&
+    o.data !== null &&
+    (o.input as string).toLowerCase() !== (o.data as string).toLowerCase()
+  ) {
     throw r.fail(path, 'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data')
   }
   const input = o.input ?? o.data
@@ -98,7 +121,10 @@ export function callParam(r: ParamReader, v: unknown, path: string): CallInput &
     call.accessList = r.array(o.accessList, `${path}.accessList`).map((e, i) => {
       const p = `${path}.accessList[${i}]`
       const entry = r.object(e, p, ['address', 'storageKeys'])
-      return { address: r.address(entry.address, `${p}.address`), storageKeys: r.array(entry.storageKeys ?? [], `${p}.storageKeys`).map((k, j) => r.hash(k, `${p}.storageKeys[${j}]`)) }
+      return {
+        address: r.address(entry.address, `${p}.address`),
+        storageKeys: r.array(entry.storageKeys ?? [], `${p}.storageKeys`).map((k, j) => r.hash(k, `${p}.storageKeys[${j}]`)),
+      }
     })
   }
   // geth reads maxFeePerBlobGas only for a blob transaction: without blob hashes it has no effect
@@ -123,7 +149,11 @@ export function callParam(r: ParamReader, v: unknown, path: string): CallInput &
   if (o.type !== undefined && o.type !== null) {
     const type = r.quantity(o.type, `${path}.type`)
     const implied = call.blobVersionedHashes ? [3n] : call.gasPrice !== undefined ? [0n, 1n] : [2n]
-    if (!implied.includes(type)) throw r.fail(`${path}.type`, `type ${type} is not supported here (the type follows the fee fields: blob hashes → blob, gasPrice → legacy, otherwise EIP-1559)`)
+    if (!implied.includes(type))
+      throw r.fail(
+        `${path}.type`,
+        `type ${type} is not supported here (the type follows the fee fields: blob hashes → blob, gasPrice → legacy, otherwise EIP-1559)`,
+      )
   }
   return call
 }
@@ -155,4 +185,3 @@ export function accountOverridesParam(r: ParamReader, v: unknown, path: string):
   }
   return out
 }
-

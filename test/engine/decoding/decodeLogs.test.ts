@@ -23,7 +23,12 @@ function logOf(id: EventId, address: Address, args: Record<string, unknown>): Ra
   const { abi } = eventById(id)
   const topics = encodeEventTopics({ abi: [abi], eventName: abi.name, args } as never) as Hex[]
   const nonIndexed = abi.inputs.filter((i) => !i.indexed)
-  const data = nonIndexed.length ? encodeAbiParameters(nonIndexed, nonIndexed.map((i) => args[i.name!])) : '0x'
+  const data = nonIndexed.length
+    ? encodeAbiParameters(
+        nonIndexed,
+        nonIndexed.map((i) => args[i.name!]),
+      )
+    : '0x'
   return { address, topics, data }
 }
 
@@ -299,7 +304,11 @@ describe('decodeLogs: every event of the table', () => {
 
   it('accepts mixed-case addresses and topics and returns args lowercase', async () => {
     const log = logOf('erc20.Transfer', TOKEN, { from: A, to: B, value: 1n })
-    const upper: RawLog = { address: TOKEN.toUpperCase().replace('0X', '0x') as Address, topics: log.topics.map((t) => t.toUpperCase().replace('0X', '0x') as Hex), data: log.data }
+    const upper: RawLog = {
+      address: TOKEN.toUpperCase().replace('0X', '0x') as Address,
+      topics: log.topics.map((t) => t.toUpperCase().replace('0X', '0x') as Hex),
+      data: log.data,
+    }
     const decoded = await decodeLog(upper, tokens)
     expect(decoded?.args).toEqual({ from: A, to: B, value: '1' })
     expect(decoded?.summary).toBe('Transfer 0.000000000000000001 DEMO from 0xf39f…2266 to 0x7099…79c8')
@@ -339,7 +348,13 @@ describe('decodeLogs: malformed logs get no decoded key, never a wrong one', () 
     ['address topic with dirty high bits', { ...transfer, topics: [transfer.topics[0]!, `0x${'ff'.repeat(12)}${A.slice(2)}` as Hex, transfer.topics[2]!] }],
     ['Sync reserve beyond uint112', logOfRaw('uniswapV2.Sync', POOL, [], encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [2n ** 112n, 1n]))],
     ['bool not 0/1', logOfRaw('erc721.ApprovalForAll', NFT, [A, C], word(2n))],
-    ['TransferBatch with a truncated array', { ...logOf('erc1155.TransferBatch', BARE, { operator: C, from: A, to: B, ids: [1n, 2n], values: [3n, 4n] }), data: `0x${logOf('erc1155.TransferBatch', BARE, { operator: C, from: A, to: B, ids: [1n, 2n], values: [3n, 4n] }).data.slice(2, -64)}` as Hex }],
+    [
+      'TransferBatch with a truncated array',
+      {
+        ...logOf('erc1155.TransferBatch', BARE, { operator: C, from: A, to: B, ids: [1n, 2n], values: [3n, 4n] }),
+        data: `0x${logOf('erc1155.TransferBatch', BARE, { operator: C, from: A, to: B, ids: [1n, 2n], values: [3n, 4n] }).data.slice(2, -64)}` as Hex,
+      },
+    ],
   ]
 
   it.each(malformed)('%s', async (_, log) => {

@@ -18,10 +18,15 @@ const CODE = '0x60006000600060006000305a6102009003f100' as Hex
 describe('max call depth', () => {
   it('shows the call that hit the depth limit as a failed frame at depth 1025', async () => {
     const common = new Common({ chain: Mainnet, hardfork: Hardfork.Homestead })
-    const state = new OverlayStateManager(
-      MemoryStateSource.fromAlloc({ [SENDER]: { balance: 10n ** 18n }, [RECURSE]: { code: CODE } }),
-    )
-    const block = { number: 1_200_000n, timestamp: 1_460_000_000n, gasLimit: 10_000_000n, coinbase: SENDER, difficulty: 1n, prevRandao: `0x${'0'.repeat(64)}` as Hex }
+    const state = new OverlayStateManager(MemoryStateSource.fromAlloc({ [SENDER]: { balance: 10n ** 18n }, [RECURSE]: { code: CODE } }))
+    const block = {
+      number: 1_200_000n,
+      timestamp: 1_460_000_000n,
+      gasLimit: 10_000_000n,
+      coinbase: SENDER,
+      difficulty: 1n,
+      prevRandao: `0x${'0'.repeat(64)}` as Hex,
+    }
     const tracer = createCallTracer()
     const r = await executeCall({ common, state, block }, { from: SENDER, to: RECURSE, data: '0x', gas: 3_000_000n }, { tracers: [tracer] })
     expect(r.status).toBe('success')

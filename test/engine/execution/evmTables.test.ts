@@ -69,7 +69,12 @@ describe('per-fork EVM tables', () => {
     expect(berlin.precompiles.has(pointEvaluation)).toBe(false)
     const custom = await createEVM({
       common: preparedCommon(base),
-      customPrecompiles: [{ address: createAddressFromString(`0x${'00'.repeat(19)}ff`), function: (_: PrecompileInput) => ({ executionGasUsed: 0n, returnValue: new Uint8Array() }) }],
+      customPrecompiles: [
+        {
+          address: createAddressFromString(`0x${'00'.repeat(19)}ff`),
+          function: (_: PrecompileInput) => ({ executionGasUsed: 0n, returnValue: new Uint8Array() }),
+        },
+      ],
     })
     expect(custom.precompiles).not.toBe(a.precompiles)
     expect(custom.precompiles.has(`${'00'.repeat(19)}ff`)).toBe(true)

@@ -55,9 +55,7 @@ describe.runIf(hasAnvil)('executeTransaction vs Anvil receipts', () => {
   let boxAddress: Address
 
   const mine = async (tx: { to?: Address; data: Hex; value?: bigint; gas: bigint }): Promise<Receipt> => {
-    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [
-      { from: FROM, to: tx.to, data: tx.data, value: toHex(tx.value ?? 0n), gas: toHex(tx.gas) },
-    ])
+    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: FROM, to: tx.to, data: tx.data, value: toHex(tx.value ?? 0n), gas: toHex(tx.gas) }])
     let r: Receipt | null = null
     for (let i = 0; !r && i < 100; i++) {
       r = await anvil.rpc<Receipt | null>('eth_getTransactionReceipt', [hash])
@@ -185,7 +183,15 @@ describe.runIf(hasAnvil)('executeTransaction vs Anvil receipts', () => {
   it('validation=true checks the nonce; off, any nonce runs', async () => {
     const ctx = await contextAt(BigInt(await anvil.rpc<Hex>('eth_blockNumber')))
     const nonce = await ctx.state.getAccount((await import('@ethereumjs/util')).createAddressFromString(FROM))
-    const call: CallInput = { from: FROM, to: POOR, data: '0x', gas: 21_000n, nonce: nonce!.nonce + 5n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n }
+    const call: CallInput = {
+      from: FROM,
+      to: POOR,
+      data: '0x',
+      gas: 21_000n,
+      nonce: nonce!.nonce + 5n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+    }
     const err = await executeCall(ctx, call, { validation: true }).catch((e: unknown) => e)
     expect((err as EngineError).code).toBe('VALIDATION_ERROR')
     expect((err as EngineError).message).toMatch(/^nonce too high/)

@@ -12,7 +12,13 @@ import { DEV_ACCOUNTS } from '../../../engine/chains/memory/accounts.js'
 import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../../../engine/chains/devnet/demoTransactions.js'
 import { createEngine } from '../../../engine/index.js'
 
-const engine = await createEngine({ cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 10_000, simulationTtlSeconds: 60 })
+const engine = await createEngine({
+  cache: createMemoryCacheStore(),
+  gasCap: 50_000_000n,
+  rpcTimeoutMs: 10_000,
+  maxStructLogSteps: 10_000,
+  simulationTtlSeconds: 60,
+})
 afterAll(() => engine.close())
 
 const FROM = DEV_ACCOUNTS[0]!.address as Address
@@ -28,7 +34,15 @@ const UNDERFLOW_CODE = '0x01' as Hex
 const stateOverrides = { [INNER]: { code: INNER_CODE }, [OUTER]: { code: OUTER_CODE }, [UNDERFLOW]: { code: UNDERFLOW_CODE } }
 const block = { tag: 'latest' as const }
 const simulate = (to: Address, extra: { traceTransfers?: boolean } = {}) =>
-  engine.simulate({ calls: [{ from: FROM, to, data: '0x', gas: 100_000n }], block, validation: false, traceAssetChanges: false, traceTransfers: false, stateOverrides, ...extra })
+  engine.simulate({
+    calls: [{ from: FROM, to, data: '0x', gas: 100_000n }],
+    block,
+    validation: false,
+    traceAssetChanges: false,
+    traceTransfers: false,
+    stateOverrides,
+    ...extra,
+  })
 
 describe('a failure is explained by a second, observed run', () => {
   it('simulate names the contract a bubbled revert came from, traced or not', async () => {

@@ -26,7 +26,11 @@ const loop = (to: Hex = LOOP_AT): CallParams => ({
   block: { tag: 'latest' },
   stateOverrides: { [LOOP_AT]: { code: LOOP_CODE }, [CALLER_AT]: { code: CALLER_CODE } },
 })
-const outcome = (p: Promise<unknown>) => p.then(() => ({ code: 'none' }), (e: { code?: string; message?: string }) => ({ code: e.code, message: e.message }))
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => ({ code: 'none' }),
+    (e: { code?: string; message?: string }) => ({ code: e.code, message: e.message }),
+  )
 
 describe('stopping a run in place', () => {
   afterAll(async () => {

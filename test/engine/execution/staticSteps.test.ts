@@ -18,7 +18,10 @@ import { describe, expect, it } from 'vitest'
 import { setDirectStepHandler } from '../../../engine/execution/leanStepHook.js'
 import { nestedCallVm, OUTER, runData } from './nestedCallVm.js'
 
-interface Proto { runStep: (...a: unknown[]) => unknown; runStepAsync?: (...a: unknown[]) => Promise<void> }
+interface Proto {
+  runStep: (...a: unknown[]) => unknown
+  runStepAsync?: (...a: unknown[]) => Promise<void>
+}
 const entry = createRequire(import.meta.url).resolve('@ethereumjs/evm')
 const { Interpreter } = (await import(pathToFileURL(join(dirname(entry), '..', 'esm', 'interpreter.js')).href)) as { Interpreter: { prototype: Proto } }
 const proto = Interpreter.prototype
@@ -27,7 +30,11 @@ const patched = proto.runStep
 const RAW = createAddressFromString('0x00000000000000000000000000000000000000cc')
 
 type Hook = 'none' | 'listener' | 'direct' | 'directAsync'
-interface Case { name: string; code?: Hex; gasLimit: bigint }
+interface Case {
+  name: string
+  code?: Hex
+  gasLimit: bigint
+}
 
 const CASES: Case[] = [
   { name: 'nested calls, memory, a log, a refund', gasLimit: 1_000_000n },
@@ -51,10 +58,14 @@ async function run(k: Case, hook: Hook): Promise<Record<string, unknown>> {
   const vm = await nestedCallVm()
   if (k.code) await vm.stateManager.putCode(RAW, hexToBytes(k.code.replace(/ /g, '') as Hex))
   const steps: unknown[] = []
-  const seen = (ev: InterpreterStep) => steps.push([ev.pc, ev.opcode.name, ev.gasLeft, ev.opcode.dynamicFee, ev.gasRefund, [...ev.stack], ev.depth, ev.memoryWordCount])
+  const seen = (ev: InterpreterStep) =>
+    steps.push([ev.pc, ev.opcode.name, ev.gasLeft, ev.opcode.dynamicFee, ev.gasRefund, [...ev.stack], ev.depth, ev.memoryWordCount])
   if (hook !== 'none') {
     const events = vm.evm.events as unknown as { on(name: string, fn: (data: InterpreterStep, resolve: () => void) => void): void }
-    events.on('step', (ev, resolve) => { seen(ev); resolve() })
+    events.on('step', (ev, resolve) => {
+      seen(ev)
+      resolve()
+    })
   }
   if (hook === 'direct') setDirectStepHandler(vm.evm, (ev) => void seen(ev))
   // a handler that answers a promise at every step: the opcode must wait for it
@@ -103,6 +114,18 @@ describe('static steps without a promise (the ethereumjs patch)', () => {
 
   it('the cases reach the failures they are named for', async () => {
     const errors = await Promise.all(CASES.map((k) => run(k, 'none').then((r) => (r.error as string | undefined)?.replace(/ at 0x.*/, ''))))
-    expect(errors).toEqual([undefined, 'out of gas', 'invalid opcode', 'invalid JUMP', 'stack underflow', undefined, 'out of gas', 'out of gas', undefined, undefined, 'revert'])
+    expect(errors).toEqual([
+      undefined,
+      'out of gas',
+      'invalid opcode',
+      'invalid JUMP',
+      'stack underflow',
+      undefined,
+      'out of gas',
+      'out of gas',
+      undefined,
+      undefined,
+      'revert',
+    ])
   })
 })

@@ -73,4 +73,3 @@ describe('dynamic gas without a promise (the evm patch)', () => {
     for (const fromState of [false, true]) expect(await lookups(200, fromState)).toBe(await lookups(1, fromState))
   })
 })
-

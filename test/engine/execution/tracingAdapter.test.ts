@@ -72,7 +72,9 @@ describe.runIf(hasAnvil)('tracing adapter', () => {
     anvil = await startAnvil()
     chain = await createRpcChain({ url: anvil.url, timeoutMs: 10_000, cache: createMemoryCacheStore() })
     probe = compile({ 'Probe.sol': SOURCE }).Probe!
-    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: FROM, data: encodeDeployData({ abi: probe.abi, bytecode: probe.bytecode }), gas: toHex(3_000_000n) }])
+    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [
+      { from: FROM, data: encodeDeployData({ abi: probe.abi, bytecode: probe.bytecode }), gas: toHex(3_000_000n) },
+    ])
     // Anvil automines, but the receipt may show a moment after the hash
     let receipt: { contractAddress: Address } | null = null
     for (let i = 0; !receipt && i < 100; i++) {
@@ -92,7 +94,14 @@ describe.runIf(hasAnvil)('tracing adapter', () => {
     const ours = await traceOurs(c)
     const theirs = (await traceAnvil(c, { tracer: 'callTracer' })) as unknown as CallFrameJson
     expect(ours.calls).toHaveLength(1)
-    expect(ours.calls![0]).toMatchObject({ from: at, to: OTHER, type: 'CALL', gasUsed: '0x0', error: 'insufficient balance for transfer', value: toHex(10n ** 18n) })
+    expect(ours.calls![0]).toMatchObject({
+      from: at,
+      to: OTHER,
+      type: 'CALL',
+      gasUsed: '0x0',
+      error: 'insufficient balance for transfer',
+      value: toHex(10n ** 18n),
+    })
     expect(ours.calls).toEqual(theirs.calls)
   })
 
@@ -110,7 +119,10 @@ describe.runIf(hasAnvil)('tracing adapter', () => {
     const frame = await traceOurs(call('logs'))
     // Note(1) index 0 before any call; Note(2) in the reverted inner call is dropped and returns
     // its index; Note(3) therefore gets index 1, after one finished sub-call (position 1)
-    expect(frame.logs?.map((l) => [l.index, l.position])).toEqual([['0x0', '0x0'], ['0x1', '0x1']])
+    expect(frame.logs?.map((l) => [l.index, l.position])).toEqual([
+      ['0x0', '0x0'],
+      ['0x1', '0x1'],
+    ])
     expect(frame.calls?.[0]?.error).toBe('execution reverted')
     expect(frame.calls?.[0]?.revertReason).toBe('inner')
     expect(frame.calls?.[0]?.logs).toBeUndefined()
@@ -143,9 +155,13 @@ describe.runIf(hasAnvil)('tracing adapter', () => {
     const run = async (initcode: Hex) => {
       const steps: OpcodeStep[] = []
       const t = createCallTracer()
-      const r = await executeCall(await context(), { from: FROM, to: null, data: initcode, gas: 100_000n }, {
-        tracers: [t, { onOpcode: (s) => void steps.push(s), result: () => steps }],
-      })
+      const r = await executeCall(
+        await context(),
+        { from: FROM, to: null, data: initcode, gas: 100_000n },
+        {
+          tracers: [t, { onOpcode: (s) => void steps.push(s), result: () => steps }],
+        },
+      )
       return { r, frame: t.result(), last: steps[steps.length - 1]! }
     }
     const underflow = await run('0x01')
@@ -209,7 +225,11 @@ describe.runIf(hasAnvil)('tracing adapter', () => {
   it('a step shows the memory in use to tracers that may read it, and none when no tracer of the run does', async () => {
     const seen = (readsMemory: boolean | undefined) => {
       const sizes: number[] = []
-      const t: Tracer = { ...(readsMemory === undefined ? {} : { readsMemory }), onOpcode: (s: OpcodeStep) => void sizes.push(s.memory.length), result: () => sizes }
+      const t: Tracer = {
+        ...(readsMemory === undefined ? {} : { readsMemory }),
+        onOpcode: (s: OpcodeStep) => void sizes.push(s.memory.length),
+        result: () => sizes,
+      }
       return t
     }
     const [unsaid, reads, never, alone] = [seen(undefined), seen(true), seen(false), seen(false)]

@@ -36,7 +36,8 @@ describe('calldata prices (the tx patch)', () => {
   it('is applied to both builds of the package', () => {
     const cjs = createRequire(import.meta.url).resolve('@ethereumjs/tx') // …/dist/cjs/index.js
     for (const flavor of ['cjs', 'esm']) {
-      for (const file of ['capabilities/legacy.js', 'util/intrinsic.js']) expect(readFileSync(join(dirname(cjs), '..', flavor, file), 'utf8')).toContain('evm-sim-service patch')
+      for (const file of ['capabilities/legacy.js', 'util/intrinsic.js'])
+        expect(readFileSync(join(dirname(cjs), '..', flavor, file), 'utf8')).toContain('evm-sim-service patch')
     }
   })
 

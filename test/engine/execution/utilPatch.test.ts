@@ -21,7 +21,8 @@ describe('the @ethereumjs/util padding patch', () => {
   it('is applied to both builds of the package', () => {
     const cjs = createRequire(import.meta.url).resolve('@ethereumjs/util') // …/dist/cjs/index.js
     for (const flavor of ['cjs', 'esm']) {
-      for (const file of ['bytes.js', 'env.js', 'address.js']) expect(readFileSync(join(dirname(cjs), '..', flavor, file), 'utf8')).toContain('evm-sim-service patch')
+      for (const file of ['bytes.js', 'env.js', 'address.js'])
+        expect(readFileSync(join(dirname(cjs), '..', flavor, file), 'utf8')).toContain('evm-sim-service patch')
     }
   })
 
@@ -44,7 +45,7 @@ describe('the @ethereumjs/util padding patch', () => {
   it('converts bigints to bytes as the stock code did, big- and little-endian', () => {
     const stock = (n: bigint) => hexToBytes(`0x${n.toString(16).length % 2 ? '0' : ''}${n.toString(16)}`)
     const values = [0n, 1n, 0xfn, 0x10n, 0xffn, 0x100n, 2n ** 64n - 1n, 2n ** 255n, 2n ** 256n - 1n]
-    for (let i = 1n; i < 200n; i++) values.push(i ** (i % 7n + 1n) * 0x9e3779b97f4a7c15n)
+    for (let i = 1n; i < 200n; i++) values.push(i ** ((i % 7n) + 1n) * 0x9e3779b97f4a7c15n)
     for (const n of values) {
       expect(bigIntToBytes(n)).toEqual(stock(n))
       expect(bigIntToBytes(n, true)).toEqual(stock(n).reverse())
@@ -71,9 +72,10 @@ describe('the @ethereumjs/util padding patch', () => {
 
   it('still honours DEBUG as it was when the process started, in both builds', () => {
     const probe = (flavor: 'import' | 'require', debug?: string) => {
-      const code = flavor === 'import'
-        ? "import('@ethereumjs/util').then((u) => console.log(u.isDebugEnabled('ethjs')))"
-        : "console.log(require('@ethereumjs/util').isDebugEnabled('ethjs'))"
+      const code =
+        flavor === 'import'
+          ? "import('@ethereumjs/util').then((u) => console.log(u.isDebugEnabled('ethjs')))"
+          : "console.log(require('@ethereumjs/util').isDebugEnabled('ethjs'))"
       const env = { ...process.env }
       if (debug === undefined) delete env.DEBUG
       else env.DEBUG = debug

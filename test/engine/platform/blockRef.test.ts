@@ -83,7 +83,7 @@ describe('the block grammar', () => {
     expect(lists).toEqual([`engine/platform/blockRef.ts: export const BLOCK_TAGS = ['latest', 'earliest', 'safe', 'finalized', 'pending'] as const`])
   })
 
-  it("`pending` becomes `latest` in one place", () => {
+  it('`pending` becomes `latest` in one place', () => {
     const places = ['src', 'engine', 'tracers', 'host'].flatMap(sources).flatMap((file) =>
       readFileSync(join(root, file), 'utf8')
         .split('\n')

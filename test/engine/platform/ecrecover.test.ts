@@ -45,12 +45,20 @@ const builds = [
 describe.each(builds)('ecrecover (%s)', (_name, build) => {
   // a native build whose binary did not load fails every case here: the package's prebuilt
   // binaries cover the platforms this project runs on (linux-x64 among them)
-  const ecrecover = build ? ecrecoverWith(build) : () => { throw new Error('the native secp256k1 addon did not load') }
+  const ecrecover = build
+    ? ecrecoverWith(build)
+    : () => {
+        throw new Error('the native secp256k1 addon did not load')
+      }
 
   it('recovers the same key as the reference for every v form', () => {
     for (let i = 1; i <= 40; i++) {
       const { hash, recovery, r, s } = signed(i)
-      for (const [v, chainId] of [[recovery, undefined], [recovery + 27n, undefined], [recovery + 35n + 2n * 31337n, 31337n]] as const) {
+      for (const [v, chainId] of [
+        [recovery, undefined],
+        [recovery + 27n, undefined],
+        [recovery + 35n + 2n * 31337n, 31337n],
+      ] as const) {
         const ours = ecrecover(hash, v, r, s, chainId)
         expect(ours).toEqual(reference(hash, v, r, s, chainId))
         expect(ours.length).toBe(64)

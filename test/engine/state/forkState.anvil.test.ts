@@ -103,7 +103,16 @@ async function simulate(fork: ForkCache, n: bigint, to: Hex, data: Hex, opts: { 
   const state = new OverlayStateManager(fork.at(n))
   const vm = await createVM({ common: common.copy(), stateManager: state })
   const block = createBlock(
-    { header: { number: n + 1n, timestamp: BigInt(h.timestamp), gasLimit: BigInt(h.gasLimit), baseFeePerGas: BigInt(h.baseFeePerGas), coinbase, mixHash: h.mixHash } },
+    {
+      header: {
+        number: n + 1n,
+        timestamp: BigInt(h.timestamp),
+        gasLimit: BigInt(h.gasLimit),
+        baseFeePerGas: BigInt(h.baseFeePerGas),
+        coinbase,
+        mixHash: h.mixHash,
+      },
+    },
     { common: vm.common },
   )
   const nonce = (await state.getAccount((await import('@ethereumjs/util')).createAddressFromString(FROM)))?.nonce ?? 0n
@@ -300,7 +309,13 @@ describe.runIf(hasAnvil)('fork state over a real Anvil', () => {
     await src.getMany([{ address: token, slots: [`0x${'0'.repeat(64)}`], code: true }])
     await new Promise((r) => setImmediate(r))
     const kinds = writes.map((w) => [w.key.split(':')[2] === 'c' ? 'code' : w.key.split(':')[3], w.ttlSeconds])
-    expect(kinds).toEqual(expect.arrayContaining([['a', 12], ['s', 12], ['code', undefined]]))
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ['a', 12],
+        ['s', 12],
+        ['code', undefined],
+      ]),
+    )
     // keys carry chain and block; values are compact (an account record is a few dozen bytes)
     expect(writes.every((w) => w.key.startsWith(`fs:31337:`))).toBe(true)
     const acct = await inner.get(writes.find((w) => w.key.split(':')[3] === 'a')!.key)
@@ -312,7 +327,10 @@ describe.runIf(hasAnvil)('fork state over a real Anvil', () => {
     const rpc = createRpcClient({ url: anvil.url, timeoutMs: 500, retries: 2, retryDelayMs: 20 })
     const fork = new ForkCache({ rpc, chainId: 31337, cache: createMemoryCacheStore() })
     const started = Date.now()
-    const err = await fork.at(1n).getAccount(token).catch((e) => e)
+    const err = await fork
+      .at(1n)
+      .getAccount(token)
+      .catch((e) => e)
     expect(err).toMatchObject({ code: 'STATE_ACCESS_ERROR' })
     expect(err.message).toMatch(/refused/)
     expect(err.message).not.toContain(String(anvil.port))

@@ -214,7 +214,7 @@ describe('OverlayStateManager overrides', () => {
 
   it('stateDiff patches: other slots still come from the source', async () => {
     const st = new OverlayStateManager(genesis())
-    await st.applyOverrides({ [A]: { stateDiff: { [slotHex(2)]: slotHex(0) , '0x3': '0x1234' } } })
+    await st.applyOverrides({ [A]: { stateDiff: { [slotHex(2)]: slotHex(0), '0x3': '0x1234' } } })
     expect(num(await st.getStorage(addrA, slot(1)))).toBe(0x11n)
     expect(num(await st.getStorage(addrA, slot(2)))).toBe(0n)
     expect(num(await st.getStorage(addrA, slot(3)))).toBe(0x1234n)

@@ -22,14 +22,19 @@ const json = (res: ServerResponse, v: unknown, status = 200) => {
   res.end(JSON.stringify(v))
 }
 /** answers every call of a (batch) body with `f(call)` */
-const echo = (f: (c: { id: number; method: string; params: unknown[] }) => unknown): Handler => (body, res) => {
-  const calls = Array.isArray(body) ? body : [body]
-  const out = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: f(c) }))
-  json(res, Array.isArray(body) ? out : out[0])
-}
+const echo =
+  (f: (c: { id: number; method: string; params: unknown[] }) => unknown): Handler =>
+  (body, res) => {
+    const calls = Array.isArray(body) ? body : [body]
+    const out = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: f(c) }))
+    json(res, Array.isArray(body) ? out : out[0])
+  }
 
 const failure = async (p: Promise<unknown>) => {
-  const e = (await p.then(() => undefined, (e: unknown) => e)) as EngineError | undefined
+  const e = (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as EngineError | undefined
   expect(e, 'expected a rejection').toBeDefined()
   expect(e!.code).toBe('STATE_ACCESS_ERROR')
   expect(e!.message).not.toContain(SECRET)
@@ -111,7 +116,10 @@ describe('RpcClient', () => {
   it('a wrong batch shape fails the calls it leaves unanswered', async () => {
     handler = (body, res) => {
       const calls = body as { id: number }[]
-      json(res, [{ jsonrpc: '2.0', id: calls[0]!.id, result: '0x1' }, { jsonrpc: '2.0', id: 999_999, result: '0x2' }])
+      json(res, [
+        { jsonrpc: '2.0', id: calls[0]!.id, result: '0x1' },
+        { jsonrpc: '2.0', id: 999_999, result: '0x2' },
+      ])
     }
     const rpc = createRpcClient({ url: url(), timeoutMs: 2_000 })
     const [a, b] = [rpc.request('m1'), rpc.request('m2')]

@@ -22,7 +22,8 @@ beforeAll(async () => {
     req.on('end', () => {
       if (mode === 'hang') return
       const body = JSON.parse(text) as { id: number } | { id: number }[]
-      const one = (c: { id: number }) => (mode === 'ok' ? { jsonrpc: '2.0', id: c.id, result: '0x1' } : { jsonrpc: '2.0', id: c.id, error: { code: -32000, message: 'nope' } })
+      const one = (c: { id: number }) =>
+        mode === 'ok' ? { jsonrpc: '2.0', id: c.id, result: '0x1' } : { jsonrpc: '2.0', id: c.id, error: { code: -32000, message: 'nope' } }
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end(JSON.stringify(Array.isArray(body) ? body.map(one) : one(body)))
     })
@@ -85,7 +86,7 @@ describe('upstream call metrics', () => {
     mode = 'ok'
   }, 20_000)
 
-  it('adds two engines\' counts method by method', () => {
+  it("adds two engines' counts method by method", () => {
     const a = new UpstreamMetrics()
     const b = new UpstreamMetrics()
     a.record('eth_getBalance', 'ok', 0.001)

@@ -21,8 +21,18 @@ describe.runIf(requireAnvil())('approval changes', () => {
     const set = await chain.simulate([call('permitToken', 'approve', [B, 100n * 10n ** 18n])])
     expect(set.approvalChanges).toEqual([
       {
-        owner: A, type: 'erc20', token: at.permitToken, spender: B, before: '0x0', after: toHex(100n * 10n ** 18n), unlimited: false,
-        name: 'Permit Token', symbol: 'PMT', decimals: 18, formatted: '100', callIndex: 0,
+        owner: A,
+        type: 'erc20',
+        token: at.permitToken,
+        spender: B,
+        before: '0x0',
+        after: toHex(100n * 10n ** 18n),
+        unlimited: false,
+        name: 'Permit Token',
+        symbol: 'PMT',
+        decimals: 18,
+        formatted: '100',
+        callIndex: 0,
       },
     ])
     await chain.send(A, at.permitToken!, 'PermitToken', 'approve', [B, 100n * 10n ** 18n])
@@ -42,7 +52,9 @@ describe.runIf(requireAnvil())('approval changes', () => {
   it('USDT-style token (no return values): unlimited set, spent, and a token without an event caught by its call', async () => {
     const { at } = chain
     const max = await chain.simulate([call('usdt', 'approve', [at.puller, MAX])])
-    expect(max.approvalChanges!.map((c) => [c.type, c.spender, c.after, c.unlimited, c.symbol, c.decimals, c.name])).toEqual([['erc20', at.puller, toHex(MAX), true, 'USDT', 6, 'Tether USD']])
+    expect(max.approvalChanges!.map((c) => [c.type, c.spender, c.after, c.unlimited, c.symbol, c.decimals, c.name])).toEqual([
+      ['erc20', at.puller, toHex(MAX), true, 'USDT', 6, 'Tether USD'],
+    ])
     const pulled = await chain.simulate([call('usdt', 'approve', [at.puller, 5_000_000n]), call('puller', 'pull', [at.usdt, A, 2_000_000n], B)])
     expect(pulled.approvalChanges!.map((c) => [c.after, c.formatted, c.callIndex])).toEqual([[toHex(3_000_000n), '3', 1]])
     const silent = await chain.simulate([call('silent', 'approve', [B, 2n ** 255n])])
@@ -54,11 +66,26 @@ describe.runIf(requireAnvil())('approval changes', () => {
     const { at } = chain
     const set = await chain.simulate([call('nft', 'approve', [B, 7n])])
     expect(set.approvalChanges).toEqual([
-      { owner: A, type: 'erc721', token: at.nft, spender: B, tokenId: '0x7', before: '0x0', after: '0x1', unlimited: false, name: 'Test NFT', symbol: 'TNFT', callIndex: 0 },
+      {
+        owner: A,
+        type: 'erc721',
+        token: at.nft,
+        spender: B,
+        tokenId: '0x7',
+        before: '0x0',
+        after: '0x1',
+        unlimited: false,
+        name: 'Test NFT',
+        symbol: 'TNFT',
+        callIndex: 0,
+      },
     ])
     await chain.send(A, at.nft!, 'Nft', 'approve', [B, 7n])
     const moved = await chain.simulate([call('nft', 'approve', [C, 7n])])
-    expect(moved.approvalChanges!.map((c) => [c.spender, c.before, c.after])).toEqual([[B, '0x1', '0x0'], [C, '0x0', '0x1']])
+    expect(moved.approvalChanges!.map((c) => [c.spender, c.before, c.after])).toEqual([
+      [B, '0x1', '0x0'],
+      [C, '0x0', '0x1'],
+    ])
     // B spends its approval: the transfer clears it
     const spent = await chain.simulate([call('nft', 'transferFrom', [A, C, 7n], B)])
     expect(spent.approvalChanges!.map((c) => [c.owner, c.spender, c.tokenId, c.before, c.after])).toEqual([[A, B, '0x7', '0x1', '0x0']])
@@ -72,10 +99,17 @@ describe.runIf(requireAnvil())('approval changes', () => {
   it('ERC-1155: an operator for all set, used and revoked', async () => {
     const set = await chain.simulate([call('multi', 'setApprovalForAll', [B, true])])
     expect(set.approvalChanges!.map((c) => [c.type, c.owner, c.spender, c.after, c.unlimited])).toEqual([['erc1155-all', A, B, '0x1', true]])
-    const used = await chain.simulate([call('multi', 'setApprovalForAll', [B, true]), call('multi', 'safeTransferFrom', [A, C, 1n, 10n, '0x'], B), call('multi', 'setApprovalForAll', [B, false])])
+    const used = await chain.simulate([
+      call('multi', 'setApprovalForAll', [B, true]),
+      call('multi', 'safeTransferFrom', [A, C, 1n, 10n, '0x'], B),
+      call('multi', 'setApprovalForAll', [B, false]),
+    ])
     // granted and revoked within the run: nothing changed at the end
     expect(used.approvalChanges).toEqual([])
-    expect(used.assetChanges!.filter((c) => c.type === 'erc1155').map((c) => [c.account, c.delta, c.formatted])).toEqual([[A, '-10', '-10'], [C, '10', '10']])
+    expect(used.assetChanges!.filter((c) => c.type === 'erc1155').map((c) => [c.account, c.delta, c.formatted])).toEqual([
+      [A, '-10', '-10'],
+      [C, '10', '10'],
+    ])
   })
 
   it('Permit2: the token approved to Permit2, an allowance set with its expiration, spent, locked down', async () => {
@@ -85,8 +119,20 @@ describe.runIf(requireAnvil())('approval changes', () => {
     const set = await chain.simulate([call('permit2', 'approve', [at.permitToken, at.puller, 50n * 10n ** 18n, expiration])])
     expect(set.approvalChanges).toEqual([
       {
-        owner: A, type: 'permit2', token: at.permitToken, spender: at.puller, before: '0x0', after: toHex(50n * 10n ** 18n), unlimited: false,
-        expiration: toHex(expiration), permit2: at.permit2, name: 'Permit Token', symbol: 'PMT', decimals: 18, formatted: '50', callIndex: 0,
+        owner: A,
+        type: 'permit2',
+        token: at.permitToken,
+        spender: at.puller,
+        before: '0x0',
+        after: toHex(50n * 10n ** 18n),
+        unlimited: false,
+        expiration: toHex(expiration),
+        permit2: at.permit2,
+        name: 'Permit Token',
+        symbol: 'PMT',
+        decimals: 18,
+        formatted: '50',
+        callIndex: 0,
       },
     ])
     const unlimited = await chain.simulate([call('permit2', 'approve', [at.permitToken, at.puller, 2n ** 160n - 1n, expiration])])
@@ -103,6 +149,18 @@ describe.runIf(requireAnvil())('approval changes', () => {
     const r = await chain.simulate([call('permitToken', 'transfer', [B, 15n * 10n ** 17n])], { traceTransfers: true })
     const mine = r.assetChanges!.find((c) => c.account === A && c.type === 'erc20')!
     expect([mine.name, mine.symbol, mine.decimals, mine.delta, mine.formatted]).toEqual(['Permit Token', 'PMT', 18, (-15n * 10n ** 17n).toString(), '-1.5'])
-    expect(r.calls[0]!.transfers).toEqual([{ type: 'erc20', token: chain.at.permitToken, from: A, to: B, amount: toHex(15n * 10n ** 17n), name: 'Permit Token', symbol: 'PMT', decimals: 18, formatted: '1.5' }])
+    expect(r.calls[0]!.transfers).toEqual([
+      {
+        type: 'erc20',
+        token: chain.at.permitToken,
+        from: A,
+        to: B,
+        amount: toHex(15n * 10n ** 17n),
+        name: 'Permit Token',
+        symbol: 'PMT',
+        decimals: 18,
+        formatted: '1.5',
+      },
+    ])
   })
 })

@@ -73,8 +73,11 @@ const SUPPLY = 1_000n * 10n ** 18n
 
 const daiTypes = {
   Permit: [
-    { name: 'holder', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'nonce', type: 'uint256' },
-    { name: 'expiry', type: 'uint256' }, { name: 'allowed', type: 'bool' },
+    { name: 'holder', type: 'address' },
+    { name: 'spender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'expiry', type: 'uint256' },
+    { name: 'allowed', type: 'bool' },
   ],
 } as const
 
@@ -111,12 +114,25 @@ describe.runIf(requireAnvil())("DAI's permit on POST /v1/simulate/signature", ()
   beforeAll(async () => {
     contract = compile({ 'Dai.sol': SOURCE }).Dai!
     anvil = await startAnvil()
-    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: A, data: encodeDeployData({ abi: contract.abi, bytecode: contract.bytecode, args: [31337n, SUPPLY] }), gas: '0x989680' }])
+    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [
+      { from: A, data: encodeDeployData({ abi: contract.abi, bytecode: contract.bytecode, args: [31337n, SUPPLY] }), gas: '0x989680' },
+    ])
     dai = (await mined(hash)).contractAddress.toLowerCase() as Address
-    engine = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 10_000, simulationTtlSeconds: 60, headMaxAgeMs: 0 })
+    engine = await createEngine({
+      rpcUrl: anvil.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 5_000,
+      maxStructLogSteps: 10_000,
+      simulationTtlSeconds: 60,
+      headMaxAgeMs: 0,
+    })
     const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: '' } })
     token = config.api.auth_token
-    server = await listen(createApp({ config, engine, cache: createMemoryCacheStore(), logger: createLogger({ level: 'silent', secrets: [] }) }), { host: '127.0.0.1', port: 0 })
+    server = await listen(createApp({ config, engine, cache: createMemoryCacheStore(), logger: createLogger({ level: 'silent', secrets: [] }) }), {
+      host: '127.0.0.1',
+      port: 0,
+    })
   }, 120_000)
   afterAll(async () => {
     await server?.close(1000)
@@ -140,12 +156,31 @@ describe.runIf(requireAnvil())("DAI's permit on POST /v1/simulate/signature", ()
     expect(signed.deadline).toBeUndefined()
     expect(signed.approvalChanges).toEqual([
       {
-        owner: A, type: 'erc20', token: dai, spender: B, before: '0x0', after: toHex(MAX), unlimited: true,
-        name: 'Dai Stablecoin', symbol: 'DAI', decimals: 18, formatted: '115792089237316195423570985008687907853269984665640564039457.584007913129639935', callIndex: -1,
+        owner: A,
+        type: 'erc20',
+        token: dai,
+        spender: B,
+        before: '0x0',
+        after: toHex(MAX),
+        unlimited: true,
+        name: 'Dai Stablecoin',
+        symbol: 'DAI',
+        decimals: 18,
+        formatted: '115792089237316195423570985008687907853269984665640564039457.584007913129639935',
+        callIndex: -1,
       },
     ])
     expect(signed.assetChanges).toEqual([
-      expect.objectContaining({ account: A, type: 'erc20', token: dai, before: toHex(SUPPLY), after: '0x0', delta: (-SUPPLY).toString(), symbol: 'DAI', formatted: '-1000' }),
+      expect.objectContaining({
+        account: A,
+        type: 'erc20',
+        token: dai,
+        before: toHex(SUPPLY),
+        after: '0x0',
+        delta: (-SUPPLY).toString(),
+        symbol: 'DAI',
+        formatted: '-1000',
+      }),
     ])
     expect(codes(signed)).toEqual(['APPROVAL_TO_EOA', 'ASSETS_OUT_NOTHING_IN', 'UNLIMITED_APPROVAL'])
     expect(signed.warnings.every((w: { callIndex: number }) => w.callIndex === -1)).toBe(true)
@@ -159,10 +194,14 @@ describe.runIf(requireAnvil())("DAI's permit on POST /v1/simulate/signature", ()
 
     // the signature is real: DAI accepts it; previewed again, its nonce is used
     const { r, s, v } = parseSignature(signature)
-    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{
-      from: B, to: dai, gas: '0x1e8480',
-      data: encodeFunctionData({ abi: contract.abi, functionName: 'permit', args: [A, B, 0n, 0n, true, Number(v), r, s] }),
-    }])
+    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [
+      {
+        from: B,
+        to: dai,
+        gas: '0x1e8480',
+        data: encodeFunctionData({ abi: contract.abi, functionName: 'permit', args: [A, B, 0n, 0n, true, Number(v), r, s] }),
+      },
+    ])
     expect((await mined(hash)).status).toBe('0x1')
     const after = await preview(data, signature)
     expect(codes(after)).toContain('NONCE_USED')

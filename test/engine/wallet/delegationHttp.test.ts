@@ -53,9 +53,7 @@ describe('EIP-7702 authorizations on POST /v1/simulate', () => {
     expect(calls.map((c: { status: string }) => c.status)).toEqual(['success', 'success'])
     expect(calls[1].returnData).toBe(`0xef0100${DEMO_TOKEN_ADDRESS.slice(2).toLowerCase()}`)
     const delegation = warnings.filter((w: { code: string }) => w.code === 'EIP7702_DELEGATION')
-    expect(delegation).toEqual([
-      expect.objectContaining({ severity: 'danger', callIndex: 0, account: authority.address.toLowerCase() }),
-    ])
+    expect(delegation).toEqual([expect.objectContaining({ severity: 'danger', callIndex: 0, account: authority.address.toLowerCase() })])
     expect(delegation[0].message).toContain(DEMO_TOKEN_ADDRESS.toLowerCase())
     // a set-code transaction pays for its authorization: 21000 + 25000 per tuple, less the refund of an existing account
     expect(BigInt(calls[0].gasUsed)).toBeGreaterThan(21_000n)
@@ -111,7 +109,10 @@ describe('EIP-7702 authorizations on POST /v1/simulate', () => {
       const { status, json } = await app.request('/simulate', simulation(list as unknown[]))
       expect(status, JSON.stringify(list)).toBe(400)
       expect(json.error.code).toBe('VALIDATION_ERROR')
-      expect(json.error.details.issues.map((i: { path: string }) => i.path), JSON.stringify(json.error)).toContain(path)
+      expect(
+        json.error.details.issues.map((i: { path: string }) => i.path),
+        JSON.stringify(json.error),
+      ).toContain(path)
     }
   })
 

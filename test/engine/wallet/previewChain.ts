@@ -37,11 +37,15 @@ export async function startPreviewChain(): Promise<PreviewChain> {
   const z: Record<string, CompiledContract> = { ...contracts(), Permit2: permit2() }
   const abi = (name: string) => z[name]!.abi
   const deploy = async (name: string, args: unknown[] = []) => {
-    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: A, data: encodeDeployData({ abi: abi(name), bytecode: z[name]!.bytecode, args }), gas: '0x1c9c380' }])
+    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [
+      { from: A, data: encodeDeployData({ abi: abi(name), bytecode: z[name]!.bytecode, args }), gas: '0x1c9c380' },
+    ])
     return (await receipt(anvil, hash)).contractAddress.toLowerCase() as Address
   }
   const send = async (from: Address, to: Address, name: string, fn: string, args: unknown[]) => {
-    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from, to, data: encodeFunctionData({ abi: abi(name), functionName: fn, args }), gas: '0x1c9c380' }])
+    const hash = await anvil.rpc<Hex>('eth_sendTransaction', [
+      { from, to, data: encodeFunctionData({ abi: abi(name), functionName: fn, args }), gas: '0x1c9c380' },
+    ])
     const r = await receipt(anvil, hash)
     if (r.status !== '0x1') throw new Error(`${name}.${fn} reverted`)
   }
@@ -62,10 +66,28 @@ export async function startPreviewChain(): Promise<PreviewChain> {
   await send(A, at.nft, 'Nft', 'mint', [A, 7n])
   await send(A, at.nft, 'Nft', 'mint', [A, 8n])
   await send(A, at.multi, 'Multi', 'mint', [A, 1n, 100n])
-  const engine = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 10_000, simulationTtlSeconds: 60, headMaxAgeMs: 0 })
+  const engine = await createEngine({
+    rpcUrl: anvil.url,
+    cache: createMemoryCacheStore(),
+    gasCap: 30_000_000n,
+    rpcTimeoutMs: 5_000,
+    maxStructLogSteps: 10_000,
+    simulationTtlSeconds: 60,
+    headMaxAgeMs: 0,
+  })
   const contractOf: Record<string, string> = {
-    permitToken: 'PermitToken', usdt: 'TetherToken', silent: 'SilentToken', nft: 'Nft', multi: 'Multi', puller: 'Puller',
-    proxy: 'Proxy1967', owned: 'Owned', factory: 'Factory', bomb: 'Bomb', permit2: 'Permit2', counter: 'Counter',
+    permitToken: 'PermitToken',
+    usdt: 'TetherToken',
+    silent: 'SilentToken',
+    nft: 'Nft',
+    multi: 'Multi',
+    puller: 'Puller',
+    proxy: 'Proxy1967',
+    owned: 'Owned',
+    factory: 'Factory',
+    bomb: 'Bomb',
+    permit2: 'Permit2',
+    counter: 'Counter',
   }
   return {
     anvil,
@@ -75,7 +97,11 @@ export async function startPreviewChain(): Promise<PreviewChain> {
     send,
     simulate: (calls, extra = {}) =>
       engine.simulate({
-        calls: calls.map((c) => ({ from: c.from, to: at[c.to] ?? (c.to as Address), data: encodeFunctionData({ abi: abi(c.name || contractOf[c.to]!), functionName: c.fn, args: c.args }) })),
+        calls: calls.map((c) => ({
+          from: c.from,
+          to: at[c.to] ?? (c.to as Address),
+          data: encodeFunctionData({ abi: abi(c.name || contractOf[c.to]!), functionName: c.fn, args: c.args }),
+        })),
         block: { tag: 'latest' },
         validation: false,
         traceAssetChanges: true,

@@ -18,7 +18,11 @@ let proxy: CountingProxy
 let counted: Engine
 
 const params = (block: bigint): SimulateParams => {
-  const tx = (from: Address, to: Address, name: string, fn: string, args: unknown[]) => ({ from, to, data: encodeFunctionData({ abi: chain.abi(name), functionName: fn, args }) as Hex })
+  const tx = (from: Address, to: Address, name: string, fn: string, args: unknown[]) => ({
+    from,
+    to,
+    data: encodeFunctionData({ abi: chain.abi(name), functionName: fn, args }) as Hex,
+  })
   const { at } = chain
   return {
     calls: [
@@ -39,9 +43,25 @@ const strip = (r: SimulationResult) => ({ ...r, simulationId: undefined })
 describe.runIf(requireAnvil())('wallet preview in process, in worker threads, cold and warm', () => {
   beforeAll(async () => {
     chain = await startPreviewChain()
-    pool = await startWorkerPool({ rpcUrl: chain.anvil.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 10_000, simulationTtlSeconds: 60, workers: 2, cacheUrl: 'memory://' })
+    pool = await startWorkerPool({
+      rpcUrl: chain.anvil.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 5_000,
+      maxStructLogSteps: 10_000,
+      simulationTtlSeconds: 60,
+      workers: 2,
+      cacheUrl: 'memory://',
+    })
     proxy = await startCountingProxy(chain.anvil.url)
-    counted = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 10_000, simulationTtlSeconds: 60 })
+    counted = await createEngine({
+      rpcUrl: proxy.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 5_000,
+      maxStructLogSteps: 10_000,
+      simulationTtlSeconds: 60,
+    })
   }, 120_000)
   afterAll(async () => {
     await pool?.close()
@@ -60,15 +80,29 @@ describe.runIf(requireAnvil())('wallet preview in process, in worker threads, co
     for (const r of [coldPool, other, warmHere, warmPool]) expect(strip(r)).toEqual(strip(coldHere))
     expect(coldHere.approvalChanges!.map((c) => c.type)).toEqual(['erc20', 'erc721-all', 'permit2'])
     expect(coldHere.warnings!.map((w) => w.code).sort()).toEqual([
-      'APPROVAL_FOR_ALL', 'APPROVAL_TO_EOA', 'APPROVAL_TO_EOA', 'ASSETS_OUT_NOTHING_IN', 'PERMIT2_APPROVAL', 'PROXY_UPGRADED', 'UNLIMITED_APPROVAL',
+      'APPROVAL_FOR_ALL',
+      'APPROVAL_TO_EOA',
+      'APPROVAL_TO_EOA',
+      'ASSETS_OUT_NOTHING_IN',
+      'PERMIT2_APPROVAL',
+      'PROXY_UPGRADED',
+      'UNLIMITED_APPROVAL',
     ])
   })
 
   it('a signature preview is identical in process and in a worker', async () => {
     const typedData = {
       types: {
-        PermitTransferFrom: [{ name: 'permitted', type: 'TokenPermissions' }, { name: 'spender', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }],
-        TokenPermissions: [{ name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' }],
+        PermitTransferFrom: [
+          { name: 'permitted', type: 'TokenPermissions' },
+          { name: 'spender', type: 'address' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+        TokenPermissions: [
+          { name: 'token', type: 'address' },
+          { name: 'amount', type: 'uint256' },
+        ],
       },
       primaryType: 'PermitTransferFrom',
       domain: { name: 'Permit2', chainId: 31337, verifyingContract: chain.at.permit2 },

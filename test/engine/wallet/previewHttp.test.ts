@@ -41,21 +41,51 @@ const codes = (p: { warnings: { code: string }[] }) => p.warnings.map((w) => w.c
 
 const permitTypes = {
   Permit: [
-    { name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' },
+    { name: 'owner', type: 'address' },
+    { name: 'spender', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
   ],
 } as const
 const permit2Types = {
-  PermitDetails: [{ name: 'token', type: 'address' }, { name: 'amount', type: 'uint160' }, { name: 'expiration', type: 'uint48' }, { name: 'nonce', type: 'uint48' }],
-  PermitSingle: [{ name: 'details', type: 'PermitDetails' }, { name: 'spender', type: 'address' }, { name: 'sigDeadline', type: 'uint256' }],
-  PermitBatch: [{ name: 'details', type: 'PermitDetails[]' }, { name: 'spender', type: 'address' }, { name: 'sigDeadline', type: 'uint256' }],
-  TokenPermissions: [{ name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' }],
-  PermitTransferFrom: [{ name: 'permitted', type: 'TokenPermissions' }, { name: 'spender', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }],
-  PermitBatchWitnessTransferFrom: [
-    { name: 'permitted', type: 'TokenPermissions[]' }, { name: 'spender', type: 'address' }, { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' }, { name: 'witness', type: 'ExampleTrade' },
+  PermitDetails: [
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint160' },
+    { name: 'expiration', type: 'uint48' },
+    { name: 'nonce', type: 'uint48' },
   ],
-  ExampleTrade: [{ name: 'exchange', type: 'address' }, { name: 'fee', type: 'uint256' }],
+  PermitSingle: [
+    { name: 'details', type: 'PermitDetails' },
+    { name: 'spender', type: 'address' },
+    { name: 'sigDeadline', type: 'uint256' },
+  ],
+  PermitBatch: [
+    { name: 'details', type: 'PermitDetails[]' },
+    { name: 'spender', type: 'address' },
+    { name: 'sigDeadline', type: 'uint256' },
+  ],
+  TokenPermissions: [
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+  ],
+  PermitTransferFrom: [
+    { name: 'permitted', type: 'TokenPermissions' },
+    { name: 'spender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+  ],
+  PermitBatchWitnessTransferFrom: [
+    { name: 'permitted', type: 'TokenPermissions[]' },
+    { name: 'spender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+    { name: 'witness', type: 'ExampleTrade' },
+  ],
+  ExampleTrade: [
+    { name: 'exchange', type: 'address' },
+    { name: 'fee', type: 'uint256' },
+  ],
 }
 /** only the types the primary type reaches, as a wallet receives them */
 function reach(primaryType: keyof typeof permit2Types): Record<string, readonly { name: string; type: string }[]> {
@@ -80,14 +110,21 @@ async function rpc(method: string, params: unknown[]): Promise<any> {
   expect(res.status).toBe(200)
   return res.json()
 }
-const tx = (from: Address, to: Address, abiName: string, fn: string, args: unknown[]) => ({ from, to, data: encodeFunctionData({ abi: chain.abi(abiName), functionName: fn, args }) })
+const tx = (from: Address, to: Address, abiName: string, fn: string, args: unknown[]) => ({
+  from,
+  to,
+  data: encodeFunctionData({ abi: chain.abi(abiName), functionName: fn, args }),
+})
 
 describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
   beforeAll(async () => {
     chain = await startPreviewChain()
     const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: '' } })
     token = config.api.auth_token
-    server = await listen(createApp({ config, engine: chain.engine, cache: createMemoryCacheStore(), logger: createLogger({ level: 'silent', secrets: [] }) }), { host: '127.0.0.1', port: 0 })
+    server = await listen(
+      createApp({ config, engine: chain.engine, cache: createMemoryCacheStore(), logger: createLogger({ level: 'silent', secrets: [] }) }),
+      { host: '127.0.0.1', port: 0 },
+    )
     // the signer lets Permit2 move its tokens, as every Permit2 user does once
     await chain.send(A, chain.at.permitToken!, 'PermitToken', 'approve', [chain.at.permit2, MAX])
     await chain.send(A, chain.at.usdt!, 'TetherToken', 'approve', [chain.at.permit2, MAX])
@@ -97,15 +134,27 @@ describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
     await chain?.close()
   })
 
-  it('alchemy_simulateAssetChanges: Alchemy\'s shape; TRANSFER from the run, APPROVE read from state', async () => {
-    const sent = await rpc('alchemy_simulateAssetChanges', [tx(A, chain.at.permitToken!, 'PermitToken', 'transfer', [B, 15n * E18 / 10n])])
+  it("alchemy_simulateAssetChanges: Alchemy's shape; TRANSFER from the run, APPROVE read from state", async () => {
+    const sent = await rpc('alchemy_simulateAssetChanges', [tx(A, chain.at.permitToken!, 'PermitToken', 'transfer', [B, (15n * E18) / 10n])])
     expect(sent).toEqual({
-      jsonrpc: '2.0', id: 1,
+      jsonrpc: '2.0',
+      id: 1,
       result: {
-        changes: [{
-          assetType: 'ERC20', changeType: 'TRANSFER', from: A, to: B, rawAmount: (15n * E18 / 10n).toString(), amount: '1.5',
-          contractAddress: chain.at.permitToken, tokenId: null, decimals: 18, symbol: 'PMT', name: 'Permit Token',
-        }],
+        changes: [
+          {
+            assetType: 'ERC20',
+            changeType: 'TRANSFER',
+            from: A,
+            to: B,
+            rawAmount: ((15n * E18) / 10n).toString(),
+            amount: '1.5',
+            contractAddress: chain.at.permitToken,
+            tokenId: null,
+            decimals: 18,
+            symbol: 'PMT',
+            name: 'Permit Token',
+          },
+        ],
         gasUsed: expect.stringMatching(/^0x[0-9a-f]+$/),
         error: null,
       },
@@ -113,10 +162,23 @@ describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
     // a token that approves without an event: Alchemy's events see nothing, the state does
     const silent = await rpc('alchemy_simulateAssetChanges', [tx(A, chain.at.silent!, 'SilentToken', 'approve', [B, 12_345_678n]), 'latest'])
     expect(silent.result.changes).toEqual([
-      { assetType: 'ERC20', changeType: 'APPROVE', from: A, to: B, rawAmount: '12345678', amount: '0.12345678', contractAddress: chain.at.silent, tokenId: null, decimals: 8, symbol: 'HUSH' },
+      {
+        assetType: 'ERC20',
+        changeType: 'APPROVE',
+        from: A,
+        to: B,
+        rawAmount: '12345678',
+        amount: '0.12345678',
+        contractAddress: chain.at.silent,
+        tokenId: null,
+        decimals: 8,
+        symbol: 'HUSH',
+      },
     ])
     const nft = await rpc('alchemy_simulateAssetChanges', [tx(A, chain.at.nft!, 'Nft', 'setApprovalForAll', [B, true])])
-    expect(nft.result.changes.map((c: { assetType: string; changeType: string; rawAmount: string }) => [c.assetType, c.changeType, c.rawAmount])).toEqual([['ERC721', 'APPROVE', '1']])
+    expect(nft.result.changes.map((c: { assetType: string; changeType: string; rawAmount: string }) => [c.assetType, c.changeType, c.rawAmount])).toEqual([
+      ['ERC721', 'APPROVE', '1'],
+    ])
     const failed = await rpc('alchemy_simulateAssetChanges', [tx(B, chain.at.permitToken!, 'PermitToken', 'transferFrom', [A, B, 10n ** 30n])])
     expect(failed.result).toEqual({ changes: [], error: { message: 'execution reverted: allowance' } })
     const bad = await rpc('alchemy_simulateAssetChanges', [])
@@ -134,9 +196,30 @@ describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
     const data = permitData()
     const signature = await signerA.signTypedData(data)
     const signed = await preview(data, signature)
-    expect(signed).toMatchObject({ kind: 'erc2612', tokens: [chain.at.permitToken], spender: B, amounts: [toHex(100n * E18)], unlimited: false, deadline: toHex(FAR), nonce: '0x0' })
+    expect(signed).toMatchObject({
+      kind: 'erc2612',
+      tokens: [chain.at.permitToken],
+      spender: B,
+      amounts: [toHex(100n * E18)],
+      unlimited: false,
+      deadline: toHex(FAR),
+      nonce: '0x0',
+    })
     expect(signed.approvalChanges).toEqual([
-      { owner: A, type: 'erc20', token: chain.at.permitToken, spender: B, before: '0x0', after: toHex(100n * E18), unlimited: false, name: 'Permit Token', symbol: 'PMT', decimals: 18, formatted: '100', callIndex: -1 },
+      {
+        owner: A,
+        type: 'erc20',
+        token: chain.at.permitToken,
+        spender: B,
+        before: '0x0',
+        after: toHex(100n * E18),
+        unlimited: false,
+        name: 'Permit Token',
+        symbol: 'PMT',
+        decimals: 18,
+        formatted: '100',
+        callIndex: -1,
+      },
     ])
     expect(signed.assetChanges.map((c: { account: string; delta: string; formatted: string }) => [c.account, c.formatted])).toEqual([[A, '-100']])
     expect(codes(signed)).toEqual(['APPROVAL_TO_EOA', 'ASSETS_OUT_NOTHING_IN'])
@@ -168,13 +251,33 @@ describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
     } as const
     const signature = await signerA.signTypedData(data as unknown as TypedDataDefinition)
     const p = await preview(data, signature)
-    expect(p).toMatchObject({ kind: 'permit2-single', tokens: [chain.at.permitToken], spender: chain.at.puller, amounts: [toHex(50n * E18)], expiration: toHex(expiration), deadline: toHex(FAR) })
-    expect(p.approvalChanges.map((c: { type: string; after: string; expiration: string; permit2: string }) => [c.type, c.after, c.expiration, c.permit2])).toEqual([['permit2', toHex(50n * E18), toHex(expiration), chain.at.permit2]])
+    expect(p).toMatchObject({
+      kind: 'permit2-single',
+      tokens: [chain.at.permitToken],
+      spender: chain.at.puller,
+      amounts: [toHex(50n * E18)],
+      expiration: toHex(expiration),
+      deadline: toHex(FAR),
+    })
+    expect(
+      p.approvalChanges.map((c: { type: string; after: string; expiration: string; permit2: string }) => [c.type, c.after, c.expiration, c.permit2]),
+    ).toEqual([['permit2', toHex(50n * E18), toHex(expiration), chain.at.permit2]])
     expect(p.assetChanges.map((c: { account: string; formatted: string }) => [c.account, c.formatted])).toEqual([[A, '-50']])
     expect(codes(p)).toEqual(['ASSETS_OUT_NOTHING_IN', 'PERMIT2_APPROVAL'])
     expect(codes(await preview(data, await signerB.signTypedData(data as unknown as TypedDataDefinition)))).toContain('SIGNER_MISMATCH')
-    const permitSingle = { details: { token: chain.at.permitToken, amount: 50n * E18, expiration: Number(expiration), nonce: 0 }, spender: chain.at.puller, sigDeadline: FAR }
-    await chain.anvil.rpc('eth_sendTransaction', [{ from: B, to: chain.at.permit2, gas: '0x1e8480', data: encodeFunctionData({ abi: chain.abi('Permit2'), functionName: 'permit', args: [A, permitSingle, signature] }) }])
+    const permitSingle = {
+      details: { token: chain.at.permitToken, amount: 50n * E18, expiration: Number(expiration), nonce: 0 },
+      spender: chain.at.puller,
+      sigDeadline: FAR,
+    }
+    await chain.anvil.rpc('eth_sendTransaction', [
+      {
+        from: B,
+        to: chain.at.permit2,
+        gas: '0x1e8480',
+        data: encodeFunctionData({ abi: chain.abi('Permit2'), functionName: 'permit', args: [A, permitSingle, signature] }),
+      },
+    ])
     await chain.anvil.rpc('evm_mine')
     const after = await preview(data, signature)
     expect(codes(after)).toContain('NONCE_USED')
@@ -196,8 +299,14 @@ describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
     } as const
     const p = await preview(data, await signerA.signTypedData(data as unknown as TypedDataDefinition))
     expect(p).toMatchObject({ kind: 'permit2-batch', tokens: [chain.at.permitToken, chain.at.usdt], unlimited: true, expiration: toHex(3_100_000_000n) })
-    expect(p.approvalChanges.map((c: { token: string; unlimited: boolean; symbol: string }) => [c.token, c.unlimited, c.symbol])).toEqual([[chain.at.permitToken, true, 'PMT'], [chain.at.usdt, false, 'USDT']])
-    expect(p.assetChanges.map((c: { token: string; formatted: string }) => [c.token, c.formatted])).toEqual([[chain.at.permitToken, expect.stringMatching(/^-/)], [chain.at.usdt, '-7']])
+    expect(p.approvalChanges.map((c: { token: string; unlimited: boolean; symbol: string }) => [c.token, c.unlimited, c.symbol])).toEqual([
+      [chain.at.permitToken, true, 'PMT'],
+      [chain.at.usdt, false, 'USDT'],
+    ])
+    expect(p.assetChanges.map((c: { token: string; formatted: string }) => [c.token, c.formatted])).toEqual([
+      [chain.at.permitToken, expect.stringMatching(/^-/)],
+      [chain.at.usdt, '-7'],
+    ])
     expect(codes(p)).toEqual(['APPROVAL_TO_EOA', 'APPROVAL_TO_EOA', 'ASSETS_OUT_NOTHING_IN', 'PERMIT2_APPROVAL', 'PERMIT2_APPROVAL', 'UNLIMITED_APPROVAL'])
   })
 
@@ -214,7 +323,10 @@ describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
     expect(p.assetChanges.map((c: { account: string; formatted: string }) => [c.account, c.formatted])).toEqual([[A, '-3']])
     expect(codes(p)).toEqual(['ASSETS_OUT_NOTHING_IN'])
     expect(codes(await preview(data))).toEqual(['ASSETS_OUT_NOTHING_IN'])
-    expect(codes(await preview(data, await signerB.signTypedData(data as unknown as TypedDataDefinition)))).toEqual(['ASSETS_OUT_NOTHING_IN', 'SIGNER_MISMATCH'])
+    expect(codes(await preview(data, await signerB.signTypedData(data as unknown as TypedDataDefinition)))).toEqual([
+      'ASSETS_OUT_NOTHING_IN',
+      'SIGNER_MISMATCH',
+    ])
     const abi = chain.abi('Permit2')
     const transferData = encodeFunctionData({
       abi,
@@ -232,8 +344,14 @@ describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
       types: reach('PermitBatchWitnessTransferFrom'),
       primaryType: 'PermitBatchWitnessTransferFrom',
       message: {
-        permitted: [{ token: chain.at.permitToken, amount: 2n * E18 }, { token: chain.at.usdt, amount: 1_000_000n }],
-        spender: chain.at.puller, nonce: 5n, deadline: FAR, witness: { exchange: B, fee: 3n },
+        permitted: [
+          { token: chain.at.permitToken, amount: 2n * E18 },
+          { token: chain.at.usdt, amount: 1_000_000n },
+        ],
+        spender: chain.at.puller,
+        nonce: 5n,
+        deadline: FAR,
+        witness: { exchange: B, fee: 3n },
       },
     } as const
     const p = await preview(data, await signerA.signTypedData(data as unknown as TypedDataDefinition))
@@ -245,12 +363,32 @@ describe.runIf(requireAnvil())('wallet preview over HTTP', () => {
   it('typed data it does not know: kind unknown with the domain and message, never an error', async () => {
     const data = {
       domain: { name: 'Ether Mail', version: '1', chainId: 31337, verifyingContract: '0xcccccccccccccccccccccccccccccccccccccccc' as Address },
-      types: { Person: [{ name: 'name', type: 'string' }, { name: 'wallet', type: 'address' }], Mail: [{ name: 'from', type: 'Person' }, { name: 'contents', type: 'string' }] },
+      types: {
+        Person: [
+          { name: 'name', type: 'string' },
+          { name: 'wallet', type: 'address' },
+        ],
+        Mail: [
+          { name: 'from', type: 'Person' },
+          { name: 'contents', type: 'string' },
+        ],
+      },
       primaryType: 'Mail',
       message: { from: { name: 'Cow', wallet: '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826' }, contents: 'Hello, Bob!' },
     } as const
     const p = await preview(data, await signerA.signTypedData(data))
-    expect(p).toMatchObject({ kind: 'unknown', tokens: [], spender: null, amounts: [], unlimited: false, domain: data.domain, message: data.message, approvalChanges: [], assetChanges: [], warnings: [] })
+    expect(p).toMatchObject({
+      kind: 'unknown',
+      tokens: [],
+      spender: null,
+      amounts: [],
+      unlimited: false,
+      domain: data.domain,
+      message: data.message,
+      approvalChanges: [],
+      assetChanges: [],
+      warnings: [],
+    })
     expect(codes(await preview(data, await signerB.signTypedData(data)))).toEqual(['SIGNER_MISMATCH'])
   })
 })

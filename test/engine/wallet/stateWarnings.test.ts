@@ -25,7 +25,18 @@ async function run(write: (state: OverlayStateManager) => Promise<void>) {
   await write(after)
   const reader = { nativeBalance: async () => 0n, call: async () => undefined }
   const tokens = async () => ({})
-  const input = { facts: [undefined], statuses: ['success' as const], transfers: [], assetChanges: [], senders: [EOA], before, after, readBefore: reader, readAfter: reader, tokens }
+  const input = {
+    facts: [undefined],
+    statuses: ['success' as const],
+    transfers: [],
+    assetChanges: [],
+    senders: [EOA],
+    before,
+    after,
+    readBefore: reader,
+    readAfter: reader,
+    tokens,
+  }
   return (await warningsOf(input, [])).map((w) => [w.code, w.account])
 }
 

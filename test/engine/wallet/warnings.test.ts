@@ -25,8 +25,24 @@ describe.runIf(requireAnvil())('warnings', () => {
   it('UNLIMITED_APPROVAL and APPROVAL_TO_EOA: raised for an unlimited approval to an account without code', async () => {
     const r = await chain.simulate([call('permitToken', 'approve', [B, MAX])])
     expect(r.warnings).toEqual([
-      { code: 'UNLIMITED_APPROVAL', severity: 'warning', message: expect.stringContaining('PMT'), callIndex: 0, account: A, token: chain.at.permitToken, spender: B },
-      { code: 'APPROVAL_TO_EOA', severity: 'danger', message: expect.stringContaining('without code'), callIndex: 0, account: A, token: chain.at.permitToken, spender: B },
+      {
+        code: 'UNLIMITED_APPROVAL',
+        severity: 'warning',
+        message: expect.stringContaining('PMT'),
+        callIndex: 0,
+        account: A,
+        token: chain.at.permitToken,
+        spender: B,
+      },
+      {
+        code: 'APPROVAL_TO_EOA',
+        severity: 'danger',
+        message: expect.stringContaining('without code'),
+        callIndex: 0,
+        account: A,
+        token: chain.at.permitToken,
+        spender: B,
+      },
     ])
     // a bounded approval to a contract: neither
     expect(await codesOf([call('permitToken', 'approve', [chain.at.puller, 10n ** 18n])])).toEqual([])
@@ -44,14 +60,19 @@ describe.runIf(requireAnvil())('warnings', () => {
   it('PERMIT2_APPROVAL: an allowance inside Permit2, not an ERC-20 approval of Permit2 itself', async () => {
     const { at } = chain
     expect(await codesOf([call('permit2', 'approve', [at.permitToken, at.puller, 10n ** 18n, 2_000_000_000])])).toEqual(['PERMIT2_APPROVAL'])
-    expect(await codesOf([call('permit2', 'approve', [at.permitToken, at.puller, 2n ** 160n - 1n, 2_000_000_000])])).toEqual(['PERMIT2_APPROVAL', 'UNLIMITED_APPROVAL'])
+    expect(await codesOf([call('permit2', 'approve', [at.permitToken, at.puller, 2n ** 160n - 1n, 2_000_000_000])])).toEqual([
+      'PERMIT2_APPROVAL',
+      'UNLIMITED_APPROVAL',
+    ])
     expect(await codesOf([call('usdt', 'approve', [at.permit2, 10n ** 6n])])).toEqual([])
   })
 
-  it('OWNERSHIP_TRANSFERRED: Ownable\'s event or a write of the ERC-7201 owner slot, not a write of the same owner', async () => {
+  it("OWNERSHIP_TRANSFERRED: Ownable's event or a write of the ERC-7201 owner slot, not a write of the same owner", async () => {
     expect(await codesOf([call('owned', 'transferOwnership', [C])])).toEqual(['OWNERSHIP_TRANSFERRED'])
     const slot = await chain.simulate([call('owned', 'setNamespacedOwner', [C])])
-    expect(slot.warnings).toEqual([{ code: 'OWNERSHIP_TRANSFERRED', severity: 'warning', message: expect.stringContaining('ERC-7201'), callIndex: 0, account: chain.at.owned }])
+    expect(slot.warnings).toEqual([
+      { code: 'OWNERSHIP_TRANSFERRED', severity: 'warning', message: expect.stringContaining('ERC-7201'), callIndex: 0, account: chain.at.owned },
+    ])
     expect(await codesOf([call('owned', 'poke', [])])).toEqual([])
   })
 
@@ -84,19 +105,38 @@ describe.runIf(requireAnvil())('warnings', () => {
   })
 
   it('results identical cold and warm', async () => {
-    const calls = [call('permitToken', 'approve', [B, MAX]), call('permitToken', 'transferFrom', [A, C, 10n ** 18n], B), call('nft', 'setApprovalForAll', [B, true])]
+    const calls = [
+      call('permitToken', 'approve', [B, MAX]),
+      call('permitToken', 'transferFrom', [A, C, 10n ** 18n], B),
+      call('nft', 'setApprovalForAll', [B, true]),
+    ]
     const strip = (r: Awaited<ReturnType<PreviewChain['simulate']>>) => ({ ...r, simulationId: undefined })
     await chain.anvil.rpc('evm_mine')
     const cold = await chain.simulate(calls)
     const warm = await chain.simulate(calls)
     expect(strip(warm)).toEqual(strip(cold))
     expect(cold.approvalChanges!.length).toBe(2)
-    expect(cold.warnings!.map((w) => w.code).sort()).toEqual(['APPROVAL_FOR_ALL', 'APPROVAL_TO_EOA', 'APPROVAL_TO_EOA', 'ASSETS_OUT_NOTHING_IN', 'UNLIMITED_APPROVAL'])
+    expect(cold.warnings!.map((w) => w.code).sort()).toEqual([
+      'APPROVAL_FOR_ALL',
+      'APPROVAL_TO_EOA',
+      'APPROVAL_TO_EOA',
+      'ASSETS_OUT_NOTHING_IN',
+      'UNLIMITED_APPROVAL',
+    ])
   })
 })
 
 describe('EIP7702_DELEGATION', () => {
-  const base = { statuses: ['success' as const], facts: [], approvals: [], assetChanges: [], transfers: [], accounts: [], slotChanges: [], codeAt: async () => '0x' as const }
+  const base = {
+    statuses: ['success' as const],
+    facts: [],
+    approvals: [],
+    assetChanges: [],
+    transfers: [],
+    accounts: [],
+    slotChanges: [],
+    codeAt: async () => '0x' as const,
+  }
   it('raised for an account whose code became a delegation, not otherwise', async () => {
     const delegate = '0x000000000000000000000000000000000000beef'
     const w = await decideWarnings({ ...base, delegations: [{ account: A, delegate }] })

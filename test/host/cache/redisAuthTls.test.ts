@@ -69,8 +69,21 @@ describe.runIf(hasRedis && hasOpenssl)('rediss:// (TLS) with a password', () => 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'redis-tls-'))
     const made = spawnSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
     ])
     expect(made.status, String(made.stderr)).toBe(0)
     server = await startRedisServer({ password: PASSWORD, tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') } })

@@ -103,9 +103,7 @@ describe.runIf(hasRedis)('redisCacheStore', () => {
     const a = open('rl:')
     const b = open('rl:')
     await Promise.all([ready(a), ready(b)])
-    const results = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).increment('ip:1.2.3.4', 60)),
-    )
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).increment('ip:1.2.3.4', 60)))
     const counts = results.map((r) => r.count).sort((x, y) => x - y)
     expect(counts).toEqual(Array.from({ length: 100 }, (_, i) => i + 1))
     for (const r of results) {

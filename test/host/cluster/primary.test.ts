@@ -57,7 +57,17 @@ describe('PROCESSES=2: two HTTP processes on one port', () => {
     const url = `http://127.0.0.1:${port}`
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: root,
-      env: { ...process.env, APP_ENV: 'test', PORT: String(port), PROCESSES: '2', WORKERS: '1', RPC_URL: '', CACHE_URL: 'memory://', RATE_LIMIT_REQUESTS: String(LIMIT), LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        APP_ENV: 'test',
+        PORT: String(port),
+        PROCESSES: '2',
+        WORKERS: '1',
+        RPC_URL: '',
+        CACHE_URL: 'memory://',
+        RATE_LIMIT_REQUESTS: String(LIMIT),
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stderr = ''
@@ -106,7 +116,12 @@ describe('PROCESSES=2: two HTTP processes on one port', () => {
       return now.length === 2 && !now.includes(first[0]!) ? now : undefined
     })
     expect(replaced).toContain(first[1])
-    await until('health after the replacement', () => get('/v1/health').then((r) => (r.status === 200 ? true : undefined), () => undefined))
+    await until('health after the replacement', () =>
+      get('/v1/health').then(
+        (r) => (r.status === 200 ? true : undefined),
+        () => undefined,
+      ),
+    )
 
     const exited = once(child, 'exit')
     child.kill('SIGTERM')
@@ -119,13 +134,21 @@ describe('PROCESSES=2: two HTTP processes on one port', () => {
 /** one request on a connection of its own (fetch would keep connections alive and reuse them) */
 function send(method: string, url: string, body?: string): Promise<{ status: number; headers: { get(name: string): string | undefined }; json(): unknown }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent: false, headers: { authorization: `Bearer ${token}`, ...(body && { 'content-type': 'application/json' }) } }, (res) => {
-      let text = ''
-      res.on('data', (d: Buffer) => (text += d.toString()))
-      res.on('end', () =>
-        resolve({ status: res.statusCode!, headers: { get: (name) => res.headers[name.toLowerCase()] as string | undefined }, json: () => JSON.parse(text) as unknown }),
-      )
-    })
+    const req = request(
+      url,
+      { method, agent: false, headers: { authorization: `Bearer ${token}`, ...(body && { 'content-type': 'application/json' }) } },
+      (res) => {
+        let text = ''
+        res.on('data', (d: Buffer) => (text += d.toString()))
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: { get: (name) => res.headers[name.toLowerCase()] as string | undefined },
+            json: () => JSON.parse(text) as unknown,
+          }),
+        )
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })

@@ -17,7 +17,11 @@ describe('finding a stored simulation in the other processes', () => {
     const lookup = createSiblingLookup({ timeoutMs: 60_000 })
     const [a, b, c] = [sibling(), sibling(), sibling()]
     const found = lookup.find('sim:x', [a, b, c])
-    expect([a, b, c].map((s) => s.asked)).toEqual([[{ type: 'lookup', id: 1, key: 'sim:x' }], [{ type: 'lookup', id: 1, key: 'sim:x' }], [{ type: 'lookup', id: 1, key: 'sim:x' }]])
+    expect([a, b, c].map((s) => s.asked)).toEqual([
+      [{ type: 'lookup', id: 1, key: 'sim:x' }],
+      [{ type: 'lookup', id: 1, key: 'sim:x' }],
+      [{ type: 'lookup', id: 1, key: 'sim:x' }],
+    ])
     lookup.onReply({ type: 'lookupReply', id: 1, value: undefined })
     lookup.onReply({ type: 'lookupReply', id: 1, value: Uint8Array.of(5) })
     expect(await found).toEqual(Uint8Array.of(5))

@@ -55,8 +55,7 @@ describe.runIf(haveAnvil)('GET /metrics, in process, three chains', () => {
 
   const traceCall = (prefix: string) =>
     app.fetch(`${prefix}/v1/trace/call`, post({ call: { from: WHO, to: WHO, data: '0x' }, blockTag: 'latest', tracerConfig: { callTracer: {} } }))
-  const rpc = (prefix: string, method: string, params: unknown[] = []) =>
-    app.fetch(`${prefix}/v1/rpc`, post({ jsonrpc: '2.0', id: 1, method, params }))
+  const rpc = (prefix: string, method: string, params: unknown[] = []) => app.fetch(`${prefix}/v1/rpc`, post({ jsonrpc: '2.0', id: 1, method, params }))
 
   it('wants the API token, and is not served under a chain prefix', async () => {
     expect((await app.fetch('/metrics')).status).toBe(401)
@@ -110,7 +109,8 @@ describe.runIf(haveAnvil)('GET /metrics, in process, three chains', () => {
     expect((await app.fetch('/v1/chains/nosuchchain/trace/call', post({}))).status).toBe(404)
     expect((await app.fetch('/v1/trace/call', post({}, { token: null }))).status).toBe(401)
     const after = await scrape()
-    const moved = (labels: Record<string, string>) => sampleSum(after, 'evmsim_http_requests_total', labels) - sampleSum(before, 'evmsim_http_requests_total', labels)
+    const moved = (labels: Record<string, string>) =>
+      sampleSum(after, 'evmsim_http_requests_total', labels) - sampleSum(before, 'evmsim_http_requests_total', labels)
     const routes = new Set(after.get('evmsim_http_requests_total')!.samples.map((s) => s.labels.route))
     expect(routes.has('/v1/simulations/:simulationId')).toBe(true)
     expect(labelValues(after)).not.toContain('/v1/simulations/sim_doesnotexist')
@@ -136,7 +136,8 @@ describe.runIf(haveAnvil)('GET /metrics, in process, three chains', () => {
     const res = await app.fetch(`/v1/chains/other/forks/${forkId}/rpc`, post({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }))
     expect(res.status).toBe(200)
     const after = await scrape()
-    const moved = (labels: Record<string, string>) => sampleSum(after, 'evmsim_http_requests_total', labels) - sampleSum(before, 'evmsim_http_requests_total', labels)
+    const moved = (labels: Record<string, string>) =>
+      sampleSum(after, 'evmsim_http_requests_total', labels) - sampleSum(before, 'evmsim_http_requests_total', labels)
     expect(moved({ door: 'fork-rpc', route: 'evm_mine', chain: 'other', status_class: '2xx' })).toBe(1)
     expect(moved({ door: 'rest', route: '/v1/forks', chain: 'other', status_class: '2xx' })).toBe(1)
     expect(labelValues(after).some((v) => v.includes(forkId))).toBe(false)
@@ -158,7 +159,10 @@ describe.runIf(haveAnvil)('GET /metrics, in process, three chains', () => {
     const hung = await scrape()
     expect(sampleSum(hung, 'evmsim_upstream_up', { chain: 'flaky' })).toBe(0)
     expect(sampleSum(hung, 'evmsim_upstream_up', { chain: 'other' })).toBe(1)
-    expect(sampleSum(hung, 'evmsim_upstream_requests_total', { chain: 'flaky', outcome: 'timeout' }) - sampleSum(up, 'evmsim_upstream_requests_total', { chain: 'flaky', outcome: 'timeout' })).toBeGreaterThan(0)
+    expect(
+      sampleSum(hung, 'evmsim_upstream_requests_total', { chain: 'flaky', outcome: 'timeout' }) -
+        sampleSum(up, 'evmsim_upstream_requests_total', { chain: 'flaky', outcome: 'timeout' }),
+    ).toBeGreaterThan(0)
     expect(sampleSum(hung, 'evmsim_http_requests_total', { chain: 'flaky', status_class: '5xx' })).toBe(1)
 
     // a node that is gone: errors (the connection refused)

@@ -43,7 +43,7 @@ describe('call deadlines in the worker pool', () => {
     expect(await busy(p, 1, 'next')).toEqual({ ok: { ran: 'next' } })
   }, 30_000)
 
-  it('does not rerun a stopped worker\'s other calls that have no time left', async () => {
+  it("does not rerun a stopped worker's other calls that have no time left", async () => {
     const p = await pool(2)
     const t0 = performance.now()
     const settled = (x: Promise<unknown>) => x.then((v) => ({ v, at: performance.now() - t0 }))
@@ -56,5 +56,4 @@ describe('call deadlines in the worker pool', () => {
     await workerReady(p)
     expect(await busy(p, 1, 'next')).toEqual({ ok: { ran: 'next' } })
   }, 30_000)
-
 })

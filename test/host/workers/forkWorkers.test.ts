@@ -21,7 +21,16 @@ async function sendsAndReads(pool: WorkerPoolEngine) {
   const fork = await pool.createFork({})
   const nonce = Number(await pool.onFork(fork.forkId, 'readChain', ['eth_getTransactionCount', [alice.address, 'latest']]))
   for (let i = 0; i < 3; i++) {
-    const raw = await alice.signTransaction({ chainId: 31337, type: 'eip1559', nonce: nonce + i, to: SINK, value: 1n, gas: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n })
+    const raw = await alice.signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      nonce: nonce + i,
+      to: SINK,
+      value: 1n,
+      gas: 21000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+    })
     await pool.forkRpc(fork.forkId, 'eth_sendRawTransaction', [raw])
   }
   // many reads at once: the pool spreads them, every one sees the three sends
@@ -42,9 +51,19 @@ describe.runIf(ready)('forks through the worker pool', () => {
     await sendsAndReads(pool)
   }, 60_000)
 
-  it.runIf(REDIS_URL)('on Redis any worker serves any fork', async () => {
-    const pool = await startWorkerPool({ ...options, cache: createMemoryCacheStore(), workers: 2, cacheUrl: REDIS_URL, cachePrefix: `forkpool-${randomUUID()}:` })
-    pools.push(pool)
-    await sendsAndReads(pool)
-  }, 60_000)
+  it.runIf(REDIS_URL)(
+    'on Redis any worker serves any fork',
+    async () => {
+      const pool = await startWorkerPool({
+        ...options,
+        cache: createMemoryCacheStore(),
+        workers: 2,
+        cacheUrl: REDIS_URL,
+        cachePrefix: `forkpool-${randomUUID()}:`,
+      })
+      pools.push(pool)
+      await sendsAndReads(pool)
+    },
+    60_000,
+  )
 })

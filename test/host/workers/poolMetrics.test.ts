@@ -27,7 +27,7 @@ describe('worker pool metrics', () => {
     await pool?.close()
   })
 
-  it('sums the workers, and keeps a replaced worker\'s counts', async () => {
+  it("sums the workers, and keeps a replaced worker's counts", async () => {
     await Promise.all([call(pool), call(pool), call(pool), call(pool)])
     const m = await pool.metrics()
     expect(m.upstream?.httpRequests).toBe(4)

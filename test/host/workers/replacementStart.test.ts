@@ -50,7 +50,12 @@ describe.runIf(ready)('a worker replaced while the upstream is silent', () => {
     for (let i = 0; i < 1200 && !(pool.stats().workers.some((w) => w.starts === 2) && pool.stats().workers.every((w) => w.ready && w.inflight === 0)); i++) {
       await new Promise((r) => setTimeout(r, 50))
     }
-    expect(pool.stats().workers.map((w) => w.starts).sort()).toEqual([1, 2])
+    expect(
+      pool
+        .stats()
+        .workers.map((w) => w.starts)
+        .sort(),
+    ).toEqual([1, 2])
     expect(pool.stats().workers.every((w) => w.ready)).toBe(true)
     // both answer what needs no upstream, the chain id the replacement was started with among it
     for (let i = 0; i < 4; i++) expect(await pool.readChain('eth_chainId', [])).toBe(`0x${(31337).toString(16)}`)

@@ -66,8 +66,17 @@ describe.runIf(ready)('worker pool engine', () => {
     expect(blocks).toHaveLength(1)
     expect(blocks[0]!.calls[0]!.logs[0]!.address).toBe('0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee')
     const err = await pool
-      .simulateV1({ blockStateCalls: [{ blockOverrides: { number: 1n }, calls: [] }], block: { tag: 'latest' }, traceTransfers: false, validation: false, returnFullTransactions: false })
-      .then(() => undefined, (e: unknown) => e)
+      .simulateV1({
+        blockStateCalls: [{ blockOverrides: { number: 1n }, calls: [] }],
+        block: { tag: 'latest' },
+        traceTransfers: false,
+        validation: false,
+        returnFullTransactions: false,
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
     expect(err).toBeInstanceOf(EngineError)
     expect((err as EngineError).details?.simulateError).toBe('blockNumberOrder')
   })
@@ -93,7 +102,12 @@ describe.runIf(ready)('worker pool engine', () => {
     const medium = pool.simulate(ping()).then(() => order.push('medium'))
     const short = pool.simulate(ping()).then(() => order.push('short'))
     // not behind the long trace (rotation alone would have put it there)
-    expect(pool.stats().workers.map((w) => w.inflight).sort()).toEqual([1, 2])
+    expect(
+      pool
+        .stats()
+        .workers.map((w) => w.inflight)
+        .sort(),
+    ).toEqual([1, 2])
     await Promise.all([long, medium, short])
     expect(order.indexOf('short')).toBeLessThan(order.indexOf('long'))
   })

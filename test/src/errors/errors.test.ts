@@ -29,7 +29,17 @@ describe('failure envelope and status codes', () => {
   })
 
   it('schema violation names the path of the bad field', async () => {
-    const res = await app.fetch('/v1/simulate', post({ params: { calls: [{ from, to }, { from, to: '0x1234' }] } }))
+    const res = await app.fetch(
+      '/v1/simulate',
+      post({
+        params: {
+          calls: [
+            { from, to },
+            { from, to: '0x1234' },
+          ],
+        },
+      }),
+    )
     expect(res.status).toBe(400)
     const body = await res.json()
     expect(body.error.code).toBe('VALIDATION_ERROR')
@@ -120,7 +130,7 @@ describe('failure envelope and status codes', () => {
     expect(app.rawLogs()).not.toContain('super-secret-key')
   })
 
-  it("an engine INTERNAL_ERROR leaves with the generic message only; a look-alike EngineError is recognised", async () => {
+  it('an engine INTERNAL_ERROR leaves with the generic message only; a look-alike EngineError is recognised', async () => {
     app.engine.answer('traceCall', async () => {
       throw new EngineError('INTERNAL_ERROR', 'cannot pass the request to a worker: DataCloneError', { worker: 3 })
     })

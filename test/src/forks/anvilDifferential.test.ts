@@ -37,8 +37,19 @@ async function script(rpc: Rpc, upstreamToken: Hex) {
     throw new Error(`no receipt for ${hash} (transaction #${hashes.indexOf(hash)})`)
   }
   const send = async (to: Hex | null, data: Hex, gas = 3_000_000n) => {
-    const raw = await alice.signTransaction({ chainId, type: 'eip1559', nonce: nonce++, ...(to && { to }), data, gas, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n })
-    const hash = (await rpc('eth_sendRawTransaction', [raw]).catch((e) => { throw new Error(`tx #${hashes.length} nonce ${nonce - 1}: ${e.message}`) })) as Hex
+    const raw = await alice.signTransaction({
+      chainId,
+      type: 'eip1559',
+      nonce: nonce++,
+      ...(to && { to }),
+      data,
+      gas,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 10n ** 9n,
+    })
+    const hash = (await rpc('eth_sendRawTransaction', [raw]).catch((e) => {
+      throw new Error(`tx #${hashes.length} nonce ${nonce - 1}: ${e.message}`)
+    })) as Hex
     hashes.push(hash)
     await receipt(hash)
     return hash
@@ -50,7 +61,8 @@ async function script(rpc: Rpc, upstreamToken: Hex) {
   await rpc('anvil_setBalance', [alice.address, q(10n ** 22n)])
   await rpc('anvil_setBalance', [bob, q(10n ** 20n)])
   const token = (await receipt(await send(null, encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] })))).contractAddress as Hex
-  const router = (await receipt(await send(null, encodeDeployData({ abi: Router.abi, bytecode: Router.bytecode, args: [upstreamToken] })))).contractAddress as Hex
+  const router = (await receipt(await send(null, encodeDeployData({ abi: Router.abi, bytecode: Router.bytecode, args: [upstreamToken] }))))
+    .contractAddress as Hex
   await send(upstreamToken, call(Token.abi, 'transfer', [router, 10n ** 21n]))
   await send(upstreamToken, call(Token.abi, 'approve', [router, 10n ** 20n]))
   await send(router, call(Router.abi, 'swap', [1000n, 990n]))
@@ -93,9 +105,20 @@ async function script(rpc: Rpc, upstreamToken: Hex) {
   }
   return {
     receipts: receipts.map((r) => ({
-      status: r.status, gasUsed: r.gasUsed, cumulativeGasUsed: r.cumulativeGasUsed, effectiveGasPrice: r.effectiveGasPrice,
-      contractAddress: r.contractAddress ?? null, from: r.from, to: r.to, logsBloom: r.logsBloom,
-      logs: r.logs.map((l: { address: string; topics: string[]; data: string; logIndex: string }) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex })),
+      status: r.status,
+      gasUsed: r.gasUsed,
+      cumulativeGasUsed: r.cumulativeGasUsed,
+      effectiveGasPrice: r.effectiveGasPrice,
+      contractAddress: r.contractAddress ?? null,
+      from: r.from,
+      to: r.to,
+      logsBloom: r.logsBloom,
+      logs: r.logs.map((l: { address: string; topics: string[]; data: string; logIndex: string }) => ({
+        address: l.address,
+        topics: l.topics,
+        data: l.data,
+        logIndex: l.logIndex,
+      })),
     })),
     traces,
     state,
@@ -115,7 +138,15 @@ describe('a fork against Anvil forking the same upstream at the same block', () 
     if (!hasAnvil) return
     upstream = await startAnvil()
     // a token deployed upstream before the fork point: the fork reads it through the fork cache
-    const raw = await alice.signTransaction({ chainId: 31337, type: 'eip1559', nonce: 0, data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] }), gas: 3_000_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n })
+    const raw = await alice.signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      nonce: 0,
+      data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] }),
+      gas: 3_000_000n,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 10n ** 9n,
+    })
     const hash = await upstream.rpc<Hex>('eth_sendRawTransaction', [raw])
     let mined: { contractAddress: Hex } | null = null
     while (!mined) mined = await upstream.rpc<{ contractAddress: Hex } | null>('eth_getTransactionReceipt', [hash])
@@ -129,23 +160,27 @@ describe('a fork against Anvil forking the same upstream at the same block', () 
     await upstream?.stop()
   })
 
-  it.runIf(hasAnvil)('gives the same receipts, state reads and callTracer traces', async () => {
-    const fork = await app.createFork({ blockNumber: forkBlock })
-    const ours = await script(async (m, p = []) => {
-      if (process.env.FORK_TEST_DEBUG) console.log('ours', m)
-      const a = await app.rpc(fork.forkId, m, p)
-      if (a.error) throw new Error(`${m}: ${a.error.message}`)
-      return a.result
-    }, upstreamToken)
-    const theirs = await script((m, p) => {
-      if (process.env.FORK_TEST_DEBUG) console.log('anvil', m)
-      return anvilFork.rpc(m, p)
-    }, upstreamToken)
+  it.runIf(hasAnvil)(
+    'gives the same receipts, state reads and callTracer traces',
+    async () => {
+      const fork = await app.createFork({ blockNumber: forkBlock })
+      const ours = await script(async (m, p = []) => {
+        if (process.env.FORK_TEST_DEBUG) console.log('ours', m)
+        const a = await app.rpc(fork.forkId, m, p)
+        if (a.error) throw new Error(`${m}: ${a.error.message}`)
+        return a.result
+      }, upstreamToken)
+      const theirs = await script((m, p) => {
+        if (process.env.FORK_TEST_DEBUG) console.log('anvil', m)
+        return anvilFork.rpc(m, p)
+      }, upstreamToken)
 
-    expect(ours.receipts.map((r) => r.status)).toEqual(['0x1', '0x1', '0x1', '0x1', '0x1', '0x0', '0x1', '0x1', '0x1', '0x1'])
-    expect(ours.receipts).toEqual(theirs.receipts)
-    expect(ours.state).toEqual(theirs.state)
-    const geth = theirs.traces.map((t: Frame, i: number) => gethCallFrame(t, theirs.gasLimits[i]!))
-    expect(ours.traces).toEqual(geth)
-  }, 180_000)
+      expect(ours.receipts.map((r) => r.status)).toEqual(['0x1', '0x1', '0x1', '0x1', '0x1', '0x0', '0x1', '0x1', '0x1', '0x1'])
+      expect(ours.receipts).toEqual(theirs.receipts)
+      expect(ours.state).toEqual(theirs.state)
+      const geth = theirs.traces.map((t: Frame, i: number) => gethCallFrame(t, theirs.gasLimits[i]!))
+      expect(ours.traces).toEqual(geth)
+    },
+    180_000,
+  )
 })

@@ -26,7 +26,14 @@ interface DumpedAccount {
   storage: Record<Hex, Hex>
 }
 
-const decode = (hex: Hex) => JSON.parse(gunzipSync(Buffer.from(hex.slice(2), 'hex')).toString('utf8')) as { accounts: Record<string, DumpedAccount>; block: unknown; best_block_number: unknown; blocks: unknown[]; transactions: unknown[] }
+const decode = (hex: Hex) =>
+  JSON.parse(gunzipSync(Buffer.from(hex.slice(2), 'hex')).toString('utf8')) as {
+    accounts: Record<string, DumpedAccount>
+    block: unknown
+    best_block_number: unknown
+    blocks: unknown[]
+    transactions: unknown[]
+  }
 
 /** what a node reads for each account of a dump: balance, nonce, code and the dumped slots */
 async function readsOf(rpc: Rpc, accounts: Record<string, DumpedAccount>) {
@@ -50,12 +57,20 @@ async function changeState(rpc: Rpc): Promise<void> {
   await rpc('anvil_setStorageAt', [CHEATED, SLOT, VALUE])
   const { Token } = forkContracts()
   const nonce = Number(await rpc('eth_getTransactionCount', [alice.address, 'latest']))
-  const raw = await alice.signTransaction({ chainId: 31337, type: 'eip1559', nonce, data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] }), gas: 3_000_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n })
+  const raw = await alice.signTransaction({
+    chainId: 31337,
+    type: 'eip1559',
+    nonce,
+    data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: [10n ** 24n] }),
+    gas: 3_000_000n,
+    maxFeePerGas: 10n ** 11n,
+    maxPriorityFeePerGas: 10n ** 9n,
+  })
   const hash = await rpc('eth_sendRawTransaction', [raw])
   for (let i = 0; i < 200 && !(await rpc('eth_getTransactionReceipt', [hash])); i++) await new Promise((r) => setTimeout(r, 20))
 }
 
-describe('anvil_dumpState / anvil_loadState in Anvil\'s format', () => {
+describe("anvil_dumpState / anvil_loadState in Anvil's format", () => {
   const hasAnvil = requireAnvil()
   let app: ForkApp
   let anvil: AnvilInstance
@@ -66,51 +81,61 @@ describe('anvil_dumpState / anvil_loadState in Anvil\'s format', () => {
     await app?.close()
     await anvil?.stop()
   })
-  const onFork = (forkId: string): Rpc => async (m, p = []) => {
-    const a = await app.rpc(forkId, m, p)
-    if (a.error) throw new Error(`${m}: ${a.error.message}`)
-    return a.result
-  }
+  const onFork =
+    (forkId: string): Rpc =>
+    async (m, p = []) => {
+      const a = await app.rpc(forkId, m, p)
+      if (a.error) throw new Error(`${m}: ${a.error.message}`)
+      return a.result
+    }
 
-  it.runIf(hasAnvil)('loads a dump Anvil wrote: the fork reads as Anvil for every account of it', async () => {
-    anvil = await startAnvil()
-    await changeState((m, p) => anvil.rpc(m, p))
-    const dump = await anvil.rpc<Hex>('anvil_dumpState')
-    const { accounts } = decode(dump)
-    expect(accounts[CHEATED]).toMatchObject({ nonce: 5, code: '0x6001600055' })
-    expect(Object.keys(accounts).length).toBeGreaterThan(10)
+  it.runIf(hasAnvil)(
+    'loads a dump Anvil wrote: the fork reads as Anvil for every account of it',
+    async () => {
+      anvil = await startAnvil()
+      await changeState((m, p) => anvil.rpc(m, p))
+      const dump = await anvil.rpc<Hex>('anvil_dumpState')
+      const { accounts } = decode(dump)
+      expect(accounts[CHEATED]).toMatchObject({ nonce: 5, code: '0x6001600055' })
+      expect(Object.keys(accounts).length).toBeGreaterThan(10)
 
-    const fork = await app.createFork()
-    const rpc = onFork(fork.forkId)
-    expect(await rpc('anvil_loadState', [dump])).toBe(true)
-    expect(await readsOf(rpc, accounts)).toEqual(await readsOf((m, p) => anvil.rpc(m, p), accounts))
-    await anvil.stop()
-  }, 120_000)
+      const fork = await app.createFork()
+      const rpc = onFork(fork.forkId)
+      expect(await rpc('anvil_loadState', [dump])).toBe(true)
+      expect(await readsOf(rpc, accounts)).toEqual(await readsOf((m, p) => anvil.rpc(m, p), accounts))
+      await anvil.stop()
+    },
+    120_000,
+  )
 
-  it.runIf(hasAnvil)('writes a dump a fresh Anvil loads: Anvil then reads as the fork', async () => {
-    const fork = await app.createFork()
-    const rpc = onFork(fork.forkId)
-    await changeState(rpc)
-    const dump = (await rpc('anvil_dumpState')) as Hex
-    expect(dump.slice(0, 6)).toBe('0x1f8b')
-    const state = decode(dump)
-    expect(state).toMatchObject({ block: null, best_block_number: Number(await rpc('eth_blockNumber')), blocks: [], transactions: [] })
-    // what the fork changed: the cheated account, the sender, the new contract, the fee recipient
-    expect(state.accounts[CHEATED]).toEqual({ nonce: 5, balance: '0x3635c9adc5dea00000', code: '0x6001600055', storage: { [SLOT]: VALUE } })
-    expect(state.accounts[alice.address.toLowerCase()]).toBeDefined()
-    const token = Object.entries(state.accounts).find(([, a]) => a.code.length > 1000)
-    expect(token, 'the deployed token').toBeDefined()
-    expect(Object.keys(token![1].storage).length).toBeGreaterThan(0)
+  it.runIf(hasAnvil)(
+    'writes a dump a fresh Anvil loads: Anvil then reads as the fork',
+    async () => {
+      const fork = await app.createFork()
+      const rpc = onFork(fork.forkId)
+      await changeState(rpc)
+      const dump = (await rpc('anvil_dumpState')) as Hex
+      expect(dump.slice(0, 6)).toBe('0x1f8b')
+      const state = decode(dump)
+      expect(state).toMatchObject({ block: null, best_block_number: Number(await rpc('eth_blockNumber')), blocks: [], transactions: [] })
+      // what the fork changed: the cheated account, the sender, the new contract, the fee recipient
+      expect(state.accounts[CHEATED]).toEqual({ nonce: 5, balance: '0x3635c9adc5dea00000', code: '0x6001600055', storage: { [SLOT]: VALUE } })
+      expect(state.accounts[alice.address.toLowerCase()]).toBeDefined()
+      const token = Object.entries(state.accounts).find(([, a]) => a.code.length > 1000)
+      expect(token, 'the deployed token').toBeDefined()
+      expect(Object.keys(token![1].storage).length).toBeGreaterThan(0)
 
-    anvil = await startAnvil()
-    expect(await anvil.rpc('anvil_loadState', [dump])).toBe(true)
-    expect(await readsOf((m, p) => anvil.rpc(m, p), state.accounts)).toEqual(await readsOf(rpc, state.accounts))
+      anvil = await startAnvil()
+      expect(await anvil.rpc('anvil_loadState', [dump])).toBe(true)
+      expect(await readsOf((m, p) => anvil.rpc(m, p), state.accounts)).toEqual(await readsOf(rpc, state.accounts))
 
-    // and another fork loads it as well
-    const other = onFork((await app.createFork()).forkId)
-    expect(await other('anvil_loadState', [dump])).toBe(true)
-    expect(await readsOf(other, state.accounts)).toEqual(await readsOf(rpc, state.accounts))
-  }, 120_000)
+      // and another fork loads it as well
+      const other = onFork((await app.createFork()).forkId)
+      expect(await other('anvil_loadState', [dump])).toBe(true)
+      expect(await readsOf(other, state.accounts)).toEqual(await readsOf(rpc, state.accounts))
+    },
+    120_000,
+  )
 
   it('refuses a dump it cannot read, and the fork is unchanged', async () => {
     const fork = await app.createFork()

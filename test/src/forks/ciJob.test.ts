@@ -37,21 +37,33 @@ describe('the CI job of the README', () => {
   })
   afterAll(async () => app?.close())
 
-  it.runIf(hasCast)('creates a fork with curl and points a tool at its RPC URL', async () => {
-    const script = stepScript('Create a fork').split('http://127.0.0.1:8080').join(app.url).split('$' + '{{ github.run_id }}').join('42')
-    expect(script).toContain('curl')
-    const env = join(mkdtempSync(join(tmpdir(), 'forkci-')), 'env')
-    await new Promise<void>((resolve, reject) =>
-      execFile('bash', ['-eo', 'pipefail', '-c', script], { env: { ...process.env, GITHUB_ENV: env } }, (err, _out, stderr) => (err ? reject(new Error(stderr || err.message)) : resolve())),
-    )
-    const url = /^FORK_RPC_URL=(.+)$/m.exec(readFileSync(env, 'utf8'))![1]!
-    expect(url).toMatch(new RegExp(`^${app.url}/v1/forks/fork_[0-9a-f-]{36}/rpc$`))
-    const forkId = url.split('/').at(-2)!
-    expect((await app.request('GET', `/v1/forks/${forkId}`)).json.data.label).toBe('ci-42')
-    // the test step: a tool on the fork
-    const key = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
-    const sent = JSON.parse(await cast(['send', '--private-key', key, '--json', '--rpc-url', url, '0x000000000000000000000000000000000000bEEF', '--value', '1']))
-    expect(sent.status).toBe('0x1')
-    expect(await cast(['block-number', '--rpc-url', url])).toBe(String(BigInt(sent.blockNumber)))
-  }, 60_000)
+  it.runIf(hasCast)(
+    'creates a fork with curl and points a tool at its RPC URL',
+    async () => {
+      const script = stepScript('Create a fork')
+        .split('http://127.0.0.1:8080')
+        .join(app.url)
+        .split('$' + '{{ github.run_id }}')
+        .join('42')
+      expect(script).toContain('curl')
+      const env = join(mkdtempSync(join(tmpdir(), 'forkci-')), 'env')
+      await new Promise<void>((resolve, reject) =>
+        execFile('bash', ['-eo', 'pipefail', '-c', script], { env: { ...process.env, GITHUB_ENV: env } }, (err, _out, stderr) =>
+          err ? reject(new Error(stderr || err.message)) : resolve(),
+        ),
+      )
+      const url = /^FORK_RPC_URL=(.+)$/m.exec(readFileSync(env, 'utf8'))![1]!
+      expect(url).toMatch(new RegExp(`^${app.url}/v1/forks/fork_[0-9a-f-]{36}/rpc$`))
+      const forkId = url.split('/').at(-2)!
+      expect((await app.request('GET', `/v1/forks/${forkId}`)).json.data.label).toBe('ci-42')
+      // the test step: a tool on the fork
+      const key = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
+      const sent = JSON.parse(
+        await cast(['send', '--private-key', key, '--json', '--rpc-url', url, '0x000000000000000000000000000000000000bEEF', '--value', '1']),
+      )
+      expect(sent.status).toBe('0x1')
+      expect(await cast(['block-number', '--rpc-url', url])).toBe(String(BigInt(sent.blockNumber)))
+    },
+    60_000,
+  )
 })

@@ -43,7 +43,7 @@ async function delegationFlow(rpcUrl: string) {
   const receipt = await pub.waitForTransactionReceipt({ hash })
   const tx = await pub.getTransaction({ hash })
   // the node's own JSON of the list (geth's SetCodeAuthorization: quantities, yParity, r, s)
-  const rawTx = await pub.request({ method: 'eth_getTransactionByHash', params: [hash] }) as { authorizationList?: unknown }
+  const rawTx = (await pub.request({ method: 'eth_getTransactionByHash', params: [hash] })) as { authorizationList?: unknown }
   const code = await pub.getCode({ address: authority.address })
   const again = await pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: authority.address, data: ping }) })
   const whoami = await pub.readContract({ address: authority.address, abi: Delegate!.abi, functionName: 'whoami' })
@@ -51,7 +51,13 @@ async function delegationFlow(rpcUrl: string) {
   const slot0 = await pub.getStorageAt({ address: authority.address, slot: '0x0' })
   const nonce = await pub.getTransactionCount({ address: authority.address })
   const shape = (r: typeof receipt) => ({
-    status: r.status, gasUsed: r.gasUsed, cumulativeGasUsed: r.cumulativeGasUsed, effectiveGasPrice: r.effectiveGasPrice, from: r.from, to: r.to, type: r.type,
+    status: r.status,
+    gasUsed: r.gasUsed,
+    cumulativeGasUsed: r.cumulativeGasUsed,
+    effectiveGasPrice: r.effectiveGasPrice,
+    from: r.from,
+    to: r.to,
+    type: r.type,
     logs: r.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
   })
   return {
@@ -120,15 +126,19 @@ describe('EIP-7702 on a fork against Anvil forking the same upstream at the same
     await upstream?.stop()
   })
 
-  it.runIf(hasAnvil)('gives the same receipts, code and reads', async () => {
-    const fork = await app.createFork({ blockNumber: forkBlock })
-    // a forking Anvil gives its dev accounts 10000 ETH whatever the upstream says: the same on both
-    await app.rpc(fork.forkId, 'anvil_setBalance', [sponsor.address, '0x21e19e0c9bab2400000'])
-    await anvilFork.rpc('anvil_setBalance', [sponsor.address, '0x21e19e0c9bab2400000'])
-    const ours = await delegationFlow(fork.rpcUrl)
-    const theirs = await delegationFlow(anvilFork.url)
-    expectDelegated(theirs)
-    expectDelegated(ours)
-    expect(ours).toEqual(theirs)
-  }, 120_000)
+  it.runIf(hasAnvil)(
+    'gives the same receipts, code and reads',
+    async () => {
+      const fork = await app.createFork({ blockNumber: forkBlock })
+      // a forking Anvil gives its dev accounts 10000 ETH whatever the upstream says: the same on both
+      await app.rpc(fork.forkId, 'anvil_setBalance', [sponsor.address, '0x21e19e0c9bab2400000'])
+      await anvilFork.rpc('anvil_setBalance', [sponsor.address, '0x21e19e0c9bab2400000'])
+      const ours = await delegationFlow(fork.rpcUrl)
+      const theirs = await delegationFlow(anvilFork.url)
+      expectDelegated(theirs)
+      expectDelegated(ours)
+      expect(ours).toEqual(theirs)
+    },
+    120_000,
+  )
 })

@@ -40,7 +40,9 @@ export async function startForkApp(opts: { rpcUrl?: string; forkStore?: ForkStor
     simulationTtlSeconds: config.cache.simulation_ttl_seconds,
     ...(opts.forkStore && { forkStore: opts.forkStore }),
     // FORK_TEST_DEBUG=1 prints what the engine logs (an unexpected error's cause)
-    ...(process.env.FORK_TEST_DEBUG && { logger: { info: () => {}, warn: console.warn, error: (o: object, m?: string) => console.error(m, JSON.stringify(o)) } }),
+    ...(process.env.FORK_TEST_DEBUG && {
+      logger: { info: () => {}, warn: console.warn, error: (o: object, m?: string) => console.error(m, JSON.stringify(o)) },
+    }),
     forkLimits: {
       maxForks: config.forks.max_forks,
       defaultTtlSeconds: config.forks.default_ttl_seconds,

@@ -36,10 +36,7 @@ describe('the fork resource', () => {
     expect((await app.rpc(f.forkId, 'eth_blockNumber')).result).toBe('0x4')
 
     expect((await app.request('DELETE', `/v1/forks/${f.forkId}`)).status).toBe(200)
-    for (const res of [
-      await app.request('GET', `/v1/forks/${f.forkId}`),
-      await app.request('DELETE', `/v1/forks/${f.forkId}`),
-    ]) {
+    for (const res of [await app.request('GET', `/v1/forks/${f.forkId}`), await app.request('DELETE', `/v1/forks/${f.forkId}`)]) {
       expect(res.status).toBe(404)
       expect(res.json.error.code).toBe('FORK_NOT_FOUND')
     }
@@ -96,7 +93,7 @@ describe('the fork resource', () => {
   }, 30_000)
 })
 
-describe('bad input on a fork: the node\'s error, the fork unchanged', () => {
+describe("bad input on a fork: the node's error, the fork unchanged", () => {
   let app: ForkApp
   let forkId: string
   let rpcUrl: string
@@ -121,8 +118,15 @@ describe('bad input on a fork: the node\'s error, the fork unchanged', () => {
   async function signed(fields: Record<string, unknown>): Promise<Hex> {
     const nonce = BigInt((await app.rpc(forkId, 'eth_getTransactionCount', [account.address, 'latest'])).result)
     return account.signTransaction({
-      chainId: 31337, type: 'eip1559', nonce: Number(nonce), to: '0x000000000000000000000000000000000000dEaD', value: 1n,
-      gas: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, ...fields,
+      chainId: 31337,
+      type: 'eip1559',
+      nonce: Number(nonce),
+      to: '0x000000000000000000000000000000000000dEaD',
+      value: 1n,
+      gas: 21000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 10n ** 9n,
+      ...fields,
     } as never)
   }
 
@@ -132,11 +136,15 @@ describe('bad input on a fork: the node\'s error, the fork unchanged', () => {
     ['a wrong chain id', async () => signed({ chainId: 1 }), /^invalid sender: invalid chain id for signer: have 1 want 31337$/],
     ['too little gas', async () => signed({ gas: 20000n }), /^intrinsic gas too low: gas 20000, minimum needed 21000$/],
     ['a fee cap under the base fee', async () => signed({ maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }), /^max fee per gas less than block base fee/],
-    ['a bad signature', async () => {
-      const raw = await signed({})
-      // the s value's last byte changed: another (or no) sender recovers
-      return `${raw.slice(0, -2)}${raw.endsWith('00') ? '01' : '00'}` as Hex
-    }, /^invalid sender|^nonce too low|^insufficient funds/],
+    [
+      'a bad signature',
+      async () => {
+        const raw = await signed({})
+        // the s value's last byte changed: another (or no) sender recovers
+        return `${raw.slice(0, -2)}${raw.endsWith('00') ? '01' : '00'}` as Hex
+      },
+      /^invalid sender|^nonce too low|^insufficient funds/,
+    ],
     ['a blob transaction', async () => '0x03f8' as Hex, /blob transactions/],
   ])('eth_sendRawTransaction with %s', async (_name, make, message) => {
     const before = await snapshotOf()

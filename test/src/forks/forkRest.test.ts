@@ -34,7 +34,9 @@ describe('REST on a fork', () => {
   it('simulates on the fork head (what the fork mined is there) and leaves the fork as it was', async () => {
     const before = await state()
     expect(before.sink).toBe('0x5')
-    const res = await app.request('POST', `/v1/forks/${forkId}/simulate`, { params: { calls: [{ from: alice.address, to: SINK, value: '0x7' }], traceAssetChanges: true } })
+    const res = await app.request('POST', `/v1/forks/${forkId}/simulate`, {
+      params: { calls: [{ from: alice.address, to: SINK, value: '0x7' }], traceAssetChanges: true },
+    })
     expect(res.status, JSON.stringify(res.json)).toBe(200)
     expect(res.json.data.blockNumber).toBe(before.head)
     const change = res.json.data.assetChanges.find((a: { account: string }) => a.account === SINK)
@@ -51,7 +53,16 @@ describe('REST on a fork', () => {
     const bob = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
     const approveAll = `0x095ea7b3${bob.slice(2).padStart(64, '0')}${'f'.repeat(64)}`
     const take = `0x23b872dd${alice.address.slice(2).toLowerCase().padStart(64, '0')}${bob.slice(2).padStart(64, '0')}${(15n * 10n ** 17n).toString(16).padStart(64, '0')}`
-    const body = { params: { account: alice.address.toLowerCase(), traceAssetChanges: true, calls: [{ from: alice.address, to: DEMO, data: approveAll }, { from: bob, to: DEMO, data: take }] } }
+    const body = {
+      params: {
+        account: alice.address.toLowerCase(),
+        traceAssetChanges: true,
+        calls: [
+          { from: alice.address, to: DEMO, data: approveAll },
+          { from: bob, to: DEMO, data: take },
+        ],
+      },
+    }
     const onFork = await app.request('POST', `/v1/forks/${forkId}/simulate`, body)
     const onChain = await app.request('POST', '/v1/simulate', body)
     expect(onFork.status, JSON.stringify(onFork.json)).toBe(200)
@@ -68,7 +79,10 @@ describe('REST on a fork', () => {
     const tx = await app.request('POST', `/v1/forks/${forkId}/trace/tx`, { transactionHash: minedHash, tracerConfig: { callTracer: {} } })
     expect(tx.status).toBe(200)
     expect(JSON.stringify(tx.json)).toContain(SINK)
-    const call = await app.request('POST', `/v1/forks/${forkId}/trace/call`, { call: { from: alice.address, to: SINK, value: '0x1' }, tracerConfig: { callTracer: {} } })
+    const call = await app.request('POST', `/v1/forks/${forkId}/trace/call`, {
+      call: { from: alice.address, to: SINK, value: '0x1' },
+      tracerConfig: { callTracer: {} },
+    })
     expect(call.status, JSON.stringify(call.json)).toBe(200)
     // the upstream (here the devnet) knows nothing of the fork's transaction
     expect((await app.request('POST', '/v1/trace/tx', { transactionHash: minedHash, tracerConfig: { callTracer: {} } })).status).toBe(404)
@@ -76,7 +90,9 @@ describe('REST on a fork', () => {
   })
 
   it('answers 404 FORK_NOT_FOUND for an unknown fork', async () => {
-    const res = await app.request('POST', '/v1/forks/fork_00000000-0000-4000-8000-000000000000/simulate', { params: { calls: [{ from: alice.address, to: SINK }] } })
+    const res = await app.request('POST', '/v1/forks/fork_00000000-0000-4000-8000-000000000000/simulate', {
+      params: { calls: [{ from: alice.address, to: SINK }] },
+    })
     expect(res.status).toBe(404)
     expect(res.json.error.code).toBe('FORK_NOT_FOUND')
   })

@@ -16,7 +16,15 @@ import { createEngine, type Engine } from '../../../engine/index.js'
 import { flzCompressLen } from '../../../engine/chains/rollups/opStack/fastLz.js'
 import { requireAnvil, type AnvilInstance } from '../../support/anvil.js'
 import {
-  BASE_FEE_VAULT, DEPOSITOR, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT, SINK_CODE, setL1Fees, startOpAnvil,
+  BASE_FEE_VAULT,
+  DEPOSITOR,
+  L1_BLOCK,
+  L1_FEE_VAULT,
+  OPERATOR_FEE_VAULT,
+  SEQUENCER_FEE_VAULT,
+  SINK_CODE,
+  setL1Fees,
+  startOpAnvil,
 } from '../../support/opAnvil.js'
 import { post, startTestApp, type TestApp } from '../support/startTestApp.js'
 
@@ -36,7 +44,8 @@ function incompressible(bytes: number): Hex {
 
 type Rpc = <T = any>(method: string, params?: unknown[]) => Promise<T> // eslint-disable-line @typescript-eslint/no-explicit-any
 
-async function receiptOf(rpc: Rpc, hash: Hex): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function receiptOf(rpc: Rpc, hash: Hex): Promise<Record<string, any>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   for (let i = 0; i < 200; i++) {
     const r = await rpc('eth_getTransactionReceipt', [hash])
     if (r) return r
@@ -48,8 +57,15 @@ async function receiptOf(rpc: Rpc, hash: Hex): Promise<Record<string, any>> { //
 /** the service forking `anvil` as an OP-stack chain under `hardfork`, and a writable fork of it with its JSON-RPC */
 async function openOpFork(anvil: AnvilInstance, hardfork: string): Promise<{ engine: Engine; app: TestApp; forkUrl: string; forkRpc: Rpc }> {
   const engine = await createEngine({
-    rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, headMaxAgeMs: 0,
-    maxStructLogSteps: 100_000, simulationTtlSeconds: 3600, chainKind: 'op-stack', hardfork,
+    rpcUrl: anvil.url,
+    cache: createMemoryCacheStore(),
+    gasCap: 50_000_000n,
+    rpcTimeoutMs: 10_000,
+    headMaxAgeMs: 0,
+    maxStructLogSteps: 100_000,
+    simulationTtlSeconds: 3600,
+    chainKind: 'op-stack',
+    hardfork,
   })
   const app = await startTestApp({ engine, env: { RPC_URL: anvil.url, RATE_LIMIT_REQUESTS: '100000' } })
   const res = await app.fetch('/v1/forks', post({}))
@@ -58,7 +74,11 @@ async function openOpFork(anvil: AnvilInstance, hardfork: string): Promise<{ eng
   const forkUrl = `${app.url}/v1/forks/${body.data.forkId}/rpc/${app.config.api.auth_token}`
   let id = 0
   const forkRpc: Rpc = async (method, params = []) => {
-    const r = await fetch(forkUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
+    const r = await fetch(forkUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    })
     const j = (await r.json()) as { result?: never; error?: unknown }
     if (j.error) throw new Error(`${method}: ${JSON.stringify(j.error)}`)
     return j.result as never
@@ -90,8 +110,14 @@ describe.runIf(haveAnvil)('a writable fork of an OP-stack chain', () => {
   it('mines a block that starts with the L1 attributes deposit and charges a signed transaction what Anvil charges it', async () => {
     const anvilRpc: Rpc = (m, p = []) => anvil.rpc(m, p)
     const raw = await alice.signTransaction({
-      chainId: 10, type: 'eip1559', nonce: Number(await anvil.rpc<string>('eth_getTransactionCount', [alice.address, 'latest'])),
-      to: SINK, data: incompressible(600), gas: 200_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n,
+      chainId: 10,
+      type: 'eip1559',
+      nonce: Number(await anvil.rpc<string>('eth_getTransactionCount', [alice.address, 'latest'])),
+      to: SINK,
+      data: incompressible(600),
+      gas: 200_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 10n ** 9n,
     })
     const observed = []
     for (const rpc of [forkRpc, anvilRpc]) {
@@ -123,8 +149,12 @@ describe.runIf(haveAnvil)('a writable fork of an OP-stack chain', () => {
     // the receipt reports the fee the L1 fee vault received, with the L1Block values it was priced by
     expect(BigInt(receipt.l1Fee)).toBe(ours.l1Vault)
     expect(receipt).toMatchObject({
-      l1GasPrice: hex(FEES.l1BaseFee), l1BaseFeeScalar: hex(FEES.scalar), l1BlobBaseFee: hex(FEES.blobBaseFee),
-      l1BlobBaseFeeScalar: hex(FEES.blobBaseFeeScalar), operatorFeeScalar: hex(FEES.operatorFeeScalar), operatorFeeConstant: hex(FEES.operatorFeeConstant),
+      l1GasPrice: hex(FEES.l1BaseFee),
+      l1BaseFeeScalar: hex(FEES.scalar),
+      l1BlobBaseFee: hex(FEES.blobBaseFee),
+      l1BlobBaseFeeScalar: hex(FEES.blobBaseFeeScalar),
+      operatorFeeScalar: hex(FEES.operatorFeeScalar),
+      operatorFeeConstant: hex(FEES.operatorFeeConstant),
     })
     // the block's first transaction: the L1 attributes deposit, from the depositor to L1Block
     const block = await forkRpc<{ transactions: Record<string, string>[] }>('eth_getBlockByNumber', [receipt.blockNumber, true])
@@ -186,7 +216,14 @@ describe.runIf(haveAnvil)('a writable fork of an OP-stack chain at Jovian: the D
 
   const send = async (bytes: number, gas = 200_000n): Promise<{ raw: Hex; hash: Promise<Hex> }> => {
     const raw = await alice.signTransaction({
-      chainId: 10, type: 'eip1559', nonce: nonce++, to: SINK, data: incompressible(bytes), gas, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n,
+      chainId: 10,
+      type: 'eip1559',
+      nonce: nonce++,
+      to: SINK,
+      data: incompressible(bytes),
+      gas,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 10n ** 9n,
     })
     return { raw, hash: forkRpc<Hex>('eth_sendRawTransaction', [raw]) }
   }

@@ -55,7 +55,16 @@ describe.runIf(REDIS_URL)('forks shared by two instances over one Redis', () => 
     for (const s of senders) {
       const nonce = Number((await a.rpc(fork.forkId, 'eth_getTransactionCount', [s.address, 'latest'])).result)
       for (let i = 0; i < 4; i++) {
-        const raw = await s.signTransaction({ chainId: 31337, type: 'eip1559', nonce: nonce + i, to: SINK, value: 1n, gas: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n })
+        const raw = await s.signTransaction({
+          chainId: 31337,
+          type: 'eip1559',
+          nonce: nonce + i,
+          to: SINK,
+          value: 1n,
+          gas: 21000n,
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 1n,
+        })
         raws.push({ raw, from: s.address.toLowerCase(), nonce: nonce + i })
       }
     }

@@ -44,8 +44,12 @@ async function flow(app: ForkApp) {
   const transfer = await pub.waitForTransactionReceipt({ hash: sent })
   expect(transfer.logs).toHaveLength(1)
   expect(await pub.readContract({ address: token, abi: Token.abi, functionName: 'balanceOf', args: [router] })).toBe(10n ** 21n)
-  await pub.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: token, abi: Token.abi, functionName: 'approve', args: [router, 10n ** 20n] }) })
-  const swap = await pub.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: router, abi: Router.abi, functionName: 'swap', args: [100n, 99n] }) })
+  await pub.waitForTransactionReceipt({
+    hash: await wallet.writeContract({ address: token, abi: Token.abi, functionName: 'approve', args: [router, 10n ** 20n] }),
+  })
+  const swap = await pub.waitForTransactionReceipt({
+    hash: await wallet.writeContract({ address: router, abi: Router.abi, functionName: 'swap', args: [100n, 99n] }),
+  })
   expect(swap.status).toBe('success')
   expect(swap.logs.map((l) => l.address)).toEqual([token, token, router])
 
@@ -129,10 +133,14 @@ describe('viem on a fork of a real Anvil', () => {
     await anvil?.stop()
   })
 
-  it.runIf(hasAnvil)('deploys, writes, reads and drives the test actions; the upstream is untouched', async () => {
-    const upstreamHead = await anvil.rpc<Hex>('eth_blockNumber')
-    const { token } = await flow(app)
-    expect(await anvil.rpc<Hex>('eth_blockNumber')).toBe(upstreamHead)
-    expect(await anvil.rpc<Hex>('eth_getCode', [token, 'latest'])).toBe('0x')
-  }, 120_000)
+  it.runIf(hasAnvil)(
+    'deploys, writes, reads and drives the test actions; the upstream is untouched',
+    async () => {
+      const upstreamHead = await anvil.rpc<Hex>('eth_blockNumber')
+      const { token } = await flow(app)
+      expect(await anvil.rpc<Hex>('eth_blockNumber')).toBe(upstreamHead)
+      expect(await anvil.rpc<Hex>('eth_getCode', [token, 'latest'])).toBe('0x')
+    },
+    120_000,
+  )
 })

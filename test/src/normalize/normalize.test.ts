@@ -21,7 +21,9 @@ describe('request normalization (what reaches the engine)', () => {
   const issues = (json: { error: { details: { issues: { path: string }[] } } }) => json.error.details.issues.map((i) => i.path)
 
   it('addresses: any case accepted when the checksum is valid, returned lowercase; bad checksum rejected', async () => {
-    const { res } = await simulate({ params: { calls: [{ from: checksummed, to: to.toUpperCase().replace('0X', '0x'), data: '0xABCDEF' }], account: checksummed } })
+    const { res } = await simulate({
+      params: { calls: [{ from: checksummed, to: to.toUpperCase().replace('0X', '0x'), data: '0xABCDEF' }], account: checksummed },
+    })
     expect(res.status).toBe(200)
     const params = app.engine.last('simulate')![0] as SimulateParams
     expect(params.calls[0]).toMatchObject({ from: checksummed.toLowerCase(), to, data: '0xabcdef' })
@@ -83,7 +85,11 @@ describe('request normalization (what reaches the engine)', () => {
       ['/v1/trace/call', `{"call":{"to":"${to}"},"stateOverrides":{"__proto__":{"balance":"0xzz"}}}`, 'stateOverrides.__proto__'],
       ['/v1/trace/call', `{"call":{"to":"${to}"},"stateOverrides":{"__proto__":{"balance":"0x1"}}}`, 'stateOverrides.__proto__'],
       ['/v1/trace/call', `{"call":{"to":"${to}"},"stateOverrides":{"${to}":{"storage":{"__proto__":"0x1"}}}}`, `stateOverrides.${to}.storage.__proto__`],
-      ['/v1/simulate', `{"params":{"calls":[{"to":"${to}"}]},"options":{"stateOverrides":[{"address":"${to}","storage":{"__proto__":"0x1"}}]}}`, 'options.stateOverrides[0].storage.__proto__'],
+      [
+        '/v1/simulate',
+        `{"params":{"calls":[{"to":"${to}"}]},"options":{"stateOverrides":[{"address":"${to}","storage":{"__proto__":"0x1"}}]}}`,
+        'options.stateOverrides[0].storage.__proto__',
+      ],
       ['/v1/simulate', `{"params":{"calls":[{"to":"${to}","__proto__":{"x":1}}]}}`, 'params.calls[0].__proto__'],
     ]
     for (const [path, body, where] of bodies) {
@@ -118,12 +124,18 @@ describe('request normalization (what reaches the engine)', () => {
   it('state overrides: both storage and state, or the same address twice, are errors', async () => {
     const both = await simulate({ params: { calls: [{ to }] }, options: { stateOverrides: [{ address: to, storage: {}, state: {} }] } })
     expect(issues(both.json)).toEqual(['options.stateOverrides[0].state'])
-    const twice = await simulate({ params: { calls: [{ to }] }, options: { stateOverrides: [{ address: to }, { address: to.toUpperCase().replace('0X', '0x') }] } })
+    const twice = await simulate({
+      params: { calls: [{ to }] },
+      options: { stateOverrides: [{ address: to }, { address: to.toUpperCase().replace('0X', '0x') }] },
+    })
     expect(issues(twice.json)).toEqual(['options.stateOverrides[1].address'])
   })
 
   it('trace stateOverrides object → the same map; keys validated', async () => {
-    const res = await app.fetch('/v1/trace/call', post({ call: { to }, stateOverrides: { [checksummed]: { balance: '0x1', storage: { '0x0': '0x1' } } }, blockOverrides: { baseFee: 7 } }))
+    const res = await app.fetch(
+      '/v1/trace/call',
+      post({ call: { to }, stateOverrides: { [checksummed]: { balance: '0x1', storage: { '0x0': '0x1' } } }, blockOverrides: { baseFee: 7 } }),
+    )
     expect(res.status).toBe(200)
     const params = app.engine.last('traceCall')![0] as TraceCallParams
     expect(params.stateOverrides).toEqual({ [checksummed.toLowerCase()]: { balance: 1n, stateDiff: { [`0x${'0'.repeat(64)}`]: `0x${'0'.repeat(63)}1` } } })
@@ -162,7 +174,10 @@ describe('request normalization (what reaches the engine)', () => {
     await app.fetch('/v1/trace/tx', post({ transactionHash: hash, blockOverrides: { number: '0x5' } }))
     expect(app.engine.last('traceTransaction')![2]).toEqual({ blockOverrides: { number: 5n } })
 
-    const res = await app.fetch('/v1/trace/call-many', post({ bundles: [{ transactions: [{ to }, { to }] }, { transactions: [{ to, value: '0x1' }] }], blockNumber: '0x2' }))
+    const res = await app.fetch(
+      '/v1/trace/call-many',
+      post({ bundles: [{ transactions: [{ to }, { to }] }, { transactions: [{ to, value: '0x1' }] }], blockNumber: '0x2' }),
+    )
     expect(res.status).toBe(200)
     expect((await res.json()).data).toHaveLength(2)
     const params = app.engine.last('traceCallMany')![0] as TraceCallManyParams

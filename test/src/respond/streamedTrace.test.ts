@@ -22,7 +22,11 @@ import { compile } from '../../support/solc.js'
 import { post, startTestApp, type TestApp } from '../support/startTestApp.js'
 
 const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3' as Address
-const [A0, A1, A2] = ['0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc'] as Address[]
+const [A0, A1, A2] = [
+  '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+  '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+] as Address[]
 const BLOCK4_TX1 = '0xdfc2c5c9fea5f9d7bc4ed8a0e7300b5da54dd6a339a5fca1bb6b195fc3efbc01' as Hex
 const RELAY = '0x00000000000000000000000000000000000a11ce' as Address
 const LOOPER = '0x0000000000000000000000000000000000001000' as Address
@@ -128,28 +132,88 @@ const overrides = () => ({ [RELAY]: { code: relayCode } })
 /** REST bodies: memory growth and storage, a revert, nested calls (one reverting inside), tracers combined, a mined tx, bundles */
 const restCases = (): [string, string, unknown][] => [
   ['transfer, default struct log', '/v1/trace/call', { call: { from: A0, to: TOKEN, data: transfer(A1, 5n) }, tracerConfig: { structLogger: {} } }],
-  ['transfer past the balance (revert)', '/v1/trace/call', { call: { from: A2, to: TOKEN, data: transfer(A1, 10n ** 30n) }, tracerConfig: { structLogger: {} } }],
-  ['nested call through a relay', '/v1/trace/call', { call: { from: A0, to: RELAY, data: relay(TOKEN, encodeFunctionData({ abi: erc20, functionName: 'balanceOf', args: [A0] })) }, stateOverrides: overrides(), tracerConfig: { structLogger: {} } }],
-  ['nested call reverting inside', '/v1/trace/call', { call: { from: A0, to: RELAY, data: relay(TOKEN, transfer(A1, 1n)) }, stateOverrides: overrides(), tracerConfig: { structLogger: { enableReturnData: true }, callTracer: {} } }],
-  ['clean struct logs with a 4byte tracer', '/v1/trace/call', { call: { from: A0, to: RELAY, data: relay(TOKEN, transfer(A1, 1n)) }, stateOverrides: overrides(), tracerConfig: { structLogger: { cleanStructLogs: true }, '4byteTracer': true } }],
+  [
+    'transfer past the balance (revert)',
+    '/v1/trace/call',
+    { call: { from: A2, to: TOKEN, data: transfer(A1, 10n ** 30n) }, tracerConfig: { structLogger: {} } },
+  ],
+  [
+    'nested call through a relay',
+    '/v1/trace/call',
+    {
+      call: { from: A0, to: RELAY, data: relay(TOKEN, encodeFunctionData({ abi: erc20, functionName: 'balanceOf', args: [A0] })) },
+      stateOverrides: overrides(),
+      tracerConfig: { structLogger: {} },
+    },
+  ],
+  [
+    'nested call reverting inside',
+    '/v1/trace/call',
+    {
+      call: { from: A0, to: RELAY, data: relay(TOKEN, transfer(A1, 1n)) },
+      stateOverrides: overrides(),
+      tracerConfig: { structLogger: { enableReturnData: true }, callTracer: {} },
+    },
+  ],
+  [
+    'clean struct logs with a 4byte tracer',
+    '/v1/trace/call',
+    {
+      call: { from: A0, to: RELAY, data: relay(TOKEN, transfer(A1, 1n)) },
+      stateOverrides: overrides(),
+      tracerConfig: { structLogger: { cleanStructLogs: true }, '4byteTracer': true },
+    },
+  ],
   ['a mined transaction', '/v1/trace/tx', { transactionHash: BLOCK4_TX1, tracerConfig: { structLogger: {} } }],
-  ['bundles: two spilled logs in one answer', '/v1/trace/call-many', { bundles: [{ transactions: [{ from: A0, to: TOKEN, data: transfer(A1, 5n) }, { from: A1, to: TOKEN, data: transfer(A2, 3n) }] }], tracerConfig: { structLogger: {} } }],
+  [
+    'bundles: two spilled logs in one answer',
+    '/v1/trace/call-many',
+    {
+      bundles: [
+        {
+          transactions: [
+            { from: A0, to: TOKEN, data: transfer(A1, 5n) },
+            { from: A1, to: TOKEN, data: transfer(A2, 3n) },
+          ],
+        },
+      ],
+      tracerConfig: { structLogger: {} },
+    },
+  ],
 ]
 
 const rpcCases = (): [string, unknown][] => [
-  ['debug_traceCall with memory', { jsonrpc: '2.0', id: 1, method: 'debug_traceCall', params: [{ from: A0, to: RELAY, data: relay(TOKEN, transfer(A1, 1n)) }, 'latest', { enableMemory: true, stateOverrides: overrides() }] }],
-  ['debug_traceCall, geth defaults (no memory)', { jsonrpc: '2.0', id: 'x', method: 'debug_traceCall', params: [{ from: A0, to: TOKEN, data: transfer(A1, 5n) }, 'latest'] }],
+  [
+    'debug_traceCall with memory',
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'debug_traceCall',
+      params: [{ from: A0, to: RELAY, data: relay(TOKEN, transfer(A1, 1n)) }, 'latest', { enableMemory: true, stateOverrides: overrides() }],
+    },
+  ],
+  [
+    'debug_traceCall, geth defaults (no memory)',
+    { jsonrpc: '2.0', id: 'x', method: 'debug_traceCall', params: [{ from: A0, to: TOKEN, data: transfer(A1, 5n) }, 'latest'] },
+  ],
   ['debug_traceTransaction', { jsonrpc: '2.0', id: 2, method: 'debug_traceTransaction', params: [BLOCK4_TX1, { enableMemory: true, limit: 4000 }] }],
-  ['a batch with two struct logs and an error between them', [
-    { jsonrpc: '2.0', id: 3, method: 'debug_traceCall', params: [{ from: A2, to: TOKEN, data: transfer(A1, 10n ** 30n) }, 'latest', { enableMemory: true }] },
-    { jsonrpc: '2.0', id: 4, method: 'debug_traceTransaction', params: [`0x${'11'.repeat(32)}`] },
-    { jsonrpc: '2.0', id: 5, method: 'debug_traceBlockByNumber', params: ['0x4', { enableMemory: true }] },
-  ]],
+  [
+    'a batch with two struct logs and an error between them',
+    [
+      { jsonrpc: '2.0', id: 3, method: 'debug_traceCall', params: [{ from: A2, to: TOKEN, data: transfer(A1, 10n ** 30n) }, 'latest', { enableMemory: true }] },
+      { jsonrpc: '2.0', id: 4, method: 'debug_traceTransaction', params: [`0x${'11'.repeat(32)}`] },
+      { jsonrpc: '2.0', id: 5, method: 'debug_traceBlockByNumber', params: ['0x4', { enableMemory: true }] },
+    ],
+  ],
 ]
 
 describe('streamed struct logs', () => {
   it('the spilling engine answers handles to files, not arrays (the path these tests exercise)', async () => {
-    const r = (await spilling.traceCall({ call: { from: A0, to: TOKEN, data: transfer(A1, 5n) }, block: { tag: 'latest' }, tracerConfig: { structLogger: {} } })) as {
+    const r = (await spilling.traceCall({
+      call: { from: A0, to: TOKEN, data: transfer(A1, 5n) },
+      block: { tag: 'latest' },
+      tracerConfig: { structLogger: {} },
+    })) as {
       structLogger: { structLogs: Record<string, string> }
     }
     expect(Object.keys(r.structLogger.structLogs)).toEqual([SPILL_KEY])
@@ -188,7 +252,11 @@ describe('streamed struct logs', () => {
 
   it('answers streamed at the same time, read into buffers used again from answer to answer, are each intact', async () => {
     // ~3.5 MB each (several read chunks), each a different length; one client leaves mid-body
-    const body = (turns: number) => ({ call: { from: A0, to: LOOPER, data: '0x' }, stateOverrides: { [LOOPER]: { code: loopCode(turns) } }, tracerConfig: { structLogger: {} } })
+    const body = (turns: number) => ({
+      call: { from: A0, to: LOOPER, data: '0x' },
+      stateOverrides: { [LOOPER]: { code: loopCode(turns) } },
+      tracerConfig: { structLogger: {} },
+    })
     const turns = [1000, 1010, 1020, 1030, 1040, 1050]
     const expected = await Promise.all(turns.map(async (t) => (await plainApp.fetch('/v1/trace/call', post(body(t)))).text()))
     for (let round = 0; round < 3; round++) {
@@ -213,7 +281,10 @@ describe('streamed struct logs', () => {
   })
 
   it('frees the file of a JSON-RPC notification (never answered)', async () => {
-    const res = await streamApp.fetch('/v1/rpc', post({ jsonrpc: '2.0', method: 'debug_traceCall', params: [{ from: A0, to: TOKEN, data: transfer(A1, 5n) }, 'latest'] }))
+    const res = await streamApp.fetch(
+      '/v1/rpc',
+      post({ jsonrpc: '2.0', method: 'debug_traceCall', params: [{ from: A0, to: TOKEN, data: transfer(A1, 5n) }, 'latest'] }),
+    )
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('')
     expect(await until(() => spillFiles().length === 0 && openSpillFds().length === 0)).toBe(true)
@@ -241,7 +312,12 @@ describe('a spilled trace that fails', () => {
     expect(await rest.json()).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE', details: { maxStructLogSteps: 500 } } })
     const rpc = await cappedApp.fetch(
       '/v1/rpc',
-      post({ jsonrpc: '2.0', id: 9, method: 'debug_traceCall', params: [{ from: A0, to: LOOPER, data: '0x' }, 'latest', { enableMemory: true, stateOverrides: { [LOOPER]: { code: loopCode(1_000) } } }] }),
+      post({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'debug_traceCall',
+        params: [{ from: A0, to: LOOPER, data: '0x' }, 'latest', { enableMemory: true, stateOverrides: { [LOOPER]: { code: loopCode(1_000) } } }],
+      }),
     )
     const answer = await rpc.json()
     expect(answer.id).toBe(9)
@@ -250,23 +326,44 @@ describe('a spilled trace that fails', () => {
     expect(spillFiles()).toEqual([])
   })
 
-  it('past geth\'s trace timeout mid-run: an error answer, no file left', async () => {
+  it("past geth's trace timeout mid-run: an error answer, no file left", async () => {
     const res = await streamApp.fetch(
       '/v1/rpc',
-      post({ jsonrpc: '2.0', id: 10, method: 'debug_traceCall', params: [{ from: A0, to: LOOPER, data: '0x' }, 'latest', { enableMemory: true, timeout: '300ms', stateOverrides: { [LOOPER]: { code: loopCode(400_000) } } }] }),
+      post({
+        jsonrpc: '2.0',
+        id: 10,
+        method: 'debug_traceCall',
+        params: [
+          { from: A0, to: LOOPER, data: '0x' },
+          'latest',
+          { enableMemory: true, timeout: '300ms', stateOverrides: { [LOOPER]: { code: loopCode(400_000) } } },
+        ],
+      }),
     )
     const answer = await res.json()
     expect(answer.error.message).toMatch(/execution timeout/)
     expect(await until(() => spillFiles().length === 0)).toBe(true)
   })
 
-  it('past the request timeout, its worker stopped mid-write: 504, the worker\'s files removed', async () => {
+  it("past the request timeout, its worker stopped mid-write: 504, the worker's files removed", async () => {
     // the pool's call timeout is the request timeout: the worker running the trace is terminated
     const cache = createMemoryCacheStore()
-    const pool = await createWorkerPoolEngine({ ...engineBase, cache, cacheUrl: 'memory://', workers: 2, maxStructLogSteps: 5_000_000, callTimeoutMs: 1_500, spill: { thresholdBytes: 0, maxBytes: 2 ** 31 } })
+    const pool = await createWorkerPoolEngine({
+      ...engineBase,
+      cache,
+      cacheUrl: 'memory://',
+      workers: 2,
+      maxStructLogSteps: 5_000_000,
+      callTimeoutMs: 1_500,
+      spill: { thresholdBytes: 0, maxBytes: 2 ** 31 },
+    })
     const app = await startTestApp({ engine: pool, cache, env: { RPC_URL: '', REQUEST_TIMEOUT_MS: '1500' } })
     try {
-      const body = { call: { from: A0, to: LOOPER, data: '0x' }, stateOverrides: { [LOOPER]: { code: loopCode(1_000_000) } }, tracerConfig: { structLogger: {} } }
+      const body = {
+        call: { from: A0, to: LOOPER, data: '0x' },
+        stateOverrides: { [LOOPER]: { code: loopCode(1_000_000) } },
+        tracerConfig: { structLogger: {} },
+      }
       const answer = app.fetch('/v1/trace/call', post(body))
       // the worker writes its file while it runs
       expect(await until(() => spillFiles().length > 0, 1_400)).toBe(true)

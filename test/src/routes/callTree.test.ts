@@ -26,21 +26,41 @@ describe('callTree over HTTP (devnet)', () => {
     expect(status).toBe(200)
     expect(Object.keys(json.data)).toEqual(['callTree'])
     const tree = json.data.callTree
-    expect(tree.function).toEqual({ name: 'transfer', signature: 'transfer(address,uint256)', args: { to: A1, value: '1000000000000000000000' }, source: 'bundled' })
+    expect(tree.function).toEqual({
+      name: 'transfer',
+      signature: 'transfer(address,uint256)',
+      args: { to: A1, value: '1000000000000000000000' },
+      source: 'bundled',
+    })
     expect(tree.labels).toEqual({ to: 'DEMO' })
     expect(tree.logs[0].decoded.summary).toBe('Transfer 1000 DEMO from 0xf39f…2266 to 0x7099…79c8')
   })
 
   it('/trace/call and /trace/call-many take abis and labels; call-many decodes every transaction', async () => {
     const abis = { [DEMO_TOKEN.toUpperCase().replace('0X', '0x')]: ['function transfer(address recipient, uint256 amount) returns (bool ok)'] }
-    const one = await app.request('/trace/call', { call: { from: A0, to: DEMO_TOKEN, data: TRANSFER }, tracerConfig: { callTree: { abis, labels: { [A0]: 'alice' } } } })
+    const one = await app.request('/trace/call', {
+      call: { from: A0, to: DEMO_TOKEN, data: TRANSFER },
+      tracerConfig: { callTree: { abis, labels: { [A0]: 'alice' } } },
+    })
     expect(one.status).toBe(200)
-    expect(one.json.data.callTree.function).toEqual({ name: 'transfer', signature: 'transfer(address,uint256)', args: { recipient: A1, amount: '1000000000000000000' }, source: 'abi' })
+    expect(one.json.data.callTree.function).toEqual({
+      name: 'transfer',
+      signature: 'transfer(address,uint256)',
+      args: { recipient: A1, amount: '1000000000000000000' },
+      source: 'abi',
+    })
     expect(one.json.data.callTree.result).toEqual({ ok: true })
     expect(one.json.data.callTree.labels).toEqual({ from: 'alice', to: 'DEMO' })
 
     const many = await app.request('/trace/call-many', {
-      bundles: [{ transactions: [{ from: A0, to: DEMO_TOKEN, data: TRANSFER }, { from: A0, to: A1, value: '0x1' }] }],
+      bundles: [
+        {
+          transactions: [
+            { from: A0, to: DEMO_TOKEN, data: TRANSFER },
+            { from: A0, to: A1, value: '0x1' },
+          ],
+        },
+      ],
       tracerConfig: { callTree: true, callTracer: true },
     })
     expect(many.status).toBe(200)
@@ -73,12 +93,18 @@ describe('callTree over HTTP (devnet)', () => {
 
   it('rejects a bad ABI, a bad address key, an unknown option: VALIDATION_ERROR naming the path', async () => {
     const call = { from: A0, to: DEMO_TOKEN, data: TRANSFER }
-    const badItem = await app.request('/trace/call', { call, tracerConfig: { callTree: { abis: { [DEMO_TOKEN]: ['function transfer(address to, uint257 v)'] } } } })
+    const badItem = await app.request('/trace/call', {
+      call,
+      tracerConfig: { callTree: { abis: { [DEMO_TOKEN]: ['function transfer(address to, uint257 v)'] } } },
+    })
     expect(badItem.status).toBe(400)
     expect(badItem.json.error.code).toBe('VALIDATION_ERROR')
     expect(badItem.json.error.message).toContain(`tracerConfig.callTree.abis.${DEMO_TOKEN}[0]`)
 
-    const badJson = await app.request('/trace/call', { call, tracerConfig: { callTree: { abis: { [DEMO_TOKEN]: [{ type: 'function', name: 'x', inputs: [{ type: 'uint7' }] }] } } } })
+    const badJson = await app.request('/trace/call', {
+      call,
+      tracerConfig: { callTree: { abis: { [DEMO_TOKEN]: [{ type: 'function', name: 'x', inputs: [{ type: 'uint7' }] }] } } },
+    })
     expect(badJson.status).toBe(400)
     expect(badJson.json.error.message).toContain('[0]: not a valid ABI item')
 

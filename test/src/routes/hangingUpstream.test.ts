@@ -69,7 +69,11 @@ const endpoints: [string, string, (n: number) => unknown][] = [
   ['/simulate/batch', '/simulate/batch', (n) => ({ transactions: [{ ...transfer, value: `0x${n.toString(16)}` }], blockNumber: 'latest' })],
   ['/simulate/access-list', '/simulate/access-list', (n) => ({ params: { ...transfer, value: `0x${n.toString(16)}` }, block: 'latest' })],
   ['/trace/call', '/trace/call', (n) => ({ call: { ...transfer, value: `0x${n.toString(16)}` }, tracerConfig: { callTracer: {} } })],
-  ['/trace/call-many', '/trace/call-many', (n) => ({ bundles: [{ transactions: [{ ...transfer, value: `0x${n.toString(16)}` }] }], tracerConfig: { callTracer: {} } })],
+  [
+    '/trace/call-many',
+    '/trace/call-many',
+    (n) => ({ bundles: [{ transactions: [{ ...transfer, value: `0x${n.toString(16)}` }] }], tracerConfig: { callTracer: {} } }),
+  ],
   ['/trace/tx', '/trace/tx', (n) => ({ transactionHash: `0x${n.toString(16).padStart(64, '0')}`, tracerConfig: { callTracer: {} } })],
 ]
 

@@ -68,7 +68,14 @@ describe.runIf(ready)('an upstream answering with the wrong types', () => {
   /** a fresh service (empty caches) over the proxy; a generous upstream budget: this is about answers, not time (a loaded machine replays slowly) */
   async function service() {
     const cache = createMemoryCacheStore()
-    const engine = await createEngine({ rpcUrl: proxy.url, cache, gasCap: 50_000_000n, rpcTimeoutMs: 20_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
+    const engine = await createEngine({
+      rpcUrl: proxy.url,
+      cache,
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 20_000,
+      maxStructLogSteps: 100_000,
+      simulationTtlSeconds: 60,
+    })
     const server = await listen(createApp({ config, engine, cache, logger: createLogger({ level: 'silent', secrets: [] }) }), { host: '127.0.0.1', port: 0 })
     return {
       async post([path, body]: readonly [string, unknown]) {
@@ -185,7 +192,14 @@ describe.runIf(ready)('an upstream answering with the wrong types', () => {
   it.each(FAULTS)('eth_chainId answering $name: the engine does not start, STATE_ACCESS_ERROR naming the method', async ({ value }) => {
     corrupt = { match: (c) => c.method === 'eth_chainId', value }
     try {
-      const err = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 1n, rpcTimeoutMs: 5000, maxStructLogSteps: 1, simulationTtlSeconds: 1 }).then(
+      const err = await createEngine({
+        rpcUrl: proxy.url,
+        cache: createMemoryCacheStore(),
+        gasCap: 1n,
+        rpcTimeoutMs: 5000,
+        maxStructLogSteps: 1,
+        simulationTtlSeconds: 1,
+      }).then(
         () => undefined,
         (e: unknown) => e,
       )

@@ -11,8 +11,18 @@ interface Operation {
   parameters?: { name: string; in: string }[]
 }
 
-const forkRestEndpoints = ['simulate', 'simulate/batch', 'simulate/access-list', 'trace/tx', 'trace/call', 'trace/call-many'].map((p) => `/v1/forks/{forkId}/${p}`)
-const postEndpoints = ['/v1/simulate', '/v1/simulate/batch', '/v1/simulate/access-list', '/v1/trace/tx', '/v1/trace/call', '/v1/trace/call-many', '/v1/simulate/signature']
+const forkRestEndpoints = ['simulate', 'simulate/batch', 'simulate/access-list', 'trace/tx', 'trace/call', 'trace/call-many'].map(
+  (p) => `/v1/forks/{forkId}/${p}`,
+)
+const postEndpoints = [
+  '/v1/simulate',
+  '/v1/simulate/batch',
+  '/v1/simulate/access-list',
+  '/v1/trace/tx',
+  '/v1/trace/call',
+  '/v1/trace/call-many',
+  '/v1/simulate/signature',
+]
 
 describe('GET /v1/openapi.json', () => {
   let app: TestApp
@@ -33,7 +43,16 @@ describe('GET /v1/openapi.json', () => {
   it('is OpenAPI 3.1 with every endpoint of the spec and decisions', () => {
     expect(doc.openapi).toBe('3.1.0')
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [...postEndpoints, '/v1/health', '/v1/simulations/{simulationId}', '/v1/forks', '/v1/forks/{forkId}', '/v1/rpc', '/v1/forks/{forkId}/rpc', ...forkRestEndpoints].sort(),
+      [
+        ...postEndpoints,
+        '/v1/health',
+        '/v1/simulations/{simulationId}',
+        '/v1/forks',
+        '/v1/forks/{forkId}',
+        '/v1/rpc',
+        '/v1/forks/{forkId}/rpc',
+        ...forkRestEndpoints,
+      ].sort(),
     )
     // the fork resource (docs/forks.md)
     expect(Object.keys(doc.paths['/v1/forks']!).sort()).toEqual(['get', 'post'])
@@ -42,7 +61,7 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.paths['/v1/simulations/{simulationId}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'simulationId', in: 'path' })])
   })
 
-  it('lists the JSON-RPC endpoints with JSON-RPC bodies, a fork\'s with its forkId and FORK_NOT_FOUND', () => {
+  it("lists the JSON-RPC endpoints with JSON-RPC bodies, a fork's with its forkId and FORK_NOT_FOUND", () => {
     for (const path of ['/v1/rpc', '/v1/forks/{forkId}/rpc']) {
       const op = doc.paths[path]!.post!
       expect(op.requestBody?.required, path).toBe(true)
@@ -55,7 +74,7 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.paths['/v1/rpc']!.post!.parameters ?? []).toEqual([])
   })
 
-  it('documents the REST routes on a fork with their twins\' bodies and answers', () => {
+  it("documents the REST routes on a fork with their twins' bodies and answers", () => {
     for (const path of forkRestEndpoints) {
       const op = doc.paths[path]!.post!
       const twin = doc.paths[path.replace('/forks/{forkId}', '')]!.post!
@@ -79,7 +98,11 @@ describe('GET /v1/openapi.json', () => {
       ])
       expect(named.paths['/v1/chains']).toBeDefined()
       // the server's URL before a documented path is a route that answers for that chain
-      const res = await withChains.fetch('/v1/chains/second/v1/rpc', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${testToken}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
+      const res = await withChains.fetch('/v1/chains/second/v1/rpc', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${testToken}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      })
       expect(((await res.json()) as { result: string }).result).toBe('0x7a69')
     } finally {
       await withChains.close()
@@ -107,7 +130,15 @@ describe('GET /v1/openapi.json', () => {
 
   it('the schemas carry examples for every request component', () => {
     const schemas = doc.components.schemas as Record<string, { example?: unknown }>
-    for (const name of ['SimulationRequest', 'StepSimulationRequest', 'BatchRequest', 'AccessListRequest', 'TraceTransactionRequest', 'TraceCallRequest', 'TraceCallManyRequest']) {
+    for (const name of [
+      'SimulationRequest',
+      'StepSimulationRequest',
+      'BatchRequest',
+      'AccessListRequest',
+      'TraceTransactionRequest',
+      'TraceCallRequest',
+      'TraceCallManyRequest',
+    ]) {
       expect(schemas[name], name).toBeDefined()
       expect(schemas[name]!.example, name).toBeDefined()
     }

@@ -49,7 +49,17 @@ describe('POST /v1/simulate and /v1/simulate/batch envelopes', () => {
 
   it('a reverted call: 422 SIMULATION_EXECUTION_FAILED with callIndex, reason, data, contract and the full simulation', async () => {
     app.engine.answer('simulate', async (p) => failing(p, 1, 'revert'))
-    const res = await app.fetch('/v1/simulate', post({ params: { calls: [{ from, to }, { from, to }] } }))
+    const res = await app.fetch(
+      '/v1/simulate',
+      post({
+        params: {
+          calls: [
+            { from, to },
+            { from, to },
+          ],
+        },
+      }),
+    )
     expect(res.status).toBe(422)
     const { error } = await res.json()
     expect(error.code).toBe('SIMULATION_EXECUTION_FAILED')
@@ -87,7 +97,10 @@ describe('POST /v1/simulate and /v1/simulate/batch envelopes', () => {
     expect(data[0]).toEqual({ simulationId: expect.stringMatching(/^sim_/), status: 'success', gasUsed: '0x5208' })
     expect(data[1]).toMatchObject({ simulationId: null, error: { code: 'VALIDATION_ERROR', details: { issues: [{ path: 'params.calls[0].to' }] } } })
     expect(data[2]).toMatchObject({ status: 'reverted', error: { code: 'SIMULATION_EXECUTION_FAILED', details: { callIndex: 0 } } })
-    const blocks = app.engine.calls.filter((c) => c.method === 'simulate').slice(-2).map((c) => (c.args[0] as SimulateParams).block)
+    const blocks = app.engine.calls
+      .filter((c) => c.method === 'simulate')
+      .slice(-2)
+      .map((c) => (c.args[0] as SimulateParams).block)
     expect(blocks).toEqual([{ tag: 'latest' }, { number: 1n }])
   })
 
@@ -102,7 +115,16 @@ describe('POST /v1/simulate and /v1/simulate/batch envelopes', () => {
 
   it('batch {transactions, blockNumber}: one simulation in sequence, shared id, callIndex per item', async () => {
     app.engine.answer('simulate', async (p) => failing(p, 1, 'revert'))
-    const res = await app.fetch('/v1/simulate/batch', post({ transactions: [{ from, to }, { from, to }], blockNumber: 'latest' }))
+    const res = await app.fetch(
+      '/v1/simulate/batch',
+      post({
+        transactions: [
+          { from, to },
+          { from, to },
+        ],
+        blockNumber: 'latest',
+      }),
+    )
     expect(res.status).toBe(200)
     const { data } = await res.json()
     expect(data).toHaveLength(2)

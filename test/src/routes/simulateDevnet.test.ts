@@ -44,7 +44,9 @@ describe('POST /simulate on the devnet', () => {
   })
 
   it('out of gas is 422 INSUFFICIENT_GAS with gasRequired and a suggestion', async () => {
-    const { status, json } = await app.request('/simulate', { params: { calls: [{ from: C, to: DEMO_NFT_ADDRESS, gas: '0x6000', data: encodeFunctionData({ abi, functionName: 'transferFrom', args: [C, B, 1n] }) }] } })
+    const { status, json } = await app.request('/simulate', {
+      params: { calls: [{ from: C, to: DEMO_NFT_ADDRESS, gas: '0x6000', data: encodeFunctionData({ abi, functionName: 'transferFrom', args: [C, B, 1n] }) }] },
+    })
     expect(status).toBe(422)
     expect(json.error.code).toBe('INSUFFICIENT_GAS')
     expect(json.error.details.gasRequired).toMatch(/^0x[0-9a-f]+$/)
@@ -53,7 +55,13 @@ describe('POST /simulate on the devnet', () => {
 
   it('validation=true: a wrong nonce is 400 VALIDATION_ERROR naming the call', async () => {
     const { status, json } = await app.request('/simulate', {
-      params: { validation: true, calls: [{ from: A, to: B, value: '0x1', nonce: '0x7', maxFeePerGas: '0x3b9aca00' }, { from: A, to: B, value: '0x1', nonce: '0x0', maxFeePerGas: '0x3b9aca00' }] },
+      params: {
+        validation: true,
+        calls: [
+          { from: A, to: B, value: '0x1', nonce: '0x7', maxFeePerGas: '0x3b9aca00' },
+          { from: A, to: B, value: '0x1', nonce: '0x0', maxFeePerGas: '0x3b9aca00' },
+        ],
+      },
     })
     expect(status).toBe(400)
     expect(json.error.code).toBe('VALIDATION_ERROR')

@@ -28,7 +28,13 @@ function pageExamples(): Example[] {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Data = any
-const selectKeys = (list: string) => (data: Data) => Object.fromEntries(list.split(',').map((k) => k.trim()).map((k) => [k, data[k]]))
+const selectKeys = (list: string) => (data: Data) =>
+  Object.fromEntries(
+    list
+      .split(',')
+      .map((k) => k.trim())
+      .map((k) => [k, data[k]]),
+  )
 const pluck = (list: string, field: string) => (data: Data) => (data[list] as Data[]).map((e) => e[field])
 
 const examples = pageExamples()

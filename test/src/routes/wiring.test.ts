@@ -46,7 +46,9 @@ describe('HTTP layer over the real engine (devnet)', () => {
   it('simulate: an ERC-20 transfer with a checksummed sender succeeds, decoded, stored under its id', async () => {
     const res = await app.fetch(
       '/v1/simulate',
-      post({ params: { calls: [{ from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', to: token, data: transfer(account1, 10n ** 18n), gas }], traceTransfers: true } }),
+      post({
+        params: { calls: [{ from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', to: token, data: transfer(account1, 10n ** 18n), gas }], traceTransfers: true },
+      }),
     )
     const body = await res.json()
     expect(res.status, JSON.stringify(body.error)).toBe(200)
@@ -73,7 +75,10 @@ describe('HTTP layer over the real engine (devnet)', () => {
   })
 
   it('trace/call: callTracer and 4byteTracer keyed by name', async () => {
-    const res = await app.fetch('/v1/trace/call', post({ call: { from: account0, to: token, data: balanceOf(account0), gas }, tracerConfig: { callTracer: {}, '4byteTracer': true } }))
+    const res = await app.fetch(
+      '/v1/trace/call',
+      post({ call: { from: account0, to: token, data: balanceOf(account0), gas }, tracerConfig: { callTracer: {}, '4byteTracer': true } }),
+    )
     const body = await res.json()
     expect(res.status, JSON.stringify(body.error)).toBe(200)
     expect(body.data.callTracer).toMatchObject({ type: 'CALL', from: account0, to: token })

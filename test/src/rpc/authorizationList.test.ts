@@ -35,14 +35,31 @@ describe.runIf(hasAnvil)('JSON-RPC calls with an EIP-7702 authorization list vs 
   let authorizationList: Record<string, string>[]
   beforeAll(async () => {
     anvil = await startAnvil()
-    const raw = await sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce: 0, data: encodeDeployData({ abi: Delegate!.abi, bytecode: Delegate!.bytecode }), gas: 1_000_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 1n })
+    const raw = await sender.signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      nonce: 0,
+      data: encodeDeployData({ abi: Delegate!.abi, bytecode: Delegate!.bytecode }),
+      gas: 1_000_000n,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 1n,
+    })
     const hash = await anvil.rpc<Hex>('eth_sendRawTransaction', [raw])
     let receipt: { contractAddress: Hex } | null = null
     while (!receipt) receipt = await anvil.rpc('eth_getTransactionReceipt', [hash])
     delegate = receipt.contractAddress
     const signed = await authority.signAuthorization({ chainId: 31337, address: delegate, nonce: 0 })
     const q = (n: bigint | number) => `0x${n.toString(16)}`
-    authorizationList = [{ chainId: q(signed.chainId), address: signed.address, nonce: q(signed.nonce), yParity: q(signed.yParity!), r: q(BigInt(signed.r)), s: q(BigInt(signed.s)) }]
+    authorizationList = [
+      {
+        chainId: q(signed.chainId),
+        address: signed.address,
+        nonce: q(signed.nonce),
+        yParity: q(signed.yParity!),
+        r: q(BigInt(signed.r)),
+        s: q(BigInt(signed.s)),
+      },
+    ]
     app = await startRpcApp({ rpcUrl: anvil.url })
   }, 60_000)
   afterAll(async () => {
@@ -55,12 +72,19 @@ describe.runIf(hasAnvil)('JSON-RPC calls with an EIP-7702 authorization list vs 
     return json.error ? { error: json.error } : { result: json.result }
   }
   const theirs = async (method: string, params: unknown[]): Promise<Answer> => {
-    const res = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+    const res = await fetch(anvil.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
     const { result, error } = (await res.json()) as Answer
     return error ? { error } : { result }
   }
   const callOf = (functionName: 'whoami' | 'bump') => ({
-    from: sender.address, to: authority.address, data: encodeFunctionData({ abi: Delegate!.abi, functionName }), authorizationList,
+    from: sender.address,
+    to: authority.address,
+    data: encodeFunctionData({ abi: Delegate!.abi, functionName }),
+    authorizationList,
   })
 
   it('eth_call runs the delegate as the authority', async () => {
@@ -88,6 +112,9 @@ describe.runIf(hasAnvil)('JSON-RPC calls with an EIP-7702 authorization list vs 
     expect(await bad({ ...authorizationList[0], v: '0x1' })).toEqual({ code: -32602, message: 'invalid argument 0: authorizationList[0]: unknown field "v"' })
     const { address: _a, ...noAddress } = authorizationList[0]!
     expect(await bad(noAddress)).toEqual({ code: -32602, message: 'invalid argument 0: authorizationList[0].address: hex string of 20 bytes expected' })
-    expect(await bad({ ...authorizationList[0], yParity: '0x100' })).toMatchObject({ code: -32602, message: expect.stringMatching(/authorizationList\[0\]\.yParity/) })
+    expect(await bad({ ...authorizationList[0], yParity: '0x100' })).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/authorizationList\[0\]\.yParity/),
+    })
   })
 })

@@ -56,7 +56,9 @@ describe('ids', () => {
   it('keeps strings and null as parsed, and the last of a repeated id', async () => {
     expect((await app.rpc(body('"a\\u0062c"', 'eth_chainId', '[]'))).text).toBe('{"jsonrpc":"2.0","id":"abc","result":"0x7a69"}')
     expect((await app.rpc(body('null', 'eth_chainId', '[]'))).text).toBe('{"jsonrpc":"2.0","id":null,"result":"0x7a69"}')
-    expect((await app.rpc('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","id":10000000000000000000001}')).text).toBe('{"jsonrpc":"2.0","id":10000000000000000000001,"result":"0x7a69"}')
+    expect((await app.rpc('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","id":10000000000000000000001}')).text).toBe(
+      '{"jsonrpc":"2.0","id":10000000000000000000001,"result":"0x7a69"}',
+    )
   })
 
   it('carries the first id of an over-long batch as sent', async () => {
@@ -164,7 +166,7 @@ function templates(): [string, unknown[]][] {
 type Gen = (r: () => number) => { json: string; alwaysInvalid: boolean }
 
 const int = (r: () => number, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1))
-const pick = <T,>(r: () => number, xs: T[]): T => xs[Math.floor(r() * xs.length)]!
+const pick = <T>(r: () => number, xs: T[]): T => xs[Math.floor(r() * xs.length)]!
 
 /** values no param of any method accepts, and values some param might (then any non-internal answer is right) */
 const generators: Gen[] = [
@@ -207,7 +209,9 @@ describe('a property test with a fixed seed', () => {
     for (let i = 0; i < cases.length; i += 20) {
       const slice = cases.slice(i, i + 20)
       const items = slice.map((c, k) => {
-        const valid = templates().find(([m]) => m === c.method)![1].map((p) => JSON.stringify(p))
+        const valid = templates()
+          .find(([m]) => m === c.method)![1]
+          .map((p) => JSON.stringify(p))
         valid[c.position] = c.json
         return body(String(i + k), c.method, `[${valid.join(',')}]`)
       })
@@ -221,7 +225,8 @@ describe('a property test with a fixed seed', () => {
         else if (!answer.error) {
           if (c.alwaysInvalid) wrong.push(`${what}: accepted`)
         } else if (typeof answer.error.message !== 'string' || answer.error.code === -32603) wrong.push(`${what}: ${answer.error.code} ${answer.error.message}`)
-        else if (c.alwaysInvalid ? answer.error.code !== -32602 : ![-32602, -32000, 3].includes(answer.error.code)) wrong.push(`${what}: ${answer.error.code} ${answer.error.message}`)
+        else if (c.alwaysInvalid ? answer.error.code !== -32602 : ![-32602, -32000, 3].includes(answer.error.code))
+          wrong.push(`${what}: ${answer.error.code} ${answer.error.message}`)
       }
     }
     expect(wrong).toEqual([])

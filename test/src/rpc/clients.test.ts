@@ -20,7 +20,11 @@ const hasCast = requireCast()
 const DEMO_TRANSFER: Hex = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e42e81c7fda23b'
 const ACCOUNT0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const ACCOUNT1 = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
-const erc20 = parseAbi(['function totalSupply() view returns (uint256)', 'function balanceOf(address) view returns (uint256)', 'function transfer(address,uint256) returns (bool)'])
+const erc20 = parseAbi([
+  'function totalSupply() view returns (uint256)',
+  'function balanceOf(address) view returns (uint256)',
+  'function transfer(address,uint256) returns (bool)',
+])
 
 let devnet: RpcApp
 let viem: PublicClient
@@ -46,7 +50,9 @@ describe('viem on the devnet', () => {
 
   it('calls, estimates and builds access lists', async () => {
     expect(await viem.readContract({ address: DEMO_TOKEN_ADDRESS, abi: erc20, functionName: 'totalSupply' })).toBe(10n ** 24n)
-    expect(await viem.readContract({ address: DEMO_TOKEN_ADDRESS, abi: erc20, functionName: 'balanceOf', args: [ACCOUNT1], blockNumber: 4n })).toBe(1000n * 10n ** 18n)
+    expect(await viem.readContract({ address: DEMO_TOKEN_ADDRESS, abi: erc20, functionName: 'balanceOf', args: [ACCOUNT1], blockNumber: 4n })).toBe(
+      1000n * 10n ** 18n,
+    )
     const data = encodeFunctionData({ abi: erc20, functionName: 'transfer', args: [ACCOUNT1, 1n] })
     const gas = await viem.estimateGas({ account: ACCOUNT0, to: DEMO_TOKEN_ADDRESS, data })
     expect(gas).toBeGreaterThan(21_000n)
@@ -59,7 +65,11 @@ describe('viem on the devnet', () => {
     expect(BigInt(bal!)).toBe(10n ** 24n - 1500n * 10n ** 18n)
     // a state override (viem's stateOverride → eth_call's 3rd param): the token's code at another address
     const code = await viem.getCode({ address: DEMO_TOKEN_ADDRESS })
-    const { data: none } = await viem.call({ to: ACCOUNT1, data: encodeFunctionData({ abi: erc20, functionName: 'totalSupply' }), stateOverride: [{ address: ACCOUNT1, code }] })
+    const { data: none } = await viem.call({
+      to: ACCOUNT1,
+      data: encodeFunctionData({ abi: erc20, functionName: 'totalSupply' }),
+      stateOverride: [{ address: ACCOUNT1, code }],
+    })
     expect(BigInt(none!)).toBe(0n)
   })
 
@@ -97,9 +107,17 @@ describe('ethers v6 JsonRpcProvider on the devnet', () => {
     // five reads (and ethers' own eth_chainId) in fewer HTTP requests: ethers sent JSON-RPC batches
     expect(httpRequests(devnet) - before).toBeLessThan(5)
 
-    const token = new Contract(DEMO_TOKEN_ADDRESS, ['function totalSupply() view returns (uint256)', 'function transfer(address,uint256) returns (bool)'], provider)
+    const token = new Contract(
+      DEMO_TOKEN_ADDRESS,
+      ['function totalSupply() view returns (uint256)', 'function transfer(address,uint256) returns (bool)'],
+      provider,
+    )
     expect(await token.totalSupply!()).toBe(10n ** 24n)
-    const gas = await provider.estimateGas({ from: ACCOUNT0, to: DEMO_TOKEN_ADDRESS, data: new Interface(['function transfer(address,uint256)']).encodeFunctionData('transfer', [ACCOUNT1, 1n]) })
+    const gas = await provider.estimateGas({
+      from: ACCOUNT0,
+      to: DEMO_TOKEN_ADDRESS,
+      data: new Interface(['function transfer(address,uint256)']).encodeFunctionData('transfer', [ACCOUNT1, 1n]),
+    })
     expect(gas).toBeGreaterThan(21_000n)
     const block = await provider.getBlock(4, true)
     expect(block!.prefetchedTransactions.map((t) => t.hash)).toContain(DEMO_TRANSFER)
@@ -121,7 +139,15 @@ describe.runIf(hasCast)('cast on the devnet', () => {
     expect(await cast(['call', DEMO_TOKEN_ADDRESS, 'totalSupply()(uint256)', '--rpc-url', devnet.rpcUrl])).toBe('1000000000000000000000000 [1e24]')
     const args = [DEMO_TOKEN_ADDRESS, 'transfer(address,uint256)', ACCOUNT1, '1', '--from', ACCOUNT0, '--rpc-url', devnet.rpcUrl]
     const estimate = BigInt(await cast(['estimate', ...args]))
-    expect(estimate).toBe(BigInt(await viem.estimateGas({ account: ACCOUNT0, to: DEMO_TOKEN_ADDRESS, data: encodeFunctionData({ abi: erc20, functionName: 'transfer', args: [ACCOUNT1, 1n] }) })))
+    expect(estimate).toBe(
+      BigInt(
+        await viem.estimateGas({
+          account: ACCOUNT0,
+          to: DEMO_TOKEN_ADDRESS,
+          data: encodeFunctionData({ abi: erc20, functionName: 'transfer', args: [ACCOUNT1, 1n] }),
+        }),
+      ),
+    )
     const list = await cast(['access-list', ...args, '--json'])
     expect(JSON.parse(list)).toMatchObject({ accessList: [{ address: DEMO_TOKEN_ADDRESS }] })
   })
@@ -187,7 +213,9 @@ describe.runIf(hasAnvil)('real clients on a fork of a real Anvil', () => {
     expect(await cast(['call', chain.probe, 'get()(uint256)', '--rpc-url', fork.rpcUrl])).toBe('11')
     const args = [chain.probe, 'set(uint256)', '5', '--from', SENDER, '--rpc-url', fork.rpcUrl]
     expect(BigInt(await cast(['estimate', ...args]))).toBeGreaterThanOrEqual(BigInt(await cast(['estimate', ...args.slice(0, -1), chain.anvil.url])))
-    expect(JSON.parse(await cast(['access-list', ...args, '--json'])).accessList).toEqual(JSON.parse(await cast(['access-list', ...args.slice(0, -1), chain.anvil.url, '--json'])).accessList)
+    expect(JSON.parse(await cast(['access-list', ...args, '--json'])).accessList).toEqual(
+      JSON.parse(await cast(['access-list', ...args.slice(0, -1), chain.anvil.url, '--json'])).accessList,
+    )
     const run = await cast(['run', chain.minedTx, '--rpc-url', fork.rpcUrl], { timeoutMs: 120_000 })
     expect(run).toContain('Transaction successfully executed.')
     expect(run).toContain('Gas used: 28206')
@@ -225,7 +253,10 @@ describe.runIf('eth_simulateV1' in rpcMethods)('viem simulateCalls (eth_simulate
 
 describe.runIf('debug_traceTransaction' in rpcMethods)('debug methods through viem request and cast rpc', () => {
   it('traces the demo transfer with the callTracer', async () => {
-    const trace = (await viem.request({ method: 'debug_traceTransaction', params: [DEMO_TRANSFER, { tracer: 'callTracer' }] } as never)) as { type: string; to: string }
+    const trace = (await viem.request({ method: 'debug_traceTransaction', params: [DEMO_TRANSFER, { tracer: 'callTracer' }] } as never)) as {
+      type: string
+      to: string
+    }
     expect(trace).toMatchObject({ type: 'CALL', to: DEMO_TOKEN_ADDRESS })
     if (hasCast) {
       const out = JSON.parse(await cast(['rpc', 'debug_traceTransaction', DEMO_TRANSFER, '{"tracer":"callTracer"}', '--rpc-url', devnet.rpcUrl]))
@@ -236,14 +267,23 @@ describe.runIf('debug_traceTransaction' in rpcMethods)('debug methods through vi
 
 describe.runIf('trace_replayBlockTransactions' in rpcMethods)('trace_replayBlockTransactions through viem request', () => {
   type Delta = '=' | { '+': Hex } | { '*': { from: Hex; to: Hex } }
-  type Entry = { output: Hex; stateDiff: Record<string, { balance: Delta; nonce: Delta; code: Delta; storage: Record<Hex, Delta> }>; trace: unknown[]; vmTrace: null; transactionHash: Hex }
+  type Entry = {
+    output: Hex
+    stateDiff: Record<string, { balance: Delta; nonce: Delta; code: Delta; storage: Record<Hex, Delta> }>
+    trace: unknown[]
+    vmTrace: null
+    transactionHash: Hex
+  }
   const from = (d: Delta | undefined) => (d && d !== '=' && '*' in d ? d['*'].from : undefined)
   const to = (d: Delta | undefined) => (d && d !== '=' && '*' in d ? d['*'].to : undefined)
 
   it("replays the devnet's block 4 (two DEMO transfers): each diff picks up where the previous one ended, the ends are the chain's own state reads", async () => {
     const entries = (await viem.request({ method: 'trace_replayBlockTransactions', params: ['0x4', ['stateDiff']] } as never)) as Entry[]
     expect(entries.map((e) => e.transactionHash)).toEqual([DEMO_TRANSFER, '0xdfc2c5c9fea5f9d7bc4ed8a0e7300b5da54dd6a339a5fca1bb6b195fc3efbc01'])
-    expect(entries.map((e) => [e.trace, e.vmTrace])).toEqual([[[], null], [[], null]])
+    expect(entries.map((e) => [e.trace, e.vmTrace])).toEqual([
+      [[], null],
+      [[], null],
+    ])
     const [first, second] = entries as [Entry, Entry]
     // account 0 sent both: its balance and nonce run block 3 → tx 0 → tx 1 → block 4
     const sender = [first.stateDiff[ACCOUNT0]!, second.stateDiff[ACCOUNT0]!]

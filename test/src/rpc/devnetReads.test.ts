@@ -62,7 +62,13 @@ function comparable(v: unknown): unknown {
   const out: Record<string, unknown> = {}
   for (const [k, x] of Object.entries(v)) {
     if (k === 'baseFeePerGas' && (v as { number?: unknown }).number === '0x0') continue
-    if (['stateRoot', 'receiptsRoot', 'mixHash', 'size', 'hash', 'totalDifficulty', 'requestsHash', 'withdrawalsRoot', 'parentBeaconBlockRoot', 'nonce'].includes(k) && 'parentHash' in v) continue
+    if (
+      ['stateRoot', 'receiptsRoot', 'mixHash', 'size', 'hash', 'totalDifficulty', 'requestsHash', 'withdrawalsRoot', 'parentBeaconBlockRoot', 'nonce'].includes(
+        k,
+      ) &&
+      'parentHash' in v
+    )
+      continue
     out[k] = comparable(x)
   }
   return out
@@ -85,8 +91,12 @@ describe.runIf(hasAnvil)('devnet reads vs the same history on Anvil', () => {
       const receipts = await app.call<{ transactionHash: Hex }[]>('eth_getBlockReceipts', [q])
       expect(comparable(receipts)).toEqual(comparable((await anvil.rpc<Record<string, unknown>[]>('eth_getBlockReceipts', [q])).map(anvilReceiptAsGeth)))
       for (const r of receipts) {
-        expect(comparable(await app.call('eth_getTransactionByHash', [r.transactionHash]))).toEqual(comparable(await anvil.rpc('eth_getTransactionByHash', [r.transactionHash])))
-        expect(comparable(await app.call('eth_getTransactionReceipt', [r.transactionHash]))).toEqual(comparable(anvilReceiptAsGeth(await anvil.rpc('eth_getTransactionReceipt', [r.transactionHash]))))
+        expect(comparable(await app.call('eth_getTransactionByHash', [r.transactionHash]))).toEqual(
+          comparable(await anvil.rpc('eth_getTransactionByHash', [r.transactionHash])),
+        )
+        expect(comparable(await app.call('eth_getTransactionReceipt', [r.transactionHash]))).toEqual(
+          comparable(anvilReceiptAsGeth(await anvil.rpc('eth_getTransactionReceipt', [r.transactionHash]))),
+        )
         expect(await app.call('eth_getRawTransactionByHash', [r.transactionHash])).toBe(await anvil.rpc('eth_getRawTransactionByHash', [r.transactionHash]))
       }
       expect(await app.call('eth_getBlockTransactionCountByNumber', [q])).toBe(await anvil.rpc('eth_getBlockTransactionCountByNumber', [q]))
@@ -136,7 +146,10 @@ describe('devnet reads without a counterpart', () => {
     expect(await app.call('eth_getBlockByNumber', ['0x99', false])).toBeNull()
     expect(await app.call('eth_getTransactionByHash', [`0x${'ab'.repeat(32)}`])).toBeNull()
     expect(await app.call('eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`])).toBeNull()
-    await expect(app.call('eth_getTransactionByHash', ['0x12'])).rejects.toMatchObject({ code: -32602, message: 'invalid argument 0: hex string of 32 bytes expected' })
+    await expect(app.call('eth_getTransactionByHash', ['0x12'])).rejects.toMatchObject({
+      code: -32602,
+      message: 'invalid argument 0: hex string of 32 bytes expected',
+    })
     await expect(app.call('eth_getBlockByNumber', ['0x01', false])).rejects.toMatchObject({ code: -32602 })
   })
 

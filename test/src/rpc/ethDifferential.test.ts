@@ -27,7 +27,11 @@ afterAll(async () => {
 type Answer = { result?: unknown; error?: { code: number; message: string; data?: unknown } }
 
 async function anvilAnswer(method: string, params: unknown[]): Promise<Answer> {
-  const res = await fetch(chain.anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const res = await fetch(chain.anvil.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
   const { result, error } = (await res.json()) as Answer
   return error ? { error } : { result }
 }
@@ -97,13 +101,21 @@ describe.runIf(hasAnvil)('eth_call vs Anvil', () => {
     expect(alloy).toEqual(geth)
     expect(BigInt(`0x${(alloy.result as string).slice(-64)}`)).toBe(7n)
     // eth_estimateGas reads the same overrides (its figure is checked against geth's search elsewhere)
-    expect(await ourAnswer('eth_estimateGas', [call, 'latest', null, { baseFee: '0x7' }])).toEqual(await ourAnswer('eth_estimateGas', [call, 'latest', null, { baseFeePerGas: '0x7' }]))
+    expect(await ourAnswer('eth_estimateGas', [call, 'latest', null, { baseFee: '0x7' }])).toEqual(
+      await ourAnswer('eth_estimateGas', [call, 'latest', null, { baseFeePerGas: '0x7' }]),
+    )
   })
 
   it('refuses a field given under both names, -32602 as reth and Anvil do', async () => {
     const call = { to: to(), data: chain.data('blockInfo') }
-    for (const overrides of [{ baseFee: '0x7', baseFeePerGas: '0x8' }, { coinbase: OTHER, feeRecipient: OTHER }]) {
-      const [ours, anvil] = await Promise.all([ourAnswer('eth_call', [call, 'latest', null, overrides]), anvilAnswer('eth_call', [call, 'latest', null, overrides])])
+    for (const overrides of [
+      { baseFee: '0x7', baseFeePerGas: '0x8' },
+      { coinbase: OTHER, feeRecipient: OTHER },
+    ]) {
+      const [ours, anvil] = await Promise.all([
+        ourAnswer('eth_call', [call, 'latest', null, overrides]),
+        anvilAnswer('eth_call', [call, 'latest', null, overrides]),
+      ])
       // Anvil's words are serde's: duplicate field `baseFee`
       expect(anvil.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^duplicate field/) })
       expect(ours.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^invalid argument 3: \w+: \w+ is given twice$/) })
@@ -148,7 +160,7 @@ describe.runIf(hasAnvil)('eth_estimateGas vs Anvil', () => {
     return mine
   }
 
-  it('estimates writes, refunds, loops and stipends within geth\'s ratio of the exact minimum', async () => {
+  it("estimates writes, refunds, loops and stipends within geth's ratio of the exact minimum", async () => {
     const to = chain.probe
     await estimate({ from: SENDER, to, data: chain.data('set', [5n]) })
     await estimate({ from: SENDER, to, data: chain.data('fill', [5n]) })
@@ -167,7 +179,7 @@ describe.runIf(hasAnvil)('eth_estimateGas vs Anvil', () => {
     await same('eth_estimateGas', [{ from: SENDER, to: chain.probe, value: '0x1' }])
   })
 
-  it('answers geth\'s allowance error when no gas within the cap is enough', async () => {
+  it("answers geth's allowance error when no gas within the cap is enough", async () => {
     const ours = await ourAnswer('eth_estimateGas', [{ from: SENDER, to: chain.probe, data: chain.data('burn', [100_000n]), gas: '0x30000' }])
     expect(ours.error).toEqual({ code: -32000, message: 'gas required exceeds allowance (196608)' })
   })
@@ -188,16 +200,20 @@ describe.runIf(hasAnvil)('eth_createAccessList vs Anvil', () => {
     await same('eth_createAccessList', [{ from: SENDER, to, data: chain.data('forward', [OTHER]), value: '0x10' }])
   })
 
-  it('takes geth\'s state overrides (3rd param; Anvil refuses the param)', async () => {
+  it("takes geth's state overrides (3rd param; Anvil refuses the param)", async () => {
     const to = chain.probe
     const plain = await ourAnswer('eth_createAccessList', [{ from: SENDER, to, data: chain.data('set', [5n]) }])
-    const overridden = await ourAnswer('eth_createAccessList', [{ from: SENDER, to, data: chain.data('set', [5n]) }, 'latest', { [to]: { stateDiff: { [slot0]: word(5) } } }])
+    const overridden = await ourAnswer('eth_createAccessList', [
+      { from: SENDER, to, data: chain.data('set', [5n]) },
+      'latest',
+      { [to]: { stateDiff: { [slot0]: word(5) } } },
+    ])
     expect((overridden.result as { accessList: unknown }).accessList).toEqual((plain.result as { accessList: unknown }).accessList)
     // writing the value the slot already holds costs less than changing it
     expect(BigInt((overridden.result as { gasUsed: Hex }).gasUsed)).toBeLessThan(BigInt((plain.result as { gasUsed: Hex }).gasUsed))
   })
 
-  it('answers a failing call with its list and geth\'s error field (Anvil answers an error instead)', async () => {
+  it("answers a failing call with its list and geth's error field (Anvil answers an error instead)", async () => {
     const ours = await ourAnswer('eth_createAccessList', [{ from: SENDER, to: chain.probe, data: chain.data('failWith', ['x']) }])
     expect(ours.result).toMatchObject({ accessList: [], error: 'execution reverted' })
   })
@@ -234,7 +250,7 @@ describe.runIf(hasAnvil)('forwarded reads vs Anvil', () => {
     await same('eth_getStorageAt', [chain.probe, '0x0', block.hash])
   })
 
-  it('passes the node\'s own error through for a read it refuses', async () => {
+  it("passes the node's own error through for a read it refuses", async () => {
     await same('eth_getBlockByNumber', ['0xzz', false])
   })
 })

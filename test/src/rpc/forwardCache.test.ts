@@ -75,7 +75,16 @@ describe.runIf(hasAnvil)('what reaches the upstream', () => {
 
   it('never forwards an unknown, sending or admin method', async () => {
     proxy.reset()
-    for (const m of ['eth_sendRawTransaction', 'eth_sendTransaction', 'anvil_setBalance', 'evm_mine', 'eth_newFilter', 'eth_subscribe', 'debug_setHead', 'made_up']) {
+    for (const m of [
+      'eth_sendRawTransaction',
+      'eth_sendTransaction',
+      'anvil_setBalance',
+      'evm_mine',
+      'eth_newFilter',
+      'eth_subscribe',
+      'debug_setHead',
+      'made_up',
+    ]) {
       const { json } = await app.rpc({ jsonrpc: '2.0', id: 1, method: m, params: [] })
       expect(json.error.code).toBe(-32601)
     }

@@ -61,7 +61,17 @@ describe('single requests', () => {
   })
 
   it('refuses sending, signing and admin methods saying why', async () => {
-    for (const m of ['eth_sendRawTransaction', 'eth_sendTransaction', 'eth_sign', 'personal_unlockAccount', 'admin_addPeer', 'miner_start', 'anvil_setBalance', 'hardhat_mine', 'evm_mine']) {
+    for (const m of [
+      'eth_sendRawTransaction',
+      'eth_sendTransaction',
+      'eth_sign',
+      'personal_unlockAccount',
+      'admin_addPeer',
+      'miner_start',
+      'anvil_setBalance',
+      'hardhat_mine',
+      'evm_mine',
+    ]) {
       const { json } = await app.rpc(req(1, m, []))
       expect(json.error.code).toBe(-32601)
       expect(json.error.message).toContain(m)
@@ -121,7 +131,10 @@ describe('batches', () => {
   })
 
   it('answers a batch of notifications only with an empty body', async () => {
-    const { status, text } = await app.rpc([{ jsonrpc: '2.0', method: 'eth_chainId' }, { jsonrpc: '2.0', method: 'eth_blockNumber' }])
+    const { status, text } = await app.rpc([
+      { jsonrpc: '2.0', method: 'eth_chainId' },
+      { jsonrpc: '2.0', method: 'eth_blockNumber' },
+    ])
     expect(status).toBe(200)
     expect(text).toBe('')
   })
@@ -163,7 +176,11 @@ describe('auth, logs and CORS', () => {
   })
 
   it('answers a body that is not JSON by content type with -32600 and HTTP 415', async () => {
-    const res = await app.fetch('/v1/rpc', { method: 'POST', body: 'x', headers: { 'content-type': 'text/xml', authorization: `Bearer ${app.config.api.auth_token}` } })
+    const res = await app.fetch('/v1/rpc', {
+      method: 'POST',
+      body: 'x',
+      headers: { 'content-type': 'text/xml', authorization: `Bearer ${app.config.api.auth_token}` },
+    })
     expect(res.status).toBe(415)
     expect((await res.json()).error.code).toBe(-32600)
   })

@@ -49,9 +49,14 @@ describe.runIf(ready)('a hanging upstream at a concurrency past the engine cap',
   /** the own run time of a warm call, four at once, on a healthy upstream */
   let warmMs = 0
 
-  const rpc = async (body: unknown): Promise<{ json: any; ms: number }> => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const rpc = async (body: unknown): Promise<{ json: any; ms: number }> => {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const t0 = performance.now()
-    const res = await fetch(`${server.url}/v1/rpc`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) })
+    const res = await fetch(`${server.url}/v1/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    })
     const json = await res.json()
     expect(res.status).toBe(200)
     return { json, ms: performance.now() - t0 }
@@ -63,7 +68,16 @@ describe.runIf(ready)('a hanging upstream at a concurrency past the engine cap',
     anvil = await startAnvil()
     await anvil.rpc('evm_mine')
     upstream = await startHangingUpstream(anvil.port)
-    const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: upstream.url, RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS), WORKERS: '2', MAX_RPC_BATCH: '100', RATE_LIMIT_REQUESTS: '100000' } })
+    const config = loadConfig({
+      env: {
+        APP_ENV: 'test',
+        RPC_URL: upstream.url,
+        RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
+        WORKERS: '2',
+        MAX_RPC_BATCH: '100',
+        RATE_LIMIT_REQUESTS: '100000',
+      },
+    })
     token = config.api.auth_token
     const cache = createMemoryCacheStore()
     engine = await startWorkerPool({

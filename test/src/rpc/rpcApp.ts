@@ -18,7 +18,9 @@ export interface RpcApp extends TestApp {
   call<T = unknown>(method: string, params?: unknown[]): Promise<T>
 }
 
-export async function startRpcApp(opts: { rpcUrl?: string; env?: Record<string, string>; cache?: CacheStore; engine?: Partial<EngineOptions> } = {}): Promise<RpcApp> {
+export async function startRpcApp(
+  opts: { rpcUrl?: string; env?: Record<string, string>; cache?: CacheStore; engine?: Partial<EngineOptions> } = {},
+): Promise<RpcApp> {
   const cache = opts.cache ?? createMemoryCacheStore()
   const engine = await createEngine({
     rpcUrl: opts.rpcUrl,

@@ -49,7 +49,9 @@ describe('the JSON-RPC page’s examples', () => {
   })
 
   it.runIf(hasCast).each(castLines.map((c) => [c.command, c.expected] as const))('%s', async (command, expected) => {
-    const args = words(command).slice(1).map((w) => (w === '$R' ? app.rpcUrl : w))
+    const args = words(command)
+      .slice(1)
+      .map((w) => (w === '$R' ? app.rpcUrl : w))
     const { out } = await run(castBinary()!, args)
     expect(out).toContain(expected)
   })

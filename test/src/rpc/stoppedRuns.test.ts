@@ -40,7 +40,10 @@ const root = new URL('../../../', import.meta.url)
 const loopCall = { from: A, to: LOOP_AT, gas: `0x${GAS_CAP.toString(16)}` }
 const loopEthCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'eth_call', params: [loopCall, 'latest', { [LOOP_AT]: { code: LOOP_CODE } }] })
 const loopTraceCall = (id: number) => ({
-  jsonrpc: '2.0', id, method: 'debug_traceCall', params: [loopCall, 'latest', { tracer: 'callTracer', stateOverrides: { [LOOP_AT]: { code: LOOP_CODE } } }],
+  jsonrpc: '2.0',
+  id,
+  method: 'debug_traceCall',
+  params: [loopCall, 'latest', { tracer: 'callTracer', stateOverrides: { [LOOP_AT]: { code: LOOP_CODE } } }],
 })
 const plainCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'eth_call', params: [{ from: A, to: B, value: '0x1' }, 'latest'] })
 
@@ -53,7 +56,12 @@ interface Answer {
 function rpcAt(url: string, token: string) {
   return async (body: unknown, signal?: AbortSignal): Promise<Answer> => {
     const t0 = performance.now()
-    const res = await fetch(`${url}/v1/rpc`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body), signal })
+    const res = await fetch(`${url}/v1/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+      signal,
+    })
     const json = await res.json()
     return { status: res.status, json, ms: performance.now() - t0 }
   }
@@ -114,7 +122,14 @@ describe.runIf(ready)('a run whose request is given up is stopped in place', () 
   /** the service over `engine` (built by `start` from the config), with its request log lines */
   async function service(workers: number, timeoutMs: number) {
     const config = loadConfig({
-      env: { APP_ENV: 'test', RPC_URL: anvil.url, WORKERS: String(workers), REQUEST_TIMEOUT_MS: String(timeoutMs), GAS_CAP: String(GAS_CAP), RATE_LIMIT_REQUESTS: '100000' },
+      env: {
+        APP_ENV: 'test',
+        RPC_URL: anvil.url,
+        WORKERS: String(workers),
+        REQUEST_TIMEOUT_MS: String(timeoutMs),
+        GAS_CAP: String(GAS_CAP),
+        RATE_LIMIT_REQUESTS: '100000',
+      },
     })
     const cache = createMemoryCacheStore()
     const engineOptions = {
@@ -201,7 +216,18 @@ describe.runIf(ready)('a run whose request is given up is stopped in place', () 
 
     it('timed-out runs in both HTTP processes stop at their timeout; plain calls right after answer in their normal time', async () => {
       const port = await freePort()
-      const env = { APP_ENV: 'test', PORT: String(port), PROCESSES: '2', WORKERS: '1', RPC_URL: anvil.url, CACHE_URL: 'memory://', REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), GAS_CAP: String(GAS_CAP), RATE_LIMIT_REQUESTS: '100000', LOG_LEVEL: 'info' }
+      const env = {
+        APP_ENV: 'test',
+        PORT: String(port),
+        PROCESSES: '2',
+        WORKERS: '1',
+        RPC_URL: anvil.url,
+        CACHE_URL: 'memory://',
+        REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
+        GAS_CAP: String(GAS_CAP),
+        RATE_LIMIT_REQUESTS: '100000',
+        LOG_LEVEL: 'info',
+      }
       child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
       let listening = false
       const answeredBy = new Set<number>()

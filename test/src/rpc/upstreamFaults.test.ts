@@ -40,7 +40,12 @@ function requests(txHash: Hex): Request[] {
     { name: 'eth_getBalance', kind: 'engine', method: 'eth_getBalance', params: () => [freshAddress(), 'latest'] },
     { name: 'eth_call', kind: 'engine', method: 'eth_call', params: () => [{ from: A, to: freshAddress(), value: '0x1' }, 'latest'] },
     { name: 'eth_estimateGas', kind: 'engine', method: 'eth_estimateGas', params: () => [{ from: A, to: freshAddress(), value: '0x1' }, 'latest'] },
-    { name: 'debug_traceCall', kind: 'engine', method: 'debug_traceCall', params: () => [{ from: A, to: freshAddress(), value: '0x1' }, 'latest', { tracer: 'callTracer' }] },
+    {
+      name: 'debug_traceCall',
+      kind: 'engine',
+      method: 'debug_traceCall',
+      params: () => [{ from: A, to: freshAddress(), value: '0x1' }, 'latest', { tracer: 'callTracer' }],
+    },
     { name: 'trace_call', kind: 'engine', method: 'trace_call', params: () => [{ from: A, to: freshAddress(), value: '0x1' }, ['trace'], 'latest'] },
   ]
 }
@@ -60,7 +65,11 @@ describe.runIf(ready)('a failing upstream under the JSON-RPC endpoint', () => {
     anvil = await startAnvil()
     txHash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: A, to: B, value: '0x1' }])
     upstream = await startFaultyUpstream(anvil.url)
-    app = await startRpcApp({ rpcUrl: upstream.url, env: { RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS), MAX_RPC_BATCH: '100' }, engine: { rpcTimeoutMs: RPC_TIMEOUT_MS } })
+    app = await startRpcApp({
+      rpcUrl: upstream.url,
+      env: { RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS), MAX_RPC_BATCH: '100' },
+      engine: { rpcTimeoutMs: RPC_TIMEOUT_MS },
+    })
     for (const r of requests(txHash)) {
       const t0 = performance.now()
       const { json } = await app.rpc({ jsonrpc: '2.0', id: 1, method: r.method, params: r.params() })
@@ -90,75 +99,92 @@ describe.runIf(ready)('a failing upstream under the JSON-RPC endpoint', () => {
     if (fault === 'nullResults') expect(answer.result === null && r.mayBeNull, what).toBe(true)
   }
 
-  it.each(FAULTS)('%s: each request on its own', async (fault) => {
-    await upstream.fault(fault)
-    try {
-      for (const r of requests(txHash)) {
-        const t0 = performance.now()
-        const { status, json } = await app.rpc({ jsonrpc: '2.0', id: 7, method: r.method, params: r.params() })
-        const ms = performance.now() - t0
-        expect(status, r.name).toBe(200)
-        expect(json.id).toBe(7)
-        check(fault, r, json, ms)
+  it.each(FAULTS)(
+    '%s: each request on its own',
+    async (fault) => {
+      await upstream.fault(fault)
+      try {
+        for (const r of requests(txHash)) {
+          const t0 = performance.now()
+          const { status, json } = await app.rpc({ jsonrpc: '2.0', id: 7, method: r.method, params: r.params() })
+          const ms = performance.now() - t0
+          expect(status, r.name).toBe(200)
+          expect(json.id).toBe(7)
+          check(fault, r, json, ms)
+        }
+      } finally {
+        await upstream.fault('pass')
       }
-    } finally {
-      await upstream.fault('pass')
-    }
-  }, 120_000)
+    },
+    120_000,
+  )
 
-  it.each(FAULTS)('%s: all in one batch', async (fault) => {
-    await upstream.fault(fault)
-    try {
-      const list = requests(txHash)
-      const t0 = performance.now()
-      const { status, json } = await app.rpc(list.map((r, i) => ({ jsonrpc: '2.0', id: i, method: r.method, params: r.params() })))
-      const ms = performance.now() - t0
-      expect(status).toBe(200)
-      expect(json).toHaveLength(list.length)
-      // the batch's items run at once: the batch takes the budget plus its longest run
-      const own = Math.max(...ownRunMs.values())
-      expect(ms, `the batch took ${Math.round(ms)} ms`).toBeLessThan(BUDGET_MS + own + RPC_TIMEOUT_MS / 2)
-      for (const [i, r] of list.entries()) {
-        expect(json[i].id).toBe(i)
-        check(fault, r, json[i], 0)
+  it.each(FAULTS)(
+    '%s: all in one batch',
+    async (fault) => {
+      await upstream.fault(fault)
+      try {
+        const list = requests(txHash)
+        const t0 = performance.now()
+        const { status, json } = await app.rpc(list.map((r, i) => ({ jsonrpc: '2.0', id: i, method: r.method, params: r.params() })))
+        const ms = performance.now() - t0
+        expect(status).toBe(200)
+        expect(json).toHaveLength(list.length)
+        // the batch's items run at once: the batch takes the budget plus its longest run
+        const own = Math.max(...ownRunMs.values())
+        expect(ms, `the batch took ${Math.round(ms)} ms`).toBeLessThan(BUDGET_MS + own + RPC_TIMEOUT_MS / 2)
+        for (const [i, r] of list.entries()) {
+          expect(json[i].id).toBe(i)
+          check(fault, r, json[i], 0)
+        }
+      } finally {
+        await upstream.fault('pass')
       }
-    } finally {
-      await upstream.fault('pass')
-    }
-  }, 120_000)
+    },
+    120_000,
+  )
 
   /** REST requests that read the chain, each asking for something not cached yet */
-  const rest = () => [
-    ['/v1/simulate', { params: { calls: [{ from: A, to: freshAddress(), value: '0x1' }] } }],
-    ['/v1/trace/call', { call: { from: A, to: freshAddress(), value: '0x1' }, tracerConfig: { callTracer: {} } }],
-    ['/v1/trace/tx', { transactionHash: txHash, tracerConfig: { callTracer: {} } }],
-  ] as const
+  const rest = () =>
+    [
+      ['/v1/simulate', { params: { calls: [{ from: A, to: freshAddress(), value: '0x1' }] } }],
+      ['/v1/trace/call', { call: { from: A, to: freshAddress(), value: '0x1' }, tracerConfig: { callTracer: {} } }],
+      ['/v1/trace/tx', { transactionHash: txHash, tracerConfig: { callTracer: {} } }],
+    ] as const
   const postRest = async (on: RpcApp, path: string, body: unknown) => {
-    const res = await on.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${on.config.api.auth_token}` }, body: JSON.stringify(body) })
+    const res = await on.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${on.config.api.auth_token}` },
+      body: JSON.stringify(body),
+    })
     return { status: res.status, json: await res.json() }
   }
   /** what a fault must not change once it is gone: the outcome, not the stored simulation's id */
   const essence = (json: any) => json.data?.calls?.map((c: any) => [c.status, c.returnData, c.gasUsed]) ?? json.data?.callTracer ?? json.error?.code // eslint-disable-line @typescript-eslint/no-explicit-any
 
-  it.each(FAULTS)('the REST API under %s: never a 500, an upstream failure is 502 naming the upstream', async (fault) => {
-    await upstream.fault(fault)
-    try {
-      for (const [path, body] of rest()) {
-        const { status, json } = await postRest(app, path, body)
-        expect(status, `${path} under ${fault}: ${JSON.stringify(json).slice(0, 300)}`).not.toBe(500)
-        if (status === 200) expect(MAY_ANSWER, `${path} answered under ${fault}`).toContain(fault)
-        // a node that answers null for its latest block or the transaction says it has none
-        else if (fault === 'nullResults' && status === 404) expect(['BLOCK_NOT_FOUND', 'TRANSACTION_NOT_FOUND']).toContain(json.error.code)
-        else {
-          expect(status, `${path} under ${fault}: ${JSON.stringify(json).slice(0, 300)}`).toBe(502)
-          expect(json.error.code).toBe('STATE_ACCESS_ERROR')
-          expect(JSON.stringify(json)).not.toContain('sk_test_faulty')
+  it.each(FAULTS)(
+    'the REST API under %s: never a 500, an upstream failure is 502 naming the upstream',
+    async (fault) => {
+      await upstream.fault(fault)
+      try {
+        for (const [path, body] of rest()) {
+          const { status, json } = await postRest(app, path, body)
+          expect(status, `${path} under ${fault}: ${JSON.stringify(json).slice(0, 300)}`).not.toBe(500)
+          if (status === 200) expect(MAY_ANSWER, `${path} answered under ${fault}`).toContain(fault)
+          // a node that answers null for its latest block or the transaction says it has none
+          else if (fault === 'nullResults' && status === 404) expect(['BLOCK_NOT_FOUND', 'TRANSACTION_NOT_FOUND']).toContain(json.error.code)
+          else {
+            expect(status, `${path} under ${fault}: ${JSON.stringify(json).slice(0, 300)}`).toBe(502)
+            expect(json.error.code).toBe('STATE_ACCESS_ERROR')
+            expect(JSON.stringify(json)).not.toContain('sk_test_faulty')
+          }
         }
+      } finally {
+        await upstream.fault('pass')
       }
-    } finally {
-      await upstream.fault('pass')
-    }
-  }, 120_000)
+    },
+    120_000,
+  )
 
   it('answers as a clean service once the upstream is well again: nothing malformed was kept', async () => {
     const clean = await startRpcApp({ rpcUrl: anvil.url, engine: { rpcTimeoutMs: RPC_TIMEOUT_MS } })

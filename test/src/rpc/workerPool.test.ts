@@ -16,7 +16,15 @@ const ACCOUNT0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 
 beforeAll(async () => {
   const cache = createMemoryCacheStore()
-  pool = await startWorkerPool({ cache, gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 600, workers: 2, cacheUrl: 'memory://' })
+  pool = await startWorkerPool({
+    cache,
+    gasCap: 50_000_000n,
+    rpcTimeoutMs: 10_000,
+    maxStructLogSteps: 100_000,
+    simulationTtlSeconds: 600,
+    workers: 2,
+    cacheUrl: 'memory://',
+  })
   app = await startTestApp({ engine: pool, cache, env: { RPC_URL: '', REQUEST_TIMEOUT_MS: '500' } })
 }, 120_000)
 afterAll(async () => {
@@ -50,7 +58,10 @@ describe('JSON-RPC over the worker pool', () => {
   it('answers a request past request_timeout_ms with HTTP 504 and a JSON-RPC error', async () => {
     // JUMPDEST PUSH1 0 JUMP: a loop that burns all the gas it is given (seconds for 50M gas, the cap)
     const loop = { '0x00000000000000000000000000000000000000aa': { code: '0x5b600056' } }
-    const res = await app.fetch('/v1/rpc', post({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: '0x00000000000000000000000000000000000000aa', gas: '0x2faf080' }, 'latest', loop] }))
+    const res = await app.fetch(
+      '/v1/rpc',
+      post({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: '0x00000000000000000000000000000000000000aa', gas: '0x2faf080' }, 'latest', loop] }),
+    )
     expect(res.status).toBe(504)
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'the request ran longer than 500 ms' } })
   }, 30_000)

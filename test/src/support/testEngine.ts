@@ -53,14 +53,17 @@ export function createTestEngine(): TestEngine {
     previewSignature: record('previewSignature', async () => {
       throw new Error('previewSignature: no answer given')
     }) as Engine['previewSignature'],
-    simulateSteps: record('simulateSteps', async (): Promise<StepTraceResult> => ({
-      success: true,
-      gasUsed: '0x5208',
-      gasLimit: '0x2faf080',
-      logs: [],
-      returnValue: '0x',
-      trace: { steps: [], storageChanges: {}, memoryChanges: [] },
-    })) as Engine['simulateSteps'],
+    simulateSteps: record(
+      'simulateSteps',
+      async (): Promise<StepTraceResult> => ({
+        success: true,
+        gasUsed: '0x5208',
+        gasLimit: '0x2faf080',
+        logs: [],
+        returnValue: '0x',
+        trace: { steps: [], storageChanges: {}, memoryChanges: [] },
+      }),
+    ) as Engine['simulateSteps'],
     getSimulation: record('getSimulation', async (id: string) => stored.get(id)) as Engine['getSimulation'],
     accessList: record('accessList', async () => ({ accessList: [], gasUsed: '0x5208' })) as Engine['accessList'],
     traceTransaction: record('traceTransaction', async (): Promise<TraceResult> => ({ callTracer: { type: 'CALL' } })) as Engine['traceTransaction'],

@@ -49,9 +49,14 @@ export interface DepositInput {
 /** 0x7e ‖ rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data]) */
 export function encodeDeposit(d: DepositInput): Uint8Array {
   const payload = RLP.encode([
-    hexToBytes(d.sourceHash), hexToBytes(d.from), d.to ? hexToBytes(d.to) : new Uint8Array(),
-    bigIntToUnpaddedBytes(d.mint), bigIntToUnpaddedBytes(d.value), bigIntToUnpaddedBytes(d.gas),
-    d.isSystemTx ? new Uint8Array([1]) : new Uint8Array(), hexToBytes(d.data),
+    hexToBytes(d.sourceHash),
+    hexToBytes(d.from),
+    d.to ? hexToBytes(d.to) : new Uint8Array(),
+    bigIntToUnpaddedBytes(d.mint),
+    bigIntToUnpaddedBytes(d.value),
+    bigIntToUnpaddedBytes(d.gas),
+    d.isSystemTx ? new Uint8Array([1]) : new Uint8Array(),
+    hexToBytes(d.data),
   ])
   const out = new Uint8Array(payload.length + 1)
   out[0] = DEPOSIT_TX_TYPE
@@ -64,18 +69,21 @@ export function decodeDepositBytes(bytes: Uint8Array, common: Common): DecodedTx
   const fields = RLP.decode(bytes.subarray(1)) as Uint8Array[]
   const [sourceHash, from, to, mint, value, gas, isSystemTx, data] = fields
   const hex = (b: Uint8Array | undefined) => bytesToHex(b ?? new Uint8Array()) as Hex
-  const decoded = buildDeposit({
-    type: '0x7e',
-    hash: bytesToHex(keccak256(bytes)),
-    sourceHash: hex(sourceHash),
-    from: hex(from),
-    to: to && to.length > 0 ? hex(to) : null,
-    mint: hex(mint).length > 2 ? hex(mint) : '0x0',
-    value: hex(value).length > 2 ? hex(value) : '0x0',
-    gas: hex(gas).length > 2 ? hex(gas) : '0x0',
-    isSystemTx: (isSystemTx?.length ?? 0) > 0,
-    input: hex(data),
-  }, common)
+  const decoded = buildDeposit(
+    {
+      type: '0x7e',
+      hash: bytesToHex(keccak256(bytes)),
+      sourceHash: hex(sourceHash),
+      from: hex(from),
+      to: to && to.length > 0 ? hex(to) : null,
+      mint: hex(mint).length > 2 ? hex(mint) : '0x0',
+      value: hex(value).length > 2 ? hex(value) : '0x0',
+      gas: hex(gas).length > 2 ? hex(gas) : '0x0',
+      isSystemTx: (isSystemTx?.length ?? 0) > 0,
+      input: hex(data),
+    },
+    common,
+  )
   return decoded!
 }
 
@@ -84,8 +92,14 @@ export function depositBytes(tx: TypedTransaction): Uint8Array | undefined {
   const d = deposits.get(tx)
   if (!d) return undefined
   return encodeDeposit({
-    sourceHash: d.sourceHash, from: tx.getSenderAddress().toString() as Address, to: tx.to ? (tx.to.toString() as Address) : null,
-    mint: d.mint, value: tx.value, gas: tx.gasLimit, isSystemTx: d.isSystemTx, data: bytesToHex(tx.data) as Hex,
+    sourceHash: d.sourceHash,
+    from: tx.getSenderAddress().toString() as Address,
+    to: tx.to ? (tx.to.toString() as Address) : null,
+    mint: d.mint,
+    value: tx.value,
+    gas: tx.gasLimit,
+    isSystemTx: d.isSystemTx,
+    data: bytesToHex(tx.data) as Hex,
   })
 }
 
@@ -94,8 +108,14 @@ export function depositJson(tx: TypedTransaction): Record<string, unknown> | und
   const d = deposits.get(tx)
   if (!d) return undefined
   return {
-    type: '0x7e', sourceHash: d.sourceHash, mint: `0x${d.mint.toString(16)}`, isSystemTx: d.isSystemTx,
-    gasPrice: '0x0', v: '0x0', r: '0x0', s: '0x0',
+    type: '0x7e',
+    sourceHash: d.sourceHash,
+    mint: `0x${d.mint.toString(16)}`,
+    isSystemTx: d.isSystemTx,
+    gasPrice: '0x0',
+    v: '0x0',
+    r: '0x0',
+    s: '0x0',
   }
 }
 

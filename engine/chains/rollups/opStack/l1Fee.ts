@@ -66,8 +66,15 @@ const field = (word: Uint8Array, offset: number, size: number): bigint => bytesT
 export async function readL1BlockInfo(state: StateManagerInterface, fork: OpFork): Promise<L1BlockInfo> {
   const l1BaseFee = bytesToBigInt(await slot(state, SLOT.l1BaseFee))
   const info: L1BlockInfo = {
-    l1BaseFee, overhead: 0n, baseFeeScalar: 0n, blobBaseFee: 0n, blobBaseFeeScalar: 0n,
-    emptyEcotoneScalars: false, operatorFeeScalar: 0n, operatorFeeConstant: 0n, daFootprintGasScalar: 0n,
+    l1BaseFee,
+    overhead: 0n,
+    baseFeeScalar: 0n,
+    blobBaseFee: 0n,
+    blobBaseFeeScalar: 0n,
+    emptyEcotoneScalars: false,
+    operatorFeeScalar: 0n,
+    operatorFeeConstant: 0n,
+    daFootprintGasScalar: 0n,
   }
   if (!opActive(fork, 'ecotone')) {
     info.baseFeeScalar = bytesToBigInt(await slot(state, SLOT.scalar))

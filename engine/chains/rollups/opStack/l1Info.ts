@@ -23,7 +23,9 @@ export const L1_INFO_DEPOSITOR: Address = '0xdeaddeaddeaddeaddeaddeaddeaddeaddea
 const L1_INFO_GAS = 1_000_000n
 
 const SELECTOR = { ecotone: '0x440a5e20', isthmus: '0x098999be', jovian: '0x3db6be2b' } as const
-const bedrockAbi = parseAbi(['function setL1BlockValues(uint64 _number, uint64 _timestamp, uint256 _basefee, bytes32 _hash, uint64 _sequenceNumber, bytes32 _batcherHash, uint256 _l1FeeOverhead, uint256 _l1FeeScalar)'])
+const bedrockAbi = parseAbi([
+  'function setL1BlockValues(uint64 _number, uint64 _timestamp, uint256 _basefee, bytes32 _hash, uint64 _sequenceNumber, bytes32 _batcherHash, uint256 _l1FeeOverhead, uint256 _l1FeeScalar)',
+])
 
 const l1Block = new EjsAddress(hexToBytes(L1_BLOCK))
 

@@ -36,8 +36,17 @@ import { decodeDeposit, decodeDepositBytes, depositBytes, depositJson, depositOf
 import { l1InfoDeposit } from './l1Info.js'
 import { ethereumForkOf, isOpFork, opActive, opForkAt, opScheduleOf, OP_FORKS, type OpFork } from './forks.js'
 import {
-  BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT, SEQUENCER_FEE_VAULT, daFootprint, fjordEstimatedSize, l1Cost, operatorFee, readL1BlockInfo,
-  type L1BlockInfo, type L1Cost,
+  BASE_FEE_VAULT,
+  L1_FEE_VAULT,
+  OPERATOR_FEE_VAULT,
+  SEQUENCER_FEE_VAULT,
+  daFootprint,
+  fjordEstimatedSize,
+  l1Cost,
+  operatorFee,
+  readL1BlockInfo,
+  type L1BlockInfo,
+  type L1Cost,
 } from './l1Fee.js'
 
 /** the fork an OP-stack chain of unknown schedule runs when none is configured */
@@ -182,7 +191,14 @@ const hexOf = (n: bigint): string => `0x${n.toString(16)}`
  * scalar and, as `blobGasUsed`, the transaction's DA footprint (specs: jovian/exec-engine
  * "Receipts").
  */
-function opReceiptFields(fork: OpFork, deposit: boolean, info: L1BlockInfo, fees: RollupFees | undefined, nonceBefore: bigint, daFootprint: bigint | undefined): Record<string, unknown> {
+function opReceiptFields(
+  fork: OpFork,
+  deposit: boolean,
+  info: L1BlockInfo,
+  fees: RollupFees | undefined,
+  nonceBefore: bigint,
+  daFootprint: bigint | undefined,
+): Record<string, unknown> {
   if (deposit) return { depositNonce: hexOf(nonceBefore), ...(opActive(fork, 'canyon') && { depositReceiptVersion: '0x1' }) }
   const out: Record<string, unknown> = {
     l1GasPrice: hexOf(info.l1BaseFee),
@@ -252,7 +268,11 @@ function osakaP256(): PrecompileFunc {
   return p256Verify
 }
 
-const outOfGas = (gasLimit: bigint): ExecResult => ({ returnValue: new Uint8Array(0), executionGasUsed: gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) })
+const outOfGas = (gasLimit: bigint): ExecResult => ({
+  returnValue: new Uint8Array(0),
+  executionGasUsed: gasLimit,
+  exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS),
+})
 
 /**
  * An OP fork's input size limit on a precompile of variable input: from `since` on (Granite for
@@ -287,22 +307,34 @@ const pairs = (length: number, size: number): bigint => BigInt(Math.floor(length
 
 const INPUT_LIMITS: InputLimit[] = [
   {
-    address: '0000000000000000000000000000000000000008', since: 'granite', limit: 112_687, jovianLimit: 81_984,
+    address: '0000000000000000000000000000000000000008',
+    since: 'granite',
+    limit: 112_687,
+    jovianLimit: 81_984,
     error: OP_INPUT_LIMIT_ERRORS.bn254Pairing,
     requiredGas: (n) => BN254_PAIRING_GAS.base + pairs(n, 192) * BN254_PAIRING_GAS.perPair,
   },
   {
-    address: '000000000000000000000000000000000000000c', since: 'isthmus', limit: 513_760, jovianLimit: 288_960,
+    address: '000000000000000000000000000000000000000c',
+    since: 'isthmus',
+    limit: 513_760,
+    jovianLimit: 288_960,
     error: OP_INPUT_LIMIT_ERRORS.g1Msm,
     requiredGas: (n) => (pairs(n, 160) * G1_MSM_GAS.perPair * G1_MSM_GAS.discount) / 1000n,
   },
   {
-    address: '000000000000000000000000000000000000000e', since: 'isthmus', limit: 488_448, jovianLimit: 278_784,
+    address: '000000000000000000000000000000000000000e',
+    since: 'isthmus',
+    limit: 488_448,
+    jovianLimit: 278_784,
     error: OP_INPUT_LIMIT_ERRORS.g2Msm,
     requiredGas: (n) => (pairs(n, 288) * G2_MSM_GAS.perPair * G2_MSM_GAS.discount) / 1000n,
   },
   {
-    address: '000000000000000000000000000000000000000f', since: 'isthmus', limit: 235_008, jovianLimit: 156_672,
+    address: '000000000000000000000000000000000000000f',
+    since: 'isthmus',
+    limit: 235_008,
+    jovianLimit: 156_672,
     error: OP_INPUT_LIMIT_ERRORS.blsPairing,
     requiredGas: (n) => BLS_PAIRING_GAS.base + pairs(n, 384) * BLS_PAIRING_GAS.perPair,
   },
@@ -323,7 +355,11 @@ function limitedPrecompile(common: Common, fork: OpFork, limit: InputLimit): { a
     function: async (input: PrecompileInput): Promise<ExecResult> => {
       if (input.data.length <= max) return inner(input)
       if (input.gasLimit < limit.requiredGas(input.data.length)) return outOfGas(input.gasLimit)
-      return { returnValue: new Uint8Array(0), executionGasUsed: input.gasLimit, exceptionError: new EVMError(limit.error as ConstructorParameters<typeof EVMError>[0]) }
+      return {
+        returnValue: new Uint8Array(0),
+        executionGasUsed: input.gasLimit,
+        exceptionError: new EVMError(limit.error as ConstructorParameters<typeof EVMError>[0]),
+      }
     },
   }
 }

@@ -26,7 +26,13 @@ let devnet: Devnet
 let engine: Engine
 beforeAll(async () => {
   devnet = await createDevnet()
-  engine = await createEngine({ cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+  engine = await createEngine({
+    cache: createMemoryCacheStore(),
+    gasCap: 30_000_000n,
+    rpcTimeoutMs: 5_000,
+    maxStructLogSteps: 50_000,
+    simulationTtlSeconds: 60,
+  })
 })
 afterAll(() => engine?.close())
 
@@ -87,7 +93,9 @@ describe('devnet', () => {
 
 describe('engine over the devnet', () => {
   it('simulates a token transfer with a decoded log, transfers, asset changes, and stores it', async () => {
-    const r = await engine.simulate(params([{ from: B, to: DEMO_TOKEN_ADDRESS, data: transfer(C, 10n ** 18n) }], { traceTransfers: true, traceAssetChanges: true, account: C }))
+    const r = await engine.simulate(
+      params([{ from: B, to: DEMO_TOKEN_ADDRESS, data: transfer(C, 10n ** 18n) }], { traceTransfers: true, traceAssetChanges: true, account: C }),
+    )
     expect(r.simulationId).toMatch(/^sim_[0-9a-f-]{36}$/)
     expect(r.status).toBe('success')
     expect(r.blockNumber).toBe('0x6')
@@ -116,7 +124,11 @@ describe('engine over the devnet', () => {
     expect(r.calls[1]!.logs[0]!.logIndex).toBe('0x1')
     expect(BigInt(r.gasUsed)).toBe(r.calls.reduce((s, c) => s + BigInt(c.gasUsed), 0n))
     // custom error of the demo token, decoded with its ABI
-    expect(r.calls[2]!.error).toMatchObject({ message: 'execution reverted', revertReason: `InsufficientBalance(${B}, 0, 1)`, contractAddress: DEMO_TOKEN_ADDRESS })
+    expect(r.calls[2]!.error).toMatchObject({
+      message: 'execution reverted',
+      revertReason: `InsufficientBalance(${B}, 0, 1)`,
+      contractAddress: DEMO_TOKEN_ADDRESS,
+    })
   })
 
   it('decodes Error(string) reverts', async () => {
@@ -139,7 +151,12 @@ describe('engine over the devnet', () => {
 
   it('a gas limit below intrinsic gas is INSUFFICIENT_GAS naming the call and the gas it needs', async () => {
     const err = await engine
-      .simulate(params([{ from: A, to: B, data: '0x', value: 1n }, { from: A, to: DEMO_TOKEN_ADDRESS, data: transfer(B, 1n), gas: 21_000n }]))
+      .simulate(
+        params([
+          { from: A, to: B, data: '0x', value: 1n },
+          { from: A, to: DEMO_TOKEN_ADDRESS, data: transfer(B, 1n), gas: 21_000n },
+        ]),
+      )
       .catch((e: unknown) => e)
     expect(err).toMatchObject({ code: 'INSUFFICIENT_GAS', details: { callIndex: 1 } })
     expect(BigInt((err as EngineError).details!.gasRequired as string)).toBeGreaterThan(21_000n)

@@ -29,10 +29,25 @@ const PAYEE: Address = '0x00000000000000000000000000000000000000bb'
 // proof of work throughout: Spurious Dragon at 0, Byzantium at 2, London at 3
 const genesis: GethGenesis = {
   config: {
-    chainId: 1337, homesteadBlock: 0, eip150Block: 0, eip155Block: 0, eip158Block: 0, byzantiumBlock: 2,
-    constantinopleBlock: 3, petersburgBlock: 3, istanbulBlock: 3, berlinBlock: 3, londonBlock: 3, ethash: {},
+    chainId: 1337,
+    homesteadBlock: 0,
+    eip150Block: 0,
+    eip155Block: 0,
+    eip158Block: 0,
+    byzantiumBlock: 2,
+    constantinopleBlock: 3,
+    petersburgBlock: 3,
+    istanbulBlock: 3,
+    berlinBlock: 3,
+    londonBlock: 3,
+    ethash: {},
   },
-  nonce: '0x0', timestamp: '0x0', gasLimit: '0x1c9c380', difficulty: '0x20000', extraData: '0x1234', coinbase: MINER,
+  nonce: '0x0',
+  timestamp: '0x0',
+  gasLimit: '0x1c9c380',
+  difficulty: '0x20000',
+  extraData: '0x1234',
+  coinbase: MINER,
   alloc: { [dev.address]: { balance: '0x56bc75e2d63100000' } },
 }
 
@@ -56,8 +71,14 @@ async function referenceChain(): Promise<{ genesisHash: Hex; blocks: Block[] }> 
       blockOpts: { calcDifficultyFromHeader: parent.header, putBlockIntoBlockchain: false },
     })
     const nonce = n - 1n
-    if (n === 1n || n === 2n) await builder.addTransaction(createLegacyTx({ nonce, gasPrice: 10n ** 9n, gasLimit: 21_000n, to, value: 1000n }, { common: vm.common }).sign(key))
-    if (n === 3n) await builder.addTransaction(createFeeMarket1559Tx({ nonce, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n, gasLimit: 21_000n, to, value: 1000n }, { common: vm.common }).sign(key))
+    if (n === 1n || n === 2n)
+      await builder.addTransaction(createLegacyTx({ nonce, gasPrice: 10n ** 9n, gasLimit: 21_000n, to, value: 1000n }, { common: vm.common }).sign(key))
+    if (n === 3n)
+      await builder.addTransaction(
+        createFeeMarket1559Tx({ nonce, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n, gasLimit: 21_000n, to, value: 1000n }, { common: vm.common }).sign(
+          key,
+        ),
+      )
     const { block } = await builder.build()
     blocks.push(block)
     parent = block
@@ -110,11 +131,15 @@ describe('a devnet imported from a geth genesis and its blocks', () => {
       { header: { ...last.header.toJSON(), stateRoot: reference.blocks[1]!.header.stateRoot }, transactions: last.transactions.map((t) => t.toJSON()) },
       { common: last.common },
     )
-    await expect(createImportedDevnet({ genesis, blocks: streamOf([...reference.blocks.slice(0, 2), forged]) })).rejects.toThrow(/devnet block 3 does not import: invalid block stateRoot/)
+    await expect(createImportedDevnet({ genesis, blocks: streamOf([...reference.blocks.slice(0, 2), forged]) })).rejects.toThrow(
+      /devnet block 3 does not import: invalid block stateRoot/,
+    )
   })
 
   it('refuses a stream whose blocks do not follow one another', async () => {
-    await expect(createImportedDevnet({ genesis, blocks: streamOf([reference.blocks[0]!, reference.blocks[2]!]) })).rejects.toThrow(/devnet block 3 does not follow block 1/)
+    await expect(createImportedDevnet({ genesis, blocks: streamOf([reference.blocks[0]!, reference.blocks[2]!]) })).rejects.toThrow(
+      /devnet block 3 does not follow block 1/,
+    )
     await expect(createImportedDevnet({ genesis, blocks: new Uint8Array([0x01, 0x02]) })).rejects.toThrow(/not an RLP stream of blocks/)
   })
 })
@@ -131,7 +156,12 @@ describe('eth_simulateV1 on it: real state roots', () => {
   it('a pre-Byzantium call gets the intermediate root in its receipt: block 1 re-simulated on genesis has its roots', async () => {
     const block1 = reference.blocks[0]!
     const [block] = await simulate({
-      blockStateCalls: [{ blockOverrides: { time: block1.header.timestamp }, calls: [{ from: dev.address, to: PAYEE, value: 1000n, gas: 21_000n, gasPrice: 10n ** 9n, nonce: 0n, data: '0x' }] }],
+      blockStateCalls: [
+        {
+          blockOverrides: { time: block1.header.timestamp },
+          calls: [{ from: dev.address, to: PAYEE, value: 1000n, gas: 21_000n, gasPrice: 10n ** 9n, nonce: 0n, data: '0x' }],
+        },
+      ],
       block: { number: 0n },
       validation: true,
     })

@@ -64,15 +64,27 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
   beforeAll(async () => {
     anvil = await startAnvil()
     const c = compile({ 'Swap.sol': SOURCE })
-    const tokens = [await deploy(c.Token!.abi, c.Token!.bytecode, ['MID', 6, 10n ** 30n]), await deploy(c.Token!.abi, c.Token!.bytecode, ['OUT', 18, 10n ** 30n])]
+    const tokens = [
+      await deploy(c.Token!.abi, c.Token!.bytecode, ['MID', 6, 10n ** 30n]),
+      await deploy(c.Token!.abi, c.Token!.bytecode, ['OUT', 18, 10n ** 30n]),
+    ]
     pools = [await deploy(c.Pool!.abi, c.Pool!.bytecode, [tokens[0]]), await deploy(c.Pool!.abi, c.Pool!.bytecode, [tokens[1]])]
     // fund the pools with the token each pays out
     for (const [i, pool] of pools.entries()) {
-      await anvil.rpc('eth_sendTransaction', [{ from: A, to: tokens[i], data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [pool, 10n ** 27n] }) }])
+      await anvil.rpc('eth_sendTransaction', [
+        { from: A, to: tokens[i], data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [pool, 10n ** 27n] }) },
+      ])
     }
     router = await deploy(c.Router!.abi, c.Router!.bytecode, [])
     proxy = await startCountingProxy(anvil.url)
-    engine = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
+    engine = await createEngine({
+      rpcUrl: proxy.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 5_000,
+      maxStructLogSteps: 100_000,
+      simulationTtlSeconds: 60,
+    })
     routeAbi = c.Router!.abi
   })
   afterAll(async () => {
@@ -81,12 +93,18 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
     await anvil?.stop()
   })
 
-  it('costs 2 round trips on a new block: block + hints, then the state with every token\'s metadata', async () => {
+  it("costs 2 round trips on a new block: block + hints, then the state with every token's metadata", async () => {
     await anvil.rpc('evm_mine')
     const block = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
     const data = encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, 10n ** 18n] })
     proxy.reset()
-    const r = await engine.simulate({ calls: [{ from: A, to: router, data }], block: { number: block }, validation: false, traceAssetChanges: false, traceTransfers: false })
+    const r = await engine.simulate({
+      calls: [{ from: A, to: router, data }],
+      block: { number: block },
+      validation: false,
+      traceAssetChanges: false,
+      traceTransfers: false,
+    })
     expect(r.status).toBe('success')
     const summaries = r.calls[0]!.logs.map((l) => l.decoded?.summary)
     expect(summaries.join(' | ')).toMatch(/MID/)
@@ -95,10 +113,25 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
   })
   it('a route already run, at latest on a block mined since: 2 round trips (the hints of the block before name the state)', async () => {
     // per-request resolution of latest: the new head is only learned from the upstream
-    const perRequest = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60, headMaxAgeMs: 0 })
+    const perRequest = await createEngine({
+      rpcUrl: proxy.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 5_000,
+      maxStructLogSteps: 1_000,
+      simulationTtlSeconds: 60,
+      headMaxAgeMs: 0,
+    })
     try {
       const data = encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, 3n * 10n ** 17n] })
-      const run = () => perRequest.simulate({ calls: [{ from: A, to: router, data }], block: { tag: 'latest' }, validation: false, traceAssetChanges: false, traceTransfers: false })
+      const run = () =>
+        perRequest.simulate({
+          calls: [{ from: A, to: router, data }],
+          block: { tag: 'latest' },
+          validation: false,
+          traceAssetChanges: false,
+          traceTransfers: false,
+        })
       await run()
       await anvil.rpc('evm_mine')
       proxy.reset()
@@ -113,9 +146,24 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
   })
 
   it('a new route at latest asked anew, on a block whose state and token metadata are kept: 1 round trip, no metadata asked again', async () => {
-    const perRequest = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60, headMaxAgeMs: 0 })
+    const perRequest = await createEngine({
+      rpcUrl: proxy.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 5_000,
+      maxStructLogSteps: 1_000,
+      simulationTtlSeconds: 60,
+      headMaxAgeMs: 0,
+    })
     try {
-      const run = (amount: bigint) => perRequest.simulate({ calls: [{ from: A, to: router, data: encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, amount] }) }], block: { tag: 'latest' }, validation: false, traceAssetChanges: false, traceTransfers: false })
+      const run = (amount: bigint) =>
+        perRequest.simulate({
+          calls: [{ from: A, to: router, data: encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, amount] }) }],
+          block: { tag: 'latest' },
+          validation: false,
+          traceAssetChanges: false,
+          traceTransfers: false,
+        })
       await anvil.rpc('evm_mine')
       await run(4n * 10n ** 17n)
       proxy.reset()
@@ -143,7 +191,17 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
     ['accessList', (e, call, block) => e.accessList({ call, block: { number: block } })],
     ['call (eth_call)', (e, call, block) => e.call({ call, block: { number: block } })],
     ['estimateGas', (e, call, block) => e.estimateGas({ call, block: { number: block } })],
-    ['simulateV1', (e, call, block) => e.simulateV1({ blockStateCalls: [{ calls: [call] }], block: { number: block }, traceTransfers: false, validation: false, returnFullTransactions: false })],
+    [
+      'simulateV1',
+      (e, call, block) =>
+        e.simulateV1({
+          blockStateCalls: [{ calls: [call] }],
+          block: { number: block },
+          traceTransfers: false,
+          validation: false,
+          returnFullTransactions: false,
+        }),
+    ],
   ]
   it.each(operations)('%s of a new route on a new block: 2 round trips', async (_name, op) => {
     await anvil.rpc('evm_mine')

@@ -26,7 +26,14 @@ describe.skipIf(!requireAnvil())('cold trace of a mined transaction', () => {
     for (let i = 0; i < 3; i++) hashes.push(await anvil.rpc<Hex>('eth_sendTransaction', [{ from: DEV_ACCOUNTS[i], to: DEV_ACCOUNTS[5], value: '0x1000' }]))
     await anvil.rpc('evm_mine')
     await anvil.rpc('evm_mine')
-    engine = await createEngine({ rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 10_000, simulationTtlSeconds: 60 })
+    engine = await createEngine({
+      rpcUrl: proxy.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 10_000,
+      simulationTtlSeconds: 60,
+    })
   }, 60_000)
   afterAll(async () => {
     await engine?.close()

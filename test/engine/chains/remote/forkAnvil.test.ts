@@ -81,10 +81,18 @@ const call = (name: 'Token' | 'Probe', to: Address, functionName: string, args: 
 beforeAll(async () => {
   if (!requireAnvil()) return
   anvil = await startAnvil()
-  token = (await send({ from: A, data: encodeDeployData({ abi: z.Token!.abi, bytecode: z.Token!.bytecode, args: [10n ** 24n] }), gas: 3_000_000n })).contractAddress!
+  token = (await send({ from: A, data: encodeDeployData({ abi: z.Token!.abi, bytecode: z.Token!.bytecode, args: [10n ** 24n] }), gas: 3_000_000n }))
+    .contractAddress!
   probe = (await send({ from: A, data: z.Probe!.bytecode, gas: 3_000_000n })).contractAddress!
   await send(call('Token', token, 'transfer', [probe, 10n ** 21n]))
-  engine = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+  engine = await createEngine({
+    rpcUrl: anvil.url,
+    cache: createMemoryCacheStore(),
+    gasCap: 30_000_000n,
+    rpcTimeoutMs: 5_000,
+    maxStructLogSteps: 50_000,
+    simulationTtlSeconds: 60,
+  })
 }, 60_000)
 afterAll(async () => {
   await engine?.close()
@@ -99,9 +107,10 @@ async function compare(calls: CallInput[], extra: Partial<SimulateParams> = {}) 
     const r = theirs[i]!
     expect(c.status === 'success', `call ${i} status`).toBe(r.status === '0x1')
     expect(c.gasUsed, `call ${i} gasUsed`).toBe(r.gasUsed)
-    expect(c.logs.map(({ address, topics, data }) => ({ address, topics, data })), `call ${i} logs`).toEqual(
-      r.logs.map((l) => ({ address: l.address.toLowerCase(), topics: l.topics, data: l.data })),
-    )
+    expect(
+      c.logs.map(({ address, topics, data }) => ({ address, topics, data })),
+      `call ${i} logs`,
+    ).toEqual(r.logs.map((l) => ({ address: l.address.toLowerCase(), topics: l.topics, data: l.data })))
     if (r.contractAddress) expect(c.contractAddress).toBe(r.contractAddress.toLowerCase())
   })
   return ours
@@ -174,7 +183,12 @@ describe('engine over an Anvil fork equals Anvil', () => {
     const c = call('Probe', probe, 'env', [], { gasPrice: 10n })
     const o = { number: 4242n, time: 1_900_000_000n, baseFee: 7n, coinbase: C }
     const ours = await engine!.simulate(params([c], { blockOverrides: o }))
-    const theirs = await anvil!.rpc<Hex>('eth_call', [rpcTx(c), 'latest', null, { number: toHex(o.number), time: toHex(o.time), baseFee: toHex(o.baseFee), coinbase: C }])
+    const theirs = await anvil!.rpc<Hex>('eth_call', [
+      rpcTx(c),
+      'latest',
+      null,
+      { number: toHex(o.number), time: toHex(o.time), baseFee: toHex(o.baseFee), coinbase: C },
+    ])
     expect(ours.calls[0]!.returnData).toBe(theirs)
     expect(BigInt(`0x${theirs.slice(2, 66)}`)).toBe(4242n)
   })
@@ -229,7 +243,11 @@ describe('engine over an Anvil fork equals Anvil', () => {
 
   it('20 concurrent simulations answer what 20 sequential ones do', async () => {
     const requests = Array.from({ length: 20 }, (_, i) =>
-      params([call('Token', token, 'transfer', [C, BigInt(i + 1)]), call('Probe', probe, 'nested', [token, B, BigInt(i)]), call('Probe', probe, 'check', [BigInt(i % 12)])]),
+      params([
+        call('Token', token, 'transfer', [C, BigInt(i + 1)]),
+        call('Probe', probe, 'nested', [token, B, BigInt(i)]),
+        call('Probe', probe, 'check', [BigInt(i % 12)]),
+      ]),
     )
     const strip = (r: Awaited<ReturnType<Engine['simulate']>>) => ({ ...r, simulationId: '' })
     const sequential = []

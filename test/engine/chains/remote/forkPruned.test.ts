@@ -17,7 +17,14 @@ beforeAll(async () => {
   if (!requireAnvil()) return
   anvil = await startAnvil({ args: ['--prune-history', '2'] })
   for (let i = 0; i < 8; i++) await anvil.rpc('evm_mine')
-  engine = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 })
+  engine = await createEngine({
+    rpcUrl: anvil.url,
+    cache: createMemoryCacheStore(),
+    gasCap: 30_000_000n,
+    rpcTimeoutMs: 5_000,
+    maxStructLogSteps: 1_000,
+    simulationTtlSeconds: 60,
+  })
 }, 60_000)
 afterAll(async () => {
   await engine?.close()

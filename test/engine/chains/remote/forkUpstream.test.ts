@@ -68,7 +68,9 @@ beforeAll(async () => {
     if (r) probe = r.contractAddress.toLowerCase() as Address
     else await new Promise((res) => setTimeout(res, 10))
   }
-  await anvil.rpc('eth_sendTransaction', [{ from: A, to: token, data: encodeFunctionData({ abi: z.Token!.abi, functionName: 'transfer', args: [probe, 10n ** 20n] }) }])
+  await anvil.rpc('eth_sendTransaction', [
+    { from: A, to: token, data: encodeFunctionData({ abi: z.Token!.abi, functionName: 'transfer', args: [probe, 10n ** 20n] }) },
+  ])
   await startProxy(anvil.url)
 }, 60_000)
 afterAll(async () => {
@@ -160,7 +162,14 @@ describe('fork upstream', () => {
 
   it('BLOCK_NOT_FOUND past the head', async () => {
     mode = 'pass'
-    const engine = await createEngine({ rpcUrl: proxyUrl, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 2_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 })
+    const engine = await createEngine({
+      rpcUrl: proxyUrl,
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 2_000,
+      maxStructLogSteps: 1_000,
+      simulationTtlSeconds: 60,
+    })
     const head = BigInt(await anvil!.rpc<Hex>('eth_blockNumber'))
     const err = await engine.simulate(params({ number: head + 1000n })).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(EngineError)
@@ -169,28 +178,43 @@ describe('fork upstream', () => {
     await engine.close()
   })
 
-  it.each(['stall', 'garbage', 'down', 'state-down'] as const)('an upstream that %s mid-request gives STATE_ACCESS_ERROR in bounded time, URL-free', async (trouble) => {
-    mode = 'pass'
-    const engine = await createEngine({ rpcUrl: proxyUrl, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 300, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 })
-    mode = trouble
-    const started = Date.now()
-    const err = await engine.simulate(params({ tag: 'latest' }, 3n)).catch((e: unknown) => e)
-    expect(Date.now() - started).toBeLessThan(10_000)
-    expect(err).toBeInstanceOf(EngineError)
-    expect((err as EngineError).code).toBe('STATE_ACCESS_ERROR')
-    expectNoSecret(err)
-    // health asks eth_blockNumber, which state-down still answers
-    expect((await engine.health()).upstreamOk).toBe(trouble === 'state-down')
-    mode = 'pass'
-    expect((await engine.health()).upstreamOk).toBe(true)
-    await engine.close()
-  })
+  it.each(['stall', 'garbage', 'down', 'state-down'] as const)(
+    'an upstream that %s mid-request gives STATE_ACCESS_ERROR in bounded time, URL-free',
+    async (trouble) => {
+      mode = 'pass'
+      const engine = await createEngine({
+        rpcUrl: proxyUrl,
+        cache: createMemoryCacheStore(),
+        gasCap: 30_000_000n,
+        rpcTimeoutMs: 300,
+        maxStructLogSteps: 1_000,
+        simulationTtlSeconds: 60,
+      })
+      mode = trouble
+      const started = Date.now()
+      const err = await engine.simulate(params({ tag: 'latest' }, 3n)).catch((e: unknown) => e)
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(err).toBeInstanceOf(EngineError)
+      expect((err as EngineError).code).toBe('STATE_ACCESS_ERROR')
+      expectNoSecret(err)
+      // health asks eth_blockNumber, which state-down still answers
+      expect((await engine.health()).upstreamOk).toBe(trouble === 'state-down')
+      mode = 'pass'
+      expect((await engine.health()).upstreamOk).toBe(true)
+      await engine.close()
+    },
+  )
 
   it('an engine cannot start on an unreachable upstream: STATE_ACCESS_ERROR, URL-free', async () => {
     mode = 'down'
-    const err = await createEngine({ rpcUrl: proxyUrl, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 300, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 }).catch(
-      (e: unknown) => e,
-    )
+    const err = await createEngine({
+      rpcUrl: proxyUrl,
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 300,
+      maxStructLogSteps: 1_000,
+      simulationTtlSeconds: 60,
+    }).catch((e: unknown) => e)
     mode = 'pass'
     expect((err as EngineError).code).toBe('STATE_ACCESS_ERROR')
     expectNoSecret(err)
@@ -198,7 +222,14 @@ describe('fork upstream', () => {
 
   it('a malformed or non-HTTP rpc_url is a VALIDATION_ERROR that does not echo it', async () => {
     for (const rpcUrl of [`not a url ${SECRET}`, `ws://127.0.0.1:1/${SECRET}`]) {
-      const err = await createEngine({ rpcUrl, cache: createMemoryCacheStore(), gasCap: 1n, rpcTimeoutMs: 300, maxStructLogSteps: 1, simulationTtlSeconds: 1 }).catch((e: unknown) => e)
+      const err = await createEngine({
+        rpcUrl,
+        cache: createMemoryCacheStore(),
+        gasCap: 1n,
+        rpcTimeoutMs: 300,
+        maxStructLogSteps: 1,
+        simulationTtlSeconds: 1,
+      }).catch((e: unknown) => e)
       expect(err).toMatchObject({ code: 'VALIDATION_ERROR' })
       expectNoSecret(err)
     }

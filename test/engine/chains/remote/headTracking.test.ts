@@ -31,8 +31,13 @@ describe.runIf(ready)('head tracking', () => {
 
   const engineWith = async (headMaxAgeMs: number) => {
     const engine = await createEngine({
-      rpcUrl: proxy.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 5_000,
-      maxStructLogSteps: 1_000, simulationTtlSeconds: 60, headMaxAgeMs,
+      rpcUrl: proxy.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 5_000,
+      maxStructLogSteps: 1_000,
+      simulationTtlSeconds: 60,
+      headMaxAgeMs,
     })
     engines.push(engine)
     return engine

@@ -59,11 +59,12 @@ describe('prefetch policy: cold or warm', () => {
   })
 
   it('names senders, and targets when there are any', () => {
-    expect(namedAccounts([{ from: FROM, to: null, data: '0x' }, { from: TO, to: FROM, data: '0x' }])).toEqual([
-      FROM.toLowerCase(),
-      TO.toLowerCase(),
-      FROM.toLowerCase(),
-    ] as Hex[])
+    expect(
+      namedAccounts([
+        { from: FROM, to: null, data: '0x' },
+        { from: TO, to: FROM, data: '0x' },
+      ]),
+    ).toEqual([FROM.toLowerCase(), TO.toLowerCase(), FROM.toLowerCase()] as Hex[])
   })
 })
 

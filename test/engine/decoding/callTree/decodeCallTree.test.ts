@@ -32,7 +32,14 @@ beforeAll(async () => {
   addr.impl = await ch.deploy(A!, c.Vault!)
   addr.proxy = await ch.deploy(A!, c.Proxy!, [addr.impl])
   addr.caller = await ch.deploy(A!, c.Caller!)
-  engine = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
+  engine = await createEngine({
+    rpcUrl: anvil.url,
+    cache: createMemoryCacheStore(),
+    gasCap: 30_000_000n,
+    rpcTimeoutMs: 10_000,
+    maxStructLogSteps: 100_000,
+    simulationTtlSeconds: 60,
+  })
 })
 afterAll(async () => {
   await engine?.close()
@@ -54,7 +61,12 @@ describe('decoded call tree (tracer callTree) on Anvil', () => {
 
   it('bundled ABIs: an ERC-20 transfer, its return value, its Transfer event and the token symbol as label', async () => {
     const tree = await trace(addr.token!, data(zoo.Token!.abi, 'transfer', [B, parseEther('1.5')]), { callTree: {} })
-    expect(tree.function).toEqual({ name: 'transfer', signature: 'transfer(address,uint256)', args: { to: B, value: parseEther('1.5').toString() }, source: 'bundled' })
+    expect(tree.function).toEqual({
+      name: 'transfer',
+      signature: 'transfer(address,uint256)',
+      args: { to: B, value: parseEther('1.5').toString() },
+      source: 'bundled',
+    })
     expect(tree.result).toEqual({ 0: true })
     expect(tree.labels).toEqual({ to: 'DEMO' })
     expect(tree.logs![0]!.decoded).toEqual({
@@ -85,7 +97,12 @@ describe('decoded call tree (tracer callTree) on Anvil', () => {
     expect(tree.function).toEqual({ name: 'stash', signature: 'stash(uint256,string)', args: { amount: '5', memo: 'rent' }, source: 'abi' })
     expect(tree.result).toEqual({ total: '5' })
     expect(tree.labels).toEqual({ to: 'vault' })
-    expect(tree.logs![0]!.decoded).toEqual({ name: 'Stashed', signature: 'Stashed(address,uint256,string)', args: { who: A, amount: '5', memo: 'rent' }, source: 'abi' })
+    expect(tree.logs![0]!.decoded).toEqual({
+      name: 'Stashed',
+      signature: 'Stashed(address,uint256,string)',
+      args: { who: A, amount: '5', memo: 'rent' },
+      source: 'abi',
+    })
 
     // without the ABI nothing knows stash(uint256,string) nor Stashed: no guess
     const bare = await trace(addr.vault!, input, { callTree: {} })
@@ -97,7 +114,12 @@ describe('decoded call tree (tracer callTree) on Anvil', () => {
   it('the signature database names an unknown contract’s function and event (positional args)', async () => {
     const tree = await trace(addr.vault!, data(c.Vault!.abi, 'setTransferPrice', [7n]), { callTree: {} })
     expect(tree.function).toEqual({ name: 'setTransferPrice', signature: 'setTransferPrice(uint256)', args: { 0: '7' }, source: 'signatureDb' })
-    expect(tree.logs![0]!.decoded).toEqual({ name: 'PriceChanged', signature: 'PriceChanged(uint256,uint256)', args: { 0: '0', 1: '7' }, source: 'signatureDb' })
+    expect(tree.logs![0]!.decoded).toEqual({
+      name: 'PriceChanged',
+      signature: 'PriceChanged(uint256,uint256)',
+      args: { 0: '0', 1: '7' },
+      source: 'signatureDb',
+    })
   })
 
   it('a selector collision: the candidate whose arguments decode cleanly wins, the other is reported', async () => {
@@ -139,7 +161,13 @@ describe('decoded call tree (tracer callTree) on Anvil', () => {
     const abis = { [addr.vault!]: c.Vault!.abi }
     const direct = await trace(addr.vault!, data(c.Vault!.abi, 'take', [10n]), { callTree: { abis } })
     expect(direct.error).toBe('execution reverted')
-    expect(direct.revert).toEqual({ name: 'Overdrawn', signature: 'Overdrawn(uint256,uint256)', args: { available: '0', wanted: '10' }, source: 'abi', reason: 'Overdrawn(0, 10)' })
+    expect(direct.revert).toEqual({
+      name: 'Overdrawn',
+      signature: 'Overdrawn(uint256,uint256)',
+      args: { available: '0', wanted: '10' },
+      source: 'abi',
+      reason: 'Overdrawn(0, 10)',
+    })
 
     const nested = await trace(addr.caller!, data(c.Caller!.abi, 'takeFrom', [addr.vault, 10n]), { callTree: { abis } })
     expect(nested.revert?.reason).toBe('Overdrawn(0, 10)') // Caller's own ABI was not given
@@ -148,6 +176,12 @@ describe('decoded call tree (tracer callTree) on Anvil', () => {
 
     const plain = await trace(addr.caller!, data(c.Caller!.abi, 'fail'), { callTree: {} })
     expect(plain.revertReason).toBe('caller says no')
-    expect(plain.revert).toEqual({ name: 'Error', signature: 'Error(string)', args: { message: 'caller says no' }, source: 'builtin', reason: 'caller says no' })
+    expect(plain.revert).toEqual({
+      name: 'Error',
+      signature: 'Error(string)',
+      args: { message: 'caller says no' },
+      source: 'builtin',
+      reason: 'caller says no',
+    })
   })
 })

@@ -99,7 +99,16 @@ describe('computeAssetChanges on a real chain', () => {
     expect(transfers).toEqual([{ type: 'erc20', token: addr.fee, from: A, to: B, amount: toHex(parseEther('100')) }])
     const changes = await changesOf(sent, B)
     expect(changes).toEqual([
-      { account: B, type: 'erc20', token: addr.fee, symbol: 'FEE', decimals: 18, before: '0x0', after: toHex(parseEther('99')), delta: parseEther('99').toString() },
+      {
+        account: B,
+        type: 'erc20',
+        token: addr.fee,
+        symbol: 'FEE',
+        decimals: 18,
+        before: '0x0',
+        after: toHex(parseEther('99')),
+        delta: parseEther('99').toString(),
+      },
     ])
     // without an account: every balance that changed, sender's fee included
     const all = await changesOf(sent, undefined, [A!])
@@ -134,7 +143,16 @@ describe('computeAssetChanges on a real chain', () => {
     const aBefore = await balance(A!, sent.before)
     expect(changes).toEqual([
       nativeOf(A!, aBefore, aBefore - parseEther('2') - sent.fee),
-      { account: A, type: 'erc20', token: addr.weth, symbol: 'WETH', decimals: 18, before: '0x0', after: toHex(parseEther('2')), delta: parseEther('2').toString() },
+      {
+        account: A,
+        type: 'erc20',
+        token: addr.weth,
+        symbol: 'WETH',
+        decimals: 18,
+        before: '0x0',
+        after: toHex(parseEther('2')),
+        delta: parseEther('2').toString(),
+      },
     ])
   })
 
@@ -148,10 +166,7 @@ describe('computeAssetChanges on a real chain', () => {
     const changes = await changesOf(sent)
     const aBefore = await balance(A!, sent.before)
     const cBefore = await balance(C!, sent.before)
-    expect(changes).toEqual([
-      nativeOf(A!, aBefore, aBefore - parseEther('3') - sent.fee),
-      nativeOf(C!, cBefore, cBefore + parseEther('3')),
-    ])
+    expect(changes).toEqual([nativeOf(A!, aBefore, aBefore - parseEther('3') - sent.fee), nativeOf(C!, cBefore, cBefore + parseEther('3'))])
   })
 
   it('drops the value of a reverted inner call: it stayed with the forwarder', async () => {

@@ -150,7 +150,9 @@ describe('transfersOfLog', () => {
     expect(transfersOfLog({ ...good, topics: good.topics.slice(0, 2) })).toEqual([])
     expect(transfersOfLog({ ...good, topics: [good.topics[0]!, `0x${'11'.repeat(32)}`, good.topics[2]!] })).toEqual([])
     expect(transfersOfLog({ ...erc721Log(A, B, 1n), data: encodeAbiParameters([{ type: 'uint256' }], [1n]) })).toEqual([])
-    expect(transfersOfLog({ ...batchLog(A, B, [1n], [2n]), data: encodeAbiParameters([{ type: 'uint256[]' }, { type: 'uint256[]' }], [[1n, 2n], [3n]]) })).toEqual([])
+    expect(
+      transfersOfLog({ ...batchLog(A, B, [1n], [2n]), data: encodeAbiParameters([{ type: 'uint256[]' }, { type: 'uint256[]' }], [[1n, 2n], [3n]]) }),
+    ).toEqual([])
     expect(transfersOfLog({ address: A, topics: [], data: '0x' })).toEqual([])
   })
 })

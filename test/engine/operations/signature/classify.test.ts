@@ -13,8 +13,11 @@ const SPENDER = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
 const daiPermit = (message: Record<string, unknown>): TypedDataInput => ({
   types: {
     Permit: [
-      { name: 'holder', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'nonce', type: 'uint256' },
-      { name: 'expiry', type: 'uint256' }, { name: 'allowed', type: 'bool' },
+      { name: 'holder', type: 'address' },
+      { name: 'spender', type: 'address' },
+      { name: 'nonce', type: 'uint256' },
+      { name: 'expiry', type: 'uint256' },
+      { name: 'allowed', type: 'bool' },
     ],
   },
   primaryType: 'Permit',
@@ -25,16 +28,29 @@ const daiPermit = (message: Record<string, unknown>): TypedDataInput => ({
 describe('classifyTypedData', () => {
   it("DAI's permit: allowed grants 2^256-1, expiry 0 never expires", () => {
     expect(classifyTypedData(daiPermit({ holder: OWNER, spender: SPENDER, nonce: 3, expiry: 0, allowed: true }))).toEqual({
-      kind: 'dai-permit', verifier: DAI, spender: SPENDER, owner: OWNER, grants: [{ token: DAI, amount: 2n ** 256n - 1n }], nonce: 3n,
+      kind: 'dai-permit',
+      verifier: DAI,
+      spender: SPENDER,
+      owner: OWNER,
+      grants: [{ token: DAI, amount: 2n ** 256n - 1n }],
+      nonce: 3n,
     })
     expect(classifyTypedData(daiPermit({ holder: OWNER, spender: SPENDER, nonce: '0x4', expiry: '1700000000', allowed: false }))).toMatchObject({
-      kind: 'dai-permit', grants: [{ token: DAI, amount: 0n }], nonce: 4n, deadline: 1_700_000_000n,
+      kind: 'dai-permit',
+      grants: [{ token: DAI, amount: 0n }],
+      nonce: 4n,
+      deadline: 1_700_000_000n,
     })
   })
 
   it('a domain named Permit2 does not make a message Permit2: its fields do', () => {
     const fake: TypedDataInput = {
-      types: { PermitSingle: [{ name: 'token', type: 'address' }, { name: 'spender', type: 'address' }] },
+      types: {
+        PermitSingle: [
+          { name: 'token', type: 'address' },
+          { name: 'spender', type: 'address' },
+        ],
+      },
       primaryType: 'PermitSingle',
       domain: { name: 'Permit2', chainId: 1, verifyingContract: '0x000000000022d473030f116ddee9f6b43ac78ba3' },
       message: { token: DAI, spender: SPENDER },

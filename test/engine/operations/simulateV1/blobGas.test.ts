@@ -30,7 +30,9 @@ describe('nextExcessBlobGas', () => {
             const childOfHeader = parent.common.copy()
             childOfHeader.setHardforkBy({ blockNumber: 23_000_000n, timestamp: timestamp + 12n })
             const want = parent.calcNextExcessBlobGas(childOfHeader)
-            expect(nextExcessBlobGas(child, { excessBlobGas: excess, blobGasUsed: used, baseFeePerGas: baseFee }), `${fork} ${excess} ${used} ${baseFee}`).toBe(want)
+            expect(nextExcessBlobGas(child, { excessBlobGas: excess, blobGasUsed: used, baseFeePerGas: baseFee }), `${fork} ${excess} ${used} ${baseFee}`).toBe(
+              want,
+            )
           }
         }
       }
@@ -38,10 +40,42 @@ describe('nextExcessBlobGas', () => {
   })
 
   it("follows a geth genesis' own blobSchedule, BPO forks included (where ethereumjs' header rule cannot read it)", () => {
-    const blobSchedule = { cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 }, prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 }, osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 }, bpo1: { target: 10, max: 15, baseFeeUpdateFraction: 8346193 } }
+    const blobSchedule = {
+      cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+      prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+      osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+      bpo1: { target: 10, max: 15, baseFeeUpdateFraction: 8346193 },
+    }
     const commonFor = createGenesisCommonFactory({
-      config: { chainId: 7, homesteadBlock: 0, eip150Block: 0, eip155Block: 0, eip158Block: 0, byzantiumBlock: 0, constantinopleBlock: 0, petersburgBlock: 0, istanbulBlock: 0, berlinBlock: 0, londonBlock: 0, mergeNetsplitBlock: 0, terminalTotalDifficulty: 0, shanghaiTime: 0, cancunTime: 0, pragueTime: 0, osakaTime: 10, bpo1Time: 20, blobSchedule } as never,
-      nonce: '0x0', timestamp: '0x0', gasLimit: '0x1c9c380', difficulty: '0x0', mixHash: `0x${'00'.repeat(32)}`, coinbase: `0x${'00'.repeat(20)}`, extraData: '0x', alloc: {},
+      config: {
+        chainId: 7,
+        homesteadBlock: 0,
+        eip150Block: 0,
+        eip155Block: 0,
+        eip158Block: 0,
+        byzantiumBlock: 0,
+        constantinopleBlock: 0,
+        petersburgBlock: 0,
+        istanbulBlock: 0,
+        berlinBlock: 0,
+        londonBlock: 0,
+        mergeNetsplitBlock: 0,
+        terminalTotalDifficulty: 0,
+        shanghaiTime: 0,
+        cancunTime: 0,
+        pragueTime: 0,
+        osakaTime: 10,
+        bpo1Time: 20,
+        blobSchedule,
+      } as never,
+      nonce: '0x0',
+      timestamp: '0x0',
+      gasLimit: '0x1c9c380',
+      difficulty: '0x0',
+      mixHash: `0x${'00'.repeat(32)}`,
+      coinbase: `0x${'00'.repeat(20)}`,
+      extraData: '0x',
+      alloc: {},
     })
     const parent = { excessBlobGas: 0n, blobGasUsed: 15n * GAS_PER_BLOB, baseFeePerGas: 0n }
     // 15 blobs against a target of 6 (Prague, Osaka) and of 10 (BPO1)

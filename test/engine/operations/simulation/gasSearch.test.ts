@@ -16,7 +16,12 @@ function model(need: bigint, used: bigint, intrinsic = 21_000n) {
 
 describe('findGasRequired', () => {
   it('finds the exact lowest limit, in few runs', async () => {
-    for (const [need, used] of [[123_457n, 100_000n], [50_000n, 50_000n], [2_000_000n, 1_200_000n], [21_000n, 21_000n]] as const) {
+    for (const [need, used] of [
+      [123_457n, 100_000n],
+      [50_000n, 50_000n],
+      [2_000_000n, 1_200_000n],
+      [21_000n, 21_000n],
+    ] as const) {
       const m = model(need, used)
       expect(await findGasRequired(m.run, 20_000n, 30_000_000n)).toBe(need)
       expect(m.runs.length).toBeLessThanOrEqual(28) // cap + optimistic probe + log2(30M)

@@ -46,8 +46,7 @@ afterAll(async () => {
   await anvil?.stop()
 })
 
-const data = (name: keyof typeof z, functionName: string, args: unknown[] = []) =>
-  encodeFunctionData({ abi: z[name]!.abi, functionName, args } as never)
+const data = (name: keyof typeof z, functionName: string, args: unknown[] = []) => encodeFunctionData({ abi: z[name]!.abi, functionName, args } as never)
 
 // An explicit gas limit per call: what this file tests is decoding, not the default gas rule.
 function params(calls: SimulateParams['calls'], extra: Partial<SimulateParams> = {}): SimulateParams {
@@ -115,7 +114,17 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
     )
     expect(result.calls[0]!.logs[0]?.decoded?.summary).toBe('Transfer 100 FEE from 0xf39f…2266 to 0x7099…79c8')
     expect(result.assetChanges).toEqual([
-      { account: B, type: 'erc20', token: addr.fee, symbol: 'FEE', decimals: 18, before: '0x0', after: toHex(parseEther('99')), delta: parseEther('99').toString(), formatted: '99' },
+      {
+        account: B,
+        type: 'erc20',
+        token: addr.fee,
+        symbol: 'FEE',
+        decimals: 18,
+        before: '0x0',
+        after: toHex(parseEther('99')),
+        delta: parseEther('99').toString(),
+        formatted: '99',
+      },
     ])
   })
 
@@ -132,8 +141,28 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
     const cBefore = BigInt(await anvil!.rpc<string>('eth_getBalance', [C, 'latest']))
     // gas price 0 (eth_call semantics): only the forwarded ether moves; C's token balance is untouched
     expect(result.assetChanges).toEqual([
-      { account: A, type: 'native', token: null, symbol: 'ETH', decimals: 18, before: toHex(parseEther('5')), after: toHex(parseEther('4')), delta: (-parseEther('1')).toString(), formatted: '-1' },
-      { account: C, type: 'native', token: null, symbol: 'ETH', decimals: 18, before: toHex(cBefore), after: toHex(cBefore + parseEther('1')), delta: parseEther('1').toString(), formatted: '1' },
+      {
+        account: A,
+        type: 'native',
+        token: null,
+        symbol: 'ETH',
+        decimals: 18,
+        before: toHex(parseEther('5')),
+        after: toHex(parseEther('4')),
+        delta: (-parseEther('1')).toString(),
+        formatted: '-1',
+      },
+      {
+        account: C,
+        type: 'native',
+        token: null,
+        symbol: 'ETH',
+        decimals: 18,
+        before: toHex(cBefore),
+        after: toHex(cBefore + parseEther('1')),
+        delta: parseEther('1').toString(),
+        formatted: '1',
+      },
     ])
   })
 
@@ -177,7 +206,13 @@ describe('Engine.simulate on the embedded devnet', () => {
   const NFT = '0xe7f1725e7734ce288f8367e1bb143e90bb3f0512' as Address
   let devnet: Engine | undefined
   beforeAll(async () => {
-    devnet = await createEngine({ cache: createMemoryCacheStore(), gasCap: 30_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 })
+    devnet = await createEngine({
+      cache: createMemoryCacheStore(),
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 100_000,
+      simulationTtlSeconds: 60,
+    })
   })
   afterAll(async () => devnet?.close())
 
@@ -198,11 +233,24 @@ describe('Engine.simulate on the embedded devnet', () => {
     expect(result.status).toBe('success')
     expect(result.calls[0]!.logs[0]?.decoded?.summary).toBe('Transfer 2.5 DEMO from 0xf39f…2266 to 0x3c44…93bc')
     expect(result.calls[1]!.logs[0]?.decoded?.summary).toBe('Transfer DNFT #2 from 0x7099…79c8 to 0x3c44…93bc')
-    expect(result.calls[1]!.transfers).toEqual([{ type: 'erc721', token: NFT, from: B, to: C, amount: '0x1', tokenId: '0x2', name: 'Demo NFT', symbol: 'DNFT', formatted: '1' }])
+    expect(result.calls[1]!.transfers).toEqual([
+      { type: 'erc721', token: NFT, from: B, to: C, amount: '0x1', tokenId: '0x2', name: 'Demo NFT', symbol: 'DNFT', formatted: '1' },
+    ])
     const byType = Object.fromEntries(result.assetChanges!.map((x) => [x.type, x]))
     expect(Object.keys(byType).sort()).toEqual(['erc20', 'erc721'])
     expect(byType.erc20).toMatchObject({ account: C, token: TOKEN, symbol: 'DEMO', decimals: 18, delta: parseEther('2.5').toString() })
     expect(BigInt(byType.erc20!.after) - BigInt(byType.erc20!.before)).toBe(parseEther('2.5'))
-    expect(byType.erc721).toEqual({ account: C, type: 'erc721', token: NFT, tokenId: '0x2', symbol: 'DNFT', before: '0x0', after: '0x1', delta: '1', name: 'Demo NFT', formatted: '1' })
+    expect(byType.erc721).toEqual({
+      account: C,
+      type: 'erc721',
+      token: NFT,
+      tokenId: '0x2',
+      symbol: 'DNFT',
+      before: '0x0',
+      after: '0x1',
+      delta: '1',
+      name: 'Demo NFT',
+      formatted: '1',
+    })
   })
 })

@@ -44,6 +44,9 @@ describe('traceBlock', () => {
     const byHash = await traces.traceBlock({ block: { hash: header.hash }, tracerConfig: { callTracer: {} } })
     expect(byHash).toEqual(await traces.traceBlock({ block: { number: 4n }, tracerConfig: { callTracer: {} } }))
     const unknown = `0x${'ee'.repeat(32)}` as Hex
-    await expect(traces.traceBlock({ block: { hash: unknown }, tracerConfig: {} })).rejects.toMatchObject({ code: 'BLOCK_NOT_FOUND', message: `block ${unknown} not found` })
+    await expect(traces.traceBlock({ block: { hash: unknown }, tracerConfig: {} })).rejects.toMatchObject({
+      code: 'BLOCK_NOT_FOUND',
+      message: `block ${unknown} not found`,
+    })
   })
 })

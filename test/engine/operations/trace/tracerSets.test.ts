@@ -50,7 +50,12 @@ describe('tracer sets of a trace', () => {
     for (const trace of [
       () => service.traceBlock({ block: { number: 999_999n }, tracerConfig: bad }),
       () => service.traceTransaction(`0x${'12'.repeat(32)}`, bad),
-      () => service.traceCall({ call: { from: '0x0000000000000000000000000000000000000001', to: null, data: '0x' }, block: { number: 999_999n }, tracerConfig: bad }),
+      () =>
+        service.traceCall({
+          call: { from: '0x0000000000000000000000000000000000000001', to: null, data: '0x' },
+          block: { number: 999_999n },
+          tracerConfig: bad,
+        }),
     ]) {
       await expect(trace()).rejects.toThrow('cannot use diffMode with includeEmpty')
     }

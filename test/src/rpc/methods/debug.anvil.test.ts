@@ -56,7 +56,8 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
 
   beforeAll(async () => {
     anvil = await startAnvil()
-    const deploy = async (data: Hex, value = '0x0') => (await receipt(await anvil.rpc<Hex>('eth_sendTransaction', [{ from: DEV_ACCOUNTS[0], data, value }]))).contractAddress!
+    const deploy = async (data: Hex, value = '0x0') =>
+      (await receipt(await anvil.rpc<Hex>('eth_sendTransaction', [{ from: DEV_ACCOUNTS[0], data, value }]))).contractAddress!
     target = (await deploy(encodeDeployData({ abi: c.Target.abi, bytecode: c.Target.bytecode }), '0x10')).toLowerCase() as Address
     caller = (await deploy(c.Caller.bytecode)).toLowerCase() as Address
     const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: anvil.url } })
@@ -77,8 +78,10 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
   })
 
   const rpcCall = (to: Address, data: Hex, value = 0n) => ({ from: SENDER, to, data, value: toHex(value), gas: toHex(GAS) })
-  const onTarget = (fn: string, args: unknown[] = [], value = 0n) => rpcCall(target, encodeFunctionData({ abi: c.Target.abi, functionName: fn, args } as never), value)
-  const onCaller = (fn: string, args: unknown[] = [], value = 0n) => rpcCall(caller, encodeFunctionData({ abi: c.Caller.abi, functionName: fn, args } as never), value)
+  const onTarget = (fn: string, args: unknown[] = [], value = 0n) =>
+    rpcCall(target, encodeFunctionData({ abi: c.Target.abi, functionName: fn, args } as never), value)
+  const onCaller = (fn: string, args: unknown[] = [], value = 0n) =>
+    rpcCall(caller, encodeFunctionData({ abi: c.Caller.abi, functionName: fn, args } as never), value)
 
   const scenarios: [string, () => ReturnType<typeof rpcCall>][] = [
     ['nested calls with value, events and a caught inner revert', () => onCaller('nested', [target, 5n], 3n)],
@@ -93,16 +96,24 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
     it('callTracer (withLog), prestateTracer and the struct logger answer as geth', async () => {
       const params = (cfg: object) => [make(), 'latest', cfg]
       const callCfg = { tracer: 'callTracer', tracerConfig: { withLog: true } }
-      expect(await ours('debug_traceCall', params(callCfg))).toEqual(renumberLogs(gethCallFrame(await anvil.rpc<Frame>('debug_traceCall', params(callCfg)), GAS)))
+      expect(await ours('debug_traceCall', params(callCfg))).toEqual(
+        renumberLogs(gethCallFrame(await anvil.rpc<Frame>('debug_traceCall', params(callCfg)), GAS)),
+      )
 
       const preCfg = { tracer: 'prestateTracer' }
-      expect(withoutCodeHash((await ours('debug_traceCall', params(preCfg))) as Prestate)).toEqual(gethPrestate(await anvil.rpc<Prestate>('debug_traceCall', params(preCfg))))
+      expect(withoutCodeHash((await ours('debug_traceCall', params(preCfg))) as Prestate)).toEqual(
+        gethPrestate(await anvil.rpc<Prestate>('debug_traceCall', params(preCfg))),
+      )
 
       // no tracer: geth's struct logger with geth's option names
       const logCfg = { enableMemory: true, enableReturnData: true }
       const mine = (await ours('debug_traceCall', params(logCfg))) as Logs
       const theirs = await anvil.rpc<Logs>('debug_traceCall', params(logCfg))
-      expect({ gas: mine.gas, failed: mine.failed, returnValue: mine.returnValue }).toEqual({ gas: theirs.gas, failed: theirs.failed, returnValue: theirs.returnValue })
+      expect({ gas: mine.gas, failed: mine.failed, returnValue: mine.returnValue }).toEqual({
+        gas: theirs.gas,
+        failed: theirs.failed,
+        returnValue: theirs.returnValue,
+      })
       expect(firstStepDifference(comparableStructLogs(mine.structLogs), comparableStructLogs(theirs.structLogs))).toBeUndefined()
       const noStack = (await ours('debug_traceCall', params({ disableStack: true, disableStorage: true }))) as Logs
       const theirsNoStack = await anvil.rpc<Logs>('debug_traceCall', params({ disableStack: true, disableStorage: true }))
@@ -110,7 +121,7 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
     })
   })
 
-  it('debug_traceCall with geth\'s state and block overrides sees what Anvil sees', async () => {
+  it("debug_traceCall with geth's state and block overrides sees what Anvil sees", async () => {
     const slot0 = toHex(0n, { size: 32 })
     const head = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
     const cfg = {
@@ -120,7 +131,10 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
       // zeroes BASEFEE for a call with no gas price)
       blockOverrides: { number: toHex(head + 1n), time: '0x77359400', feeRecipient: BENEFICIARY, baseFeePerGas: '0x7' },
     }
-    for (const call of [{ ...onTarget('read'), gasPrice: '0x7' }, { ...onTarget('env'), gasPrice: '0x7' }]) {
+    for (const call of [
+      { ...onTarget('read'), gasPrice: '0x7' },
+      { ...onTarget('env'), gasPrice: '0x7' },
+    ]) {
       const mine = (await ours('debug_traceCall', [call, 'latest', cfg])) as Frame
       expect(mine).toEqual(gethCallFrame(await anvil.rpc<Frame>('debug_traceCall', [call, 'latest', cfg]), GAS))
       expect(mine.output).toBeDefined()
@@ -133,13 +147,23 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
     expect(mine).toEqual(await ours('debug_traceCall', [call, 'latest', cfg]))
   })
 
-  it('muxTracer: each part equals Anvil\'s answer for that tracer alone (Anvil has no mux of its own)', async () => {
+  it("muxTracer: each part equals Anvil's answer for that tracer alone (Anvil has no mux of its own)", async () => {
     const call = onCaller('nested', [target, 5n], 3n)
-    const mux = (await ours('debug_traceCall', [call, 'latest', { tracer: 'muxTracer', tracerConfig: { callTracer: { withLog: true }, prestateTracer: null } }])) as Record<string, unknown>
+    const mux = (await ours('debug_traceCall', [
+      call,
+      'latest',
+      { tracer: 'muxTracer', tracerConfig: { callTracer: { withLog: true }, prestateTracer: null } },
+    ])) as Record<string, unknown>
     expect(Object.keys(mux)).toEqual(['callTracer', 'prestateTracer'])
-    expect(mux.callTracer).toEqual(renumberLogs(gethCallFrame(await anvil.rpc<Frame>('debug_traceCall', [call, 'latest', { tracer: 'callTracer', tracerConfig: { withLog: true } }]), GAS)))
-    expect(withoutCodeHash(mux.prestateTracer as Prestate)).toEqual(gethPrestate(await anvil.rpc<Prestate>('debug_traceCall', [call, 'latest', { tracer: 'prestateTracer' }])))
-    expect(await ours('debug_traceCall', [call, 'latest', { tracer: 'noopTracer' }])).toEqual(await anvil.rpc('debug_traceCall', [call, 'latest', { tracer: 'noopTracer' }]))
+    expect(mux.callTracer).toEqual(
+      renumberLogs(gethCallFrame(await anvil.rpc<Frame>('debug_traceCall', [call, 'latest', { tracer: 'callTracer', tracerConfig: { withLog: true } }]), GAS)),
+    )
+    expect(withoutCodeHash(mux.prestateTracer as Prestate)).toEqual(
+      gethPrestate(await anvil.rpc<Prestate>('debug_traceCall', [call, 'latest', { tracer: 'prestateTracer' }])),
+    )
+    expect(await ours('debug_traceCall', [call, 'latest', { tracer: 'noopTracer' }])).toEqual(
+      await anvil.rpc('debug_traceCall', [call, 'latest', { tracer: 'noopTracer' }]),
+    )
   })
 
   describe('a mined block with two transactions that both log', () => {
@@ -166,7 +190,7 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
     const gethMined = (anvilFrame: Frame, gasLimit: bigint, gasUsed: Hex, logsBefore: number) =>
       renumberLogs({ ...gethCallFrame(anvilFrame, gasLimit), gasUsed }, logsBefore)
 
-    it('debug_traceTransaction numbers the second transaction\'s logs after the first one\'s', async () => {
+    it("debug_traceTransaction numbers the second transaction's logs after the first one's", async () => {
       const cfg = { tracer: 'callTracer', tracerConfig: { withLog: true } }
       const mine = (await ours('debug_traceTransaction', [hashB, cfg])) as Frame
       expect(mine).toEqual(gethMined(await anvil.rpc<Frame>('debug_traceTransaction', [hashB, cfg]), GAS, rb.gasUsed, ra.logs.length))
@@ -183,11 +207,14 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
       expect(four).toEqual(await anvil.rpc('debug_traceTransaction', [hashB, { tracer: '4byteTracer' }]))
     })
 
-    it('debug_traceBlockByNumber / ByHash: [{txHash, result}] as Anvil answers, geth\'s rules applied', async () => {
+    it("debug_traceBlockByNumber / ByHash: [{txHash, result}] as Anvil answers, geth's rules applied", async () => {
       const cfg = { tracer: 'callTracer', tracerConfig: { withLog: true } }
       const mine = (await ours('debug_traceBlockByNumber', [rb.blockNumber, cfg])) as { txHash: Hex; result: Frame }[]
       const theirs = await anvil.rpc<{ txHash: Hex; result: Frame }[]>('debug_traceBlockByNumber', [rb.blockNumber, cfg])
-      expect(mine.map((e) => Object.keys(e))).toEqual([['txHash', 'result'], ['txHash', 'result']])
+      expect(mine.map((e) => Object.keys(e))).toEqual([
+        ['txHash', 'result'],
+        ['txHash', 'result'],
+      ])
       expect(mine.map((e) => e.txHash)).toEqual(theirs.map((e) => e.txHash))
       expect(mine[0]!.result).toEqual(gethMined(theirs[0]!.result, GAS, ra.gasUsed, 0))
       expect(mine[1]!.result).toEqual(gethMined(theirs[1]!.result, GAS, rb.gasUsed, ra.logs.length))
@@ -221,9 +248,20 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
       // the same block on an engine whose struct log limit the long transaction passes
       const steps = await Promise.all([long, short].map(async (h) => ((await ours('debug_traceTransaction', [h])) as Logs).structLogs.length))
       expect(steps[0]).toBeGreaterThan(steps[1]!)
-      const tight = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: steps[1]!, simulationTtlSeconds: 60 })
+      const tight = await createEngine({
+        rpcUrl: anvil.url,
+        cache: createMemoryCacheStore(),
+        gasCap: 50_000_000n,
+        rpcTimeoutMs: 10_000,
+        maxStructLogSteps: steps[1]!,
+        simulationTtlSeconds: 60,
+      })
       try {
-        const entries = (await debugMethods.debug_traceBlockByNumber!([rl.blockNumber, {}], { ...ctx, engine: tight })) as { txHash: Hex; error?: string; result?: Logs }[]
+        const entries = (await debugMethods.debug_traceBlockByNumber!([rl.blockNumber, {}], { ...ctx, engine: tight })) as {
+          txHash: Hex
+          error?: string
+          result?: Logs
+        }[]
         expect(entries[0]).toEqual({ txHash: long, error: `struct log exceeds the limit of ${steps[1]} steps` })
         expect(entries[1]).toEqual({ txHash: short, result: await ours('debug_traceTransaction', [short, {}]) })
         // the struct logger, callTracer and prestateTracer in one run: the refused long one is
@@ -249,7 +287,11 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
       const parent = toHex(BigInt(rb.blockNumber) - 1n)
       expect(atStart.output).toBe(((await ours('debug_traceCall', [read, parent, { tracer: 'callTracer' }])) as Frame).output)
       expect(atStart.output).toBe(await anvil.rpc('eth_call', [read, parent]))
-      const many = (await ours('debug_traceCallMany', [[{ transactions: [read] }], { blockNumber: rb.blockNumber, transactionIndex: 1 }, { tracer: 'callTracer' }])) as Frame[][]
+      const many = (await ours('debug_traceCallMany', [
+        [{ transactions: [read] }],
+        { blockNumber: rb.blockNumber, transactionIndex: 1 },
+        { tracer: 'callTracer' },
+      ])) as Frame[][]
       expect(many[0]![0]).toEqual(before)
     })
   })

@@ -35,7 +35,10 @@ describe('debug_* handlers on the devnet engine', () => {
   let ctx: RpcContext
   const call = (method: string, params: unknown[]) => debugMethods[method]!(params, ctx)
   const rpcError = async (method: string, params: unknown[]) => {
-    const e = await call(method, params).then(() => undefined, (err: unknown) => err)
+    const e = await call(method, params).then(
+      () => undefined,
+      (err: unknown) => err,
+    )
     expect(e).toBeInstanceOf(RpcError)
     return e as RpcError
   }
@@ -54,7 +57,7 @@ describe('debug_* handlers on the devnet engine', () => {
   afterAll(() => engine?.close())
 
   describe('debug_traceTransaction', () => {
-    it('numbers a mined transaction\'s logs from the block start (geth v1.17), here and in the engine op behind /v1/trace/tx', async () => {
+    it("numbers a mined transaction's logs from the block start (geth v1.17), here and in the engine op behind /v1/trace/tx", async () => {
       const first = (await call('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'callTracer', tracerConfig: { withLog: true } }])) as Frame
       const second = (await call('debug_traceTransaction', [BLOCK4_TX1, { tracer: 'callTracer', tracerConfig: { withLog: true } }])) as Frame
       expect(first.logs?.map((l) => l.index)).toEqual(['0x0'])
@@ -63,8 +66,13 @@ describe('debug_* handlers on the devnet engine', () => {
       expect(rest.callTracer).toEqual(second)
     })
 
-    it('without a tracer is geth\'s struct logger: memory off unless enableMemory, limit cuts the log short', async () => {
-      const plain = (await call('debug_traceTransaction', [BLOCK4_TX0])) as { gas: number; failed: boolean; returnValue: string; structLogs: Record<string, unknown>[] }
+    it("without a tracer is geth's struct logger: memory off unless enableMemory, limit cuts the log short", async () => {
+      const plain = (await call('debug_traceTransaction', [BLOCK4_TX0])) as {
+        gas: number
+        failed: boolean
+        returnValue: string
+        structLogs: Record<string, unknown>[]
+      }
       expect(Object.keys(plain)).toEqual(['gas', 'failed', 'returnValue', 'structLogs'])
       expect(plain.failed).toBe(false)
       expect(plain.returnValue).toBe(`0x${'1'.padStart(64, '0')}`)
@@ -88,7 +96,7 @@ describe('debug_* handlers on the devnet engine', () => {
       expect(((await call('debug_traceTransaction', [BLOCK4_TX0, { limit: -1 }])) as typeof plain).structLogs).toEqual([])
     })
 
-    it('4byteTracer in geth\'s form, noopTracer, muxTracer with results keyed and sorted as geth prints them', async () => {
+    it("4byteTracer in geth's form, noopTracer, muxTracer with results keyed and sorted as geth prints them", async () => {
       expect(await call('debug_traceTransaction', [BLOCK4_TX0, { tracer: '4byteTracer' }])).toEqual({ '0xa9059cbb-64': 1 })
       expect(await call('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'noopTracer' }])).toEqual({})
       const mux = (await call('debug_traceTransaction', [
@@ -102,13 +110,24 @@ describe('debug_* handlers on the devnet engine', () => {
       expect(await call('debug_traceTransaction', [BLOCK4_TX1, { tracer: 'muxTracer', tracerConfig: {} }])).toEqual({})
     })
 
-    it('answers geth\'s errors: unknown transaction, unknown tracer, bad options and params', async () => {
+    it("answers geth's errors: unknown transaction, unknown tracer, bad options and params", async () => {
       expect(await rpcError('debug_traceTransaction', [`0x${'ab'.repeat(32)}`])).toMatchObject({ code: -32000, message: 'transaction not found' })
       expect(await rpcError('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'nopeTracer' }])).toMatchObject({ code: -32000, message: 'tracer not found' })
-      expect((await rpcError('debug_traceTransaction', [BLOCK4_TX0, { tracer: '{step: function() {}}' }])).message).toMatch(/JavaScript tracers are not supported/)
-      expect(await rpcError('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'callTracer', timeout: 'soon' }])).toMatchObject({ code: -32000, message: 'time: invalid duration "soon"' })
-      expect(await rpcError('debug_traceTransaction', ['0x1234'])).toMatchObject({ code: -32602, message: 'invalid argument 0: transactionHash: a hash must be 32 bytes, got 2' })
-      expect(await rpcError('debug_traceTransaction', [BLOCK4_TX0.slice(2)])).toMatchObject({ code: -32602, message: 'invalid argument 0: transactionHash: hex string without 0x prefix' })
+      expect((await rpcError('debug_traceTransaction', [BLOCK4_TX0, { tracer: '{step: function() {}}' }])).message).toMatch(
+        /JavaScript tracers are not supported/,
+      )
+      expect(await rpcError('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'callTracer', timeout: 'soon' }])).toMatchObject({
+        code: -32000,
+        message: 'time: invalid duration "soon"',
+      })
+      expect(await rpcError('debug_traceTransaction', ['0x1234'])).toMatchObject({
+        code: -32602,
+        message: 'invalid argument 0: transactionHash: a hash must be 32 bytes, got 2',
+      })
+      expect(await rpcError('debug_traceTransaction', [BLOCK4_TX0.slice(2)])).toMatchObject({
+        code: -32602,
+        message: 'invalid argument 0: transactionHash: hex string without 0x prefix',
+      })
       expect(await rpcError('debug_traceTransaction', [])).toMatchObject({ code: -32602, message: 'missing value for required argument 0' })
       expect(await rpcError('debug_traceTransaction', [BLOCK4_TX0, {}, 1])).toMatchObject({ code: -32602, message: 'too many arguments, want at most 2' })
       const unknownKey = await rpcError('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'callTracer', tracerConfig: { withLogs: true } }])
@@ -125,9 +144,13 @@ describe('debug_* handlers on the devnet engine', () => {
   })
 
   describe('debug_traceTransaction with flatCallTracer', () => {
-    it('answers geth\'s flat frames of the mined transaction: the top call first, with the transaction\'s own fields', async () => {
+    it("answers geth's flat frames of the mined transaction: the top call first, with the transaction's own fields", async () => {
       const flat = (await call('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'flatCallTracer' }])) as {
-        type: string; traceAddress: number[]; transactionHash: Hex; blockNumber: number; action: { to: Hex }
+        type: string
+        traceAddress: number[]
+        transactionHash: Hex
+        blockNumber: number
+        action: { to: Hex }
       }[]
       const top = (await call('debug_traceTransaction', [BLOCK4_TX0, { tracer: 'callTracer' }])) as Frame & { to: Hex }
       expect(flat[0]).toMatchObject({ type: 'call', traceAddress: [], transactionHash: BLOCK4_TX0, blockNumber: 4 })
@@ -153,16 +176,20 @@ describe('debug_* handlers on the devnet engine', () => {
       // the struct logger per transaction, geth's shape
       const logs = (await call('debug_traceBlockByNumber', ['0x4'])) as { result: { structLogs: unknown[] } }[]
       expect(logs.map((e) => e.result.structLogs.length)).toEqual(
-        await Promise.all([BLOCK4_TX0, BLOCK4_TX1].map(async (h) => ((await call('debug_traceTransaction', [h])) as { structLogs: unknown[] }).structLogs.length)),
+        await Promise.all(
+          [BLOCK4_TX0, BLOCK4_TX1].map(async (h) => ((await call('debug_traceTransaction', [h])) as { structLogs: unknown[] }).structLogs.length),
+        ),
       )
     })
 
-    it('refuses genesis and unknown blocks with geth\'s words', async () => {
+    it("refuses genesis and unknown blocks with geth's words", async () => {
       await expect(call('debug_traceBlockByNumber', ['0x0'])).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: 'genesis is not traceable' })
       expect(await rpcError('debug_traceBlockByNumber', ['0x99'])).toMatchObject({ code: -32000, message: 'block #153 not found' })
       const unknown = `0x${'cd'.repeat(32)}`
       expect(await rpcError('debug_traceBlockByHash', [unknown])).toMatchObject({ code: -32000, message: `block ${unknown} not found` })
-      expect((await rpcError('debug_traceBlockByNumber', [4])).message).toBe('invalid argument 0: blockNumber: expected a block number or tag string, got number')
+      expect((await rpcError('debug_traceBlockByNumber', [4])).message).toBe(
+        'invalid argument 0: blockNumber: expected a block number or tag string, got number',
+      )
       expect((await rpcError('debug_traceBlockByNumber', ['0x04'])).message).toBe('invalid argument 0: blockNumber: hex number with leading zero digits')
     })
   })
@@ -195,7 +222,7 @@ describe('debug_* handlers on the devnet engine', () => {
       expect(tooFar).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^transaction index 3 out of range for block 0x/) })
     })
 
-    it('applies state and block overrides (geth\'s and Erigon\'s names), refuses pending as geth does', async () => {
+    it("applies state and block overrides (geth's and Erigon's names), refuses pending as geth does", async () => {
       const slotOverride = await call('debug_traceCall', [
         { from: ACCOUNTS[0], to: LOOPER, gas: '0x186a0' },
         'latest',
@@ -210,30 +237,39 @@ describe('debug_* handlers on the devnet engine', () => {
         { tracer: 'callTracer', stateOverrides: { [LOOPER]: { code: env } }, blockOverrides: { number: '0x64', time: '0x5', feeRecipient: ACCOUNTS[1] } },
       ])) as Frame
       expect(envOut.output).toBe(word(0x64n) + word(5n).slice(2) + word(BigInt(ACCOUNTS[1])).slice(2))
-      expect(await rpcError('debug_traceCall', [balanceCall(ACCOUNTS[2]), 'pending'])).toMatchObject({ code: -32000, message: 'tracing on top of pending is not supported' })
+      expect(await rpcError('debug_traceCall', [balanceCall(ACCOUNTS[2]), 'pending'])).toMatchObject({
+        code: -32000,
+        message: 'tracing on top of pending is not supported',
+      })
       expect((await rpcError('debug_traceCall', [balanceCall(ACCOUNTS[2]), 'latest', { blockOverrides: { beaconRoot: word(1n) } }])).message).toBe(
         'invalid argument 2: blockOverrides.beaconRoot: block override "beaconRoot" is not supported for this RPC method',
       )
-      expect((await rpcError('debug_traceCall', [balanceCall(ACCOUNTS[2]), 'latest', { stateOverrides: { [LOOPER]: { state: {}, stateDiff: {} } } }])).message).toBe(
-        `account ${LOOPER} has both 'state' and 'stateDiff'`,
-      )
+      expect(
+        (await rpcError('debug_traceCall', [balanceCall(ACCOUNTS[2]), 'latest', { stateOverrides: { [LOOPER]: { state: {}, stateDiff: {} } } }])).message,
+      ).toBe(`account ${LOOPER} has both 'state' and 'stateDiff'`)
       expect(await rpcError('debug_traceCall', [balanceCall(ACCOUNTS[2])])).toMatchObject({ code: -32602, message: 'missing value for required argument 1' })
       expect((await rpcError('debug_traceCall', [{ ...balanceCall(ACCOUNTS[2]), input: '0x00' }, 'latest'])).message).toBe(
         'invalid argument 0: both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
       )
-      expect((await rpcError('debug_traceCall', [{ ...balanceCall(ACCOUNTS[2]), blobs: [] }, 'latest'])).message).toMatch(/^invalid argument 0: call\.blobs: not supported/)
-      expect((await rpcError('debug_traceCall', [{ ...balanceCall(ACCOUNTS[2]), gas: 5 }, 'latest'])).message).toBe('invalid argument 0: call.gas: expected a hex quantity string, got number')
+      expect((await rpcError('debug_traceCall', [{ ...balanceCall(ACCOUNTS[2]), blobs: [] }, 'latest'])).message).toMatch(
+        /^invalid argument 0: call\.blobs: not supported/,
+      )
+      expect((await rpcError('debug_traceCall', [{ ...balanceCall(ACCOUNTS[2]), gas: 5 }, 'latest'])).message).toBe(
+        'invalid argument 0: call.gas: expected a hex quantity string, got number',
+      )
     })
 
     it('answers BLOCKHASH under a number override as geth: zero at or past the traced header, real for the header when the override is the next number', async () => {
       // NUMBER PUSH1 1 SWAP1 SUB BLOCKHASH PUSH1 0 MSTORE PUSH1 0x20 PUSH1 0 RETURN: blockhash(number - 1)
       const prevHash = '0x4360019003406000526020' + '6000f3'
       const at = async (block: string, number?: string) =>
-        ((await call('debug_traceCall', [
-          { from: ACCOUNTS[0], to: LOOPER },
-          block,
-          { tracer: 'callTracer', stateOverrides: { [LOOPER]: { code: prevHash } }, ...(number && { blockOverrides: { number } }) },
-        ])) as Frame).output
+        (
+          (await call('debug_traceCall', [
+            { from: ACCOUNTS[0], to: LOOPER },
+            block,
+            { tracer: 'callTracer', stateOverrides: { [LOOPER]: { code: prevHash } }, ...(number && { blockOverrides: { number } }) },
+          ])) as Frame
+        ).output
       expect(await at('0x3')).toBe(await blockHashOf(2n))
       expect(await at('0x3', '0x4')).toBe(await blockHashOf(3n))
       // block 5 exists on the chain, but not below the traced header (block 3)
@@ -243,17 +279,22 @@ describe('debug_* handlers on the devnet engine', () => {
 
     it('stops a trace past its timeout with geth\'s "execution timeout" (capped by the request timeout)', async () => {
       const loop = [{ from: ACCOUNTS[0], to: LOOPER, gas: '0x2faf080' }, 'latest']
-      const err = await call('debug_traceCall', [...loop, { tracer: 'callTracer', timeout: '20ms', stateOverrides: { [LOOPER]: { code: LOOP_CODE } } }]).catch((e: unknown) => e)
+      const err = await call('debug_traceCall', [...loop, { tracer: 'callTracer', timeout: '20ms', stateOverrides: { [LOOPER]: { code: LOOP_CODE } } }]).catch(
+        (e: unknown) => e,
+      )
       expect(err).toMatchObject({ code: 'EXECUTION_TIMEOUT', message: 'execution timeout' })
       // the same loop without a deadline runs out of gas instead: the timeout is what stopped it
       const done = (await call('debug_traceCall', [
-        { ...loop[0] as object, gas: '0x30d40' },
+        { ...(loop[0] as object), gas: '0x30d40' },
         'latest',
         { tracer: 'callTracer', stateOverrides: { [LOOPER]: { code: LOOP_CODE } } },
       ])) as { error?: string }
       expect(done.error).toBe('out of gas')
       const capped = { ...ctx, config: { ...ctx.config, server: { ...ctx.config.server, request_timeout_ms: 20 } } }
-      const viaCap = await debugMethods.debug_traceCall!([...loop, { tracer: 'noopTracer', timeout: '10m', stateOverrides: { [LOOPER]: { code: LOOP_CODE } } }], capped).catch((e: unknown) => e)
+      const viaCap = await debugMethods.debug_traceCall!(
+        [...loop, { tracer: 'noopTracer', timeout: '10m', stateOverrides: { [LOOPER]: { code: LOOP_CODE } } }],
+        capped,
+      ).catch((e: unknown) => e)
       expect(viaCap).toMatchObject({ code: 'EXECUTION_TIMEOUT', message: 'execution timeout' })
     })
   })
@@ -274,23 +315,35 @@ describe('debug_* handlers on the devnet engine', () => {
       expect((latest[0]![0] as { structLogs: unknown[] }).structLogs.length).toBeGreaterThan(0)
     })
 
-    it('applies each bundle\'s blockOverride from that bundle on', async () => {
+    it("applies each bundle's blockOverride from that bundle on", async () => {
       const env = '0x4360005242602052416040526060' + '6000f3'
       const read = { from: ACCOUNTS[0], to: LOOPER }
       const out = (await call('debug_traceCallMany', [
-        [{ transactions: [read] }, { transactions: [read], blockOverride: { blockNumber: '0x10' } }, { transactions: [read], blockOverride: { timestamp: '0x9' } }],
+        [
+          { transactions: [read] },
+          { transactions: [read], blockOverride: { blockNumber: '0x10' } },
+          { transactions: [read], blockOverride: { timestamp: '0x9' } },
+        ],
         { blockNumber: '0x4' },
         { tracer: 'callTracer', stateOverrides: { [LOOPER]: { code: env } } },
       ])) as Frame[][]
       const numberAndTime = out.map((b) => [BigInt(b[0]!.output!.slice(0, 66)), BigInt(`0x${b[0]!.output!.slice(66, 130)}`)])
       const block4Time = numberAndTime[0]![1]!
-      expect(numberAndTime).toEqual([[4n, block4Time], [16n, block4Time], [16n, 9n]])
+      expect(numberAndTime).toEqual([
+        [4n, block4Time],
+        [16n, block4Time],
+        [16n, 9n],
+      ])
     })
 
     it('refuses malformed bundles', async () => {
       expect((await rpcError('debug_traceCallMany', [{}])).message).toBe('invalid argument 0: bundles: expected an array of {transactions, blockOverride}')
-      expect((await rpcError('debug_traceCallMany', [[{ transactions: [], extra: 1 }]])).message).toMatch(/^invalid argument 0: bundles\[0\]\.extra: unknown field/)
-      expect((await rpcError('debug_traceCallMany', [[{ transactions: [] }], { blockNumber: '0x4', transactionIndex: 'one' }])).message).toMatch(/stateContext\.transactionIndex/)
+      expect((await rpcError('debug_traceCallMany', [[{ transactions: [], extra: 1 }]])).message).toMatch(
+        /^invalid argument 0: bundles\[0\]\.extra: unknown field/,
+      )
+      expect((await rpcError('debug_traceCallMany', [[{ transactions: [] }], { blockNumber: '0x4', transactionIndex: 'one' }])).message).toMatch(
+        /stateContext\.transactionIndex/,
+      )
     })
   })
 })

@@ -14,7 +14,7 @@ describe('debug_* through POST /v1/rpc', () => {
   })
   afterAll(() => app?.close())
 
-  it('answers a batch of traces and failures item by item, with geth\'s codes and words', async () => {
+  it("answers a batch of traces and failures item by item, with geth's codes and words", async () => {
     const { status, json } = await app.rpc([
       { jsonrpc: '2.0', id: 1, method: 'debug_traceTransaction', params: [BLOCK4_TX1, { tracer: 'callTracer', tracerConfig: { withLog: true } }] },
       { jsonrpc: '2.0', id: 'b', method: 'debug_traceBlockByNumber', params: ['0x0'] },

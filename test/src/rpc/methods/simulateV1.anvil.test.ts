@@ -56,39 +56,153 @@ afterAll(async () => {
   await anvil?.stop()
 })
 
-interface CallOut { returnData: Hex; gasUsed: Hex; status: Hex; logs: { address: Hex; topics: Hex[]; data: Hex; logIndex: Hex }[]; error?: { code: number; message: string; data?: Hex } }
+interface CallOut {
+  returnData: Hex
+  gasUsed: Hex
+  status: Hex
+  logs: { address: Hex; topics: Hex[]; data: Hex; logIndex: Hex }[]
+  error?: { code: number; message: string; data?: Hex }
+}
 
 /** what both print per call; `anvil` undoes Anvil's deviations (see above) */
 const comparable = (blocks: { calls: CallOut[] }[], anvil: boolean) =>
-  blocks.map((b) => b.calls.map((c) => {
-    const failed = c.status === '0x0'
-    return {
-      returnData: anvil && failed ? '0x' : c.returnData,
-      gasUsed: c.gasUsed,
-      status: c.status,
-      logs: c.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex })),
-      // the revert bytes: geth's error.data, Anvil's returnData
-      revert: failed ? (anvil ? c.returnData : (c.error?.data ?? '0x')) : undefined,
-      failed: failed && c.error !== undefined,
-    }
-  }))
+  blocks.map((b) =>
+    b.calls.map((c) => {
+      const failed = c.status === '0x0'
+      return {
+        returnData: anvil && failed ? '0x' : c.returnData,
+        gasUsed: c.gasUsed,
+        status: c.status,
+        logs: c.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex })),
+        // the revert bytes: geth's error.data, Anvil's returnData
+        revert: failed ? (anvil ? c.returnData : (c.error?.data ?? '0x')) : undefined,
+        failed: failed && c.error !== undefined,
+      }
+    }),
+  )
 
 const requests: [string, unknown][] = [
-  ['transfers with traceTransfers', { blockStateCalls: [{ stateOverrides: { [C0]: { balance: '0x3e8' } }, calls: [{ from: C0, to: C1, value: '0x3e8' }, { from: C1, to: C2, value: '0x3e8' }] }], traceTransfers: true }],
-  ['state carried across blocks', { blockStateCalls: [
-    { stateOverrides: { [C2]: { code: COUNTER_CODE } }, calls: [{ from: C0, to: C2 }, { from: C0, to: C2 }] },
-    { calls: [{ from: C0, to: C2 }] },
-    { stateOverrides: { [C2]: { stateDiff: { [`0x${'0'.repeat(64)}`]: `0x${'10'.padStart(64, '0')}` } } }, calls: [{ from: C0, to: C2 }] },
-  ] }],
-  ['a revert keeps the block going', { blockStateCalls: [{ stateOverrides: { [C2]: { code: REVERT_CODE } }, calls: [{ from: C0, to: C2 }, { from: C0, to: C1 }] }] }],
+  [
+    'transfers with traceTransfers',
+    {
+      blockStateCalls: [
+        {
+          stateOverrides: { [C0]: { balance: '0x3e8' } },
+          calls: [
+            { from: C0, to: C1, value: '0x3e8' },
+            { from: C1, to: C2, value: '0x3e8' },
+          ],
+        },
+      ],
+      traceTransfers: true,
+    },
+  ],
+  [
+    'state carried across blocks',
+    {
+      blockStateCalls: [
+        {
+          stateOverrides: { [C2]: { code: COUNTER_CODE } },
+          calls: [
+            { from: C0, to: C2 },
+            { from: C0, to: C2 },
+          ],
+        },
+        { calls: [{ from: C0, to: C2 }] },
+        { stateOverrides: { [C2]: { stateDiff: { [`0x${'0'.repeat(64)}`]: `0x${'10'.padStart(64, '0')}` } } }, calls: [{ from: C0, to: C2 }] },
+      ],
+    },
+  ],
+  [
+    'a revert keeps the block going',
+    {
+      blockStateCalls: [
+        {
+          stateOverrides: { [C2]: { code: REVERT_CODE } },
+          calls: [
+            { from: C0, to: C2 },
+            { from: C0, to: C1 },
+          ],
+        },
+      ],
+    },
+  ],
   // geth's current log tracer and Anvil: a reverted frame's log indices are freed for the next log
-  ['log indices after a reverted inner frame', { blockStateCalls: [{ stateOverrides: LOGGERS, calls: [{ from: C0, to: C1 }, { from: C0, to: C3 }] }] }],
-  ['log indices after a reverted call', { blockStateCalls: [{ stateOverrides: LOGGERS, calls: [{ from: C0, to: C3 }, { from: C0, to: C2 }, { from: C0, to: C3 }] }] }],
-  ['logs and a forwarded value with traceTransfers', { blockStateCalls: [{ stateOverrides: { [C0]: { balance: '0x100' }, [C1]: { code: EMIT_AND_FORWARD } }, calls: [{ from: C0, to: C1, value: '0x10' }, { from: C0, to: C1, value: '0x20' }] }], traceTransfers: true }],
+  [
+    'log indices after a reverted inner frame',
+    {
+      blockStateCalls: [
+        {
+          stateOverrides: LOGGERS,
+          calls: [
+            { from: C0, to: C1 },
+            { from: C0, to: C3 },
+          ],
+        },
+      ],
+    },
+  ],
+  [
+    'log indices after a reverted call',
+    {
+      blockStateCalls: [
+        {
+          stateOverrides: LOGGERS,
+          calls: [
+            { from: C0, to: C3 },
+            { from: C0, to: C2 },
+            { from: C0, to: C3 },
+          ],
+        },
+      ],
+    },
+  ],
+  [
+    'logs and a forwarded value with traceTransfers',
+    {
+      blockStateCalls: [
+        {
+          stateOverrides: { [C0]: { balance: '0x100' }, [C1]: { code: EMIT_AND_FORWARD } },
+          calls: [
+            { from: C0, to: C1, value: '0x10' },
+            { from: C0, to: C1, value: '0x20' },
+          ],
+        },
+      ],
+      traceTransfers: true,
+    },
+  ],
   ['out of gas', { blockStateCalls: [{ stateOverrides: { [C2]: { code: COUNTER_CODE } }, calls: [{ from: C0, to: C2, gas: '0x5300' }] }] }],
-  ['validation with a base fee override', { blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0xf' }, stateOverrides: { [C0]: { balance: '0xe8d4a51000' } }, calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x2540be400' }, { from: C1, to: C2, maxFeePerGas: '0x10', value: '0x3e8' }] }], validation: true }],
+  [
+    'validation with a base fee override',
+    {
+      blockStateCalls: [
+        {
+          blockOverrides: { baseFeePerGas: '0xf' },
+          stateOverrides: { [C0]: { balance: '0xe8d4a51000' } },
+          calls: [
+            { from: C0, to: C1, maxFeePerGas: '0x10', value: '0x2540be400' },
+            { from: C1, to: C2, maxFeePerGas: '0x10', value: '0x3e8' },
+          ],
+        },
+      ],
+      validation: true,
+    },
+  ],
   // alloy's name for it (reth, cast)
-  ['a base fee override under alloy\'s name', { blockStateCalls: [{ blockOverrides: { baseFee: '0xf' }, stateOverrides: { [C0]: { balance: '0xe8d4a51000' } }, calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x2540be400' }] }], validation: true }],
+  [
+    "a base fee override under alloy's name",
+    {
+      blockStateCalls: [
+        {
+          blockOverrides: { baseFee: '0xf' },
+          stateOverrides: { [C0]: { balance: '0xe8d4a51000' } },
+          calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x2540be400' }],
+        },
+      ],
+      validation: true,
+    },
+  ],
 ]
 
 describe.runIf(run)('eth_simulateV1 against Anvil', () => {
@@ -107,7 +221,14 @@ describe.runIf(run)('eth_simulateV1 against Anvil', () => {
     const ours = (await simulateV1Methods.eth_simulateV1!([opts, parent], ctx)) as { baseFeePerGas: Hex }[]
     expect(ours[0]!.baseFeePerGas).toBe(mined.baseFeePerGas)
     expect(ours[0]!.baseFeePerGas).not.toBe(before.baseFeePerGas)
-    const second = await createEngine({ rpcUrl: anvil!.url, cache, gasCap: 30_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+    const second = await createEngine({
+      rpcUrl: anvil!.url,
+      cache,
+      gasCap: 30_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 50_000,
+      simulationTtlSeconds: 60,
+    })
     try {
       const again = (await simulateV1Methods.eth_simulateV1!([opts, parent], { ...ctx, engine: second })) as { baseFeePerGas: Hex }[]
       expect(again[0]!.baseFeePerGas).toBe(mined.baseFeePerGas)

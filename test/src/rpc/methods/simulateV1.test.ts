@@ -39,12 +39,27 @@ const ECRECOVER_INPUT =
 let engine: Engine
 let ctx: RpcContext
 beforeAll(async () => {
-  engine = await createEngine({ cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+  engine = await createEngine({
+    cache: createMemoryCacheStore(),
+    gasCap: 50_000_000n,
+    rpcTimeoutMs: 5_000,
+    maxStructLogSteps: 50_000,
+    simulationTtlSeconds: 60,
+  })
   ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
 })
 afterAll(() => engine.close())
 
-type Block = Record<string, unknown> & { calls: { returnData: Hex; logs: Record<string, unknown>[]; gasUsed: Hex; maxUsedGas: Hex; status: Hex; error?: { code: number; message: string; data?: Hex } }[] }
+type Block = Record<string, unknown> & {
+  calls: {
+    returnData: Hex
+    logs: Record<string, unknown>[]
+    gasUsed: Hex
+    maxUsedGas: Hex
+    status: Hex
+    error?: { code: number; message: string; data?: Hex }
+  }[]
+}
 const simulate = (opts: unknown, block: unknown = 'latest') => simulateV1Methods.eth_simulateV1!([opts, block], ctx) as Promise<Block[]>
 
 async function rpcError(opts: unknown, block: unknown = 'latest'): Promise<RpcError> {
@@ -60,23 +75,42 @@ async function rpcError(opts: unknown, block: unknown = 'latest'): Promise<RpcEr
 describe('eth_simulateV1 on the devnet', () => {
   it('runs two ETH transfers as geth does: gas, status, tx hashes, receipts root, ETH transfer logs', async () => {
     const [block] = await simulate({
-      blockStateCalls: [{
-        stateOverrides: { [C0]: { balance: '0x3e8' } },
-        calls: [{ from: C0, to: C1, value: '0x3e8' }, { from: C1, to: C2, value: '0x3e8' }],
-      }],
+      blockStateCalls: [
+        {
+          stateOverrides: { [C0]: { balance: '0x3e8' } },
+          calls: [
+            { from: C0, to: C1, value: '0x3e8' },
+            { from: C1, to: C2, value: '0x3e8' },
+          ],
+        },
+      ],
       traceTransfers: true,
     })
     const head = await engine.health()
-    expect(block!.calls.map((c) => [c.status, c.gasUsed, c.maxUsedGas, c.returnData])).toEqual([['0x1', '0x5208', '0x5208', '0x'], ['0x1', '0x5208', '0x5208', '0x']])
+    expect(block!.calls.map((c) => [c.status, c.gasUsed, c.maxUsedGas, c.returnData])).toEqual([
+      ['0x1', '0x5208', '0x5208', '0x'],
+      ['0x1', '0x5208', '0x5208', '0x'],
+    ])
     expect(block!.gasUsed).toBe('0xa410')
     // geth's receipts root for these two receipts (execution-apis ethSimulate-simple)
     expect(block!.receiptsRoot).toBe('0x75308898d571eafb5cd8cde8278bf5b3d13c5f6ec074926de3bb895b519264e1')
     // the unsigned EIP-1559 transaction geth builds, hashed by viem's own serializer
-    const expected = keccak256(serializeTransaction(
-      // a call without gas gets the block's (the devnet's 30M, under the 50M cap)
-      { type: 'eip1559', chainId: head.chainId, nonce: 0, gas: BigInt(block!.gasLimit as Hex), to: C1, value: 1000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n },
-      { r: '0x0', s: '0x0', yParity: 0 },
-    ))
+    const expected = keccak256(
+      serializeTransaction(
+        // a call without gas gets the block's (the devnet's 30M, under the 50M cap)
+        {
+          type: 'eip1559',
+          chainId: head.chainId,
+          nonce: 0,
+          gas: BigInt(block!.gasLimit as Hex),
+          to: C1,
+          value: 1000n,
+          maxFeePerGas: 0n,
+          maxPriorityFeePerGas: 0n,
+        },
+        { r: '0x0', s: '0x0', yParity: 0 },
+      ),
+    )
     expect((block!.transactions as Hex[])[0]).toBe(expected)
     const log = block!.calls[0]!.logs[0]!
     expect(log).toMatchObject({
@@ -124,9 +158,21 @@ describe('eth_simulateV1 on the devnet', () => {
   it('state carries across blocks; BLOCKHASH of a simulated block is its hash', async () => {
     const blocks = await simulate({
       blockStateCalls: [
-        { stateOverrides: { [C2]: { code: COUNTER_CODE } }, calls: [{ from: C0, to: C2 }, { from: C0, to: C2 }] },
+        {
+          stateOverrides: { [C2]: { code: COUNTER_CODE } },
+          calls: [
+            { from: C0, to: C2 },
+            { from: C0, to: C2 },
+          ],
+        },
         // BLOCKHASH(NUMBER - 1)
-        { stateOverrides: { [C1]: { code: '0x600143034060005260206000f3' } }, calls: [{ from: C0, to: C2 }, { from: C0, to: C1 }] },
+        {
+          stateOverrides: { [C1]: { code: '0x600143034060005260206000f3' } },
+          calls: [
+            { from: C0, to: C2 },
+            { from: C0, to: C1 },
+          ],
+        },
       ],
     })
     expect(blocks[0]!.calls.map((c) => BigInt(c.returnData))).toEqual([1n, 2n])
@@ -136,13 +182,15 @@ describe('eth_simulateV1 on the devnet', () => {
 
   it('movePrecompileToAddress: ecrecover answers at the new address, the old one is empty', async () => {
     const [block] = await simulate({
-      blockStateCalls: [{
-        stateOverrides: { '0x0000000000000000000000000000000000000001': { movePrecompileToAddress: '0x0000000000000000000000000000000000123456' } },
-        calls: [
-          { from: C1, to: '0x0000000000000000000000000000000000123456', input: ECRECOVER_INPUT },
-          { from: C1, to: '0x0000000000000000000000000000000000000001', input: ECRECOVER_INPUT },
-        ],
-      }],
+      blockStateCalls: [
+        {
+          stateOverrides: { '0x0000000000000000000000000000000000000001': { movePrecompileToAddress: '0x0000000000000000000000000000000000123456' } },
+          calls: [
+            { from: C1, to: '0x0000000000000000000000000000000000123456', input: ECRECOVER_INPUT },
+            { from: C1, to: '0x0000000000000000000000000000000000000001', input: ECRECOVER_INPUT },
+          ],
+        },
+      ],
     })
     expect(block!.calls[0]!.returnData).toBe(pad('0xb11cad98ad3f8114e0b3a1f6e7228bc8424df48a'))
     expect(block!.calls[1]!.returnData).toBe('0x')
@@ -152,7 +200,15 @@ describe('eth_simulateV1 on the devnet', () => {
 
   it('a revert is status 0 with code 3, empty returnData and the revert bytes as data; the block goes on', async () => {
     const [block] = await simulate({
-      blockStateCalls: [{ stateOverrides: { [C2]: { code: REVERT_CODE }, [C0]: { balance: '0x10' } }, calls: [{ from: C0, to: C2, value: '0x1' }, { from: C0, to: C1, value: '0x1' }] }],
+      blockStateCalls: [
+        {
+          stateOverrides: { [C2]: { code: REVERT_CODE }, [C0]: { balance: '0x10' } },
+          calls: [
+            { from: C0, to: C2, value: '0x1' },
+            { from: C0, to: C1, value: '0x1' },
+          ],
+        },
+      ],
       traceTransfers: true,
     })
     expect(block!.calls[0]).toMatchObject({ status: '0x0', returnData: '0x', logs: [], error: { code: 3, message: 'execution reverted', data: '0xdeadbeef' } })
@@ -163,23 +219,40 @@ describe('eth_simulateV1 on the devnet', () => {
     expect(oog[0]!.calls[0]).toMatchObject({ status: '0x0', gasUsed: '0x5300', error: { code: -32015, message: 'out of gas' } })
   })
 
-  it('a reverted frame frees its logs\' indices, as geth\'s log tracer does: the next log takes the first freed one', async () => {
+  it("a reverted frame frees its logs' indices, as geth's log tracer does: the next log takes the first freed one", async () => {
     const C3: Address = '0xc300000000000000000000000000000000000000'
     const topicsAndIndices = (b: Block) => b.calls.map((c) => c.logs.map((l) => [BigInt((l.topics as Hex[])[0]!), l.logIndex]))
     const [inner] = await simulate({
-      blockStateCalls: [{
-        stateOverrides: { [C1]: { code: LOG_CALL_C2_LOG }, [C2]: { code: LOG_TWICE_AND_REVERT }, [C3]: { code: LOG_ONCE } },
-        // an inner frame logs twice and reverts between two logs of its caller; then another call logs
-        calls: [{ from: C0, to: C1 }, { from: C0, to: C3 }],
-      }],
+      blockStateCalls: [
+        {
+          stateOverrides: { [C1]: { code: LOG_CALL_C2_LOG }, [C2]: { code: LOG_TWICE_AND_REVERT }, [C3]: { code: LOG_ONCE } },
+          // an inner frame logs twice and reverts between two logs of its caller; then another call logs
+          calls: [
+            { from: C0, to: C1 },
+            { from: C0, to: C3 },
+          ],
+        },
+      ],
     })
-    expect(topicsAndIndices(inner!)).toEqual([[[1n, '0x0'], [4n, '0x1']], [[5n, '0x2']]])
+    expect(topicsAndIndices(inner!)).toEqual([
+      [
+        [1n, '0x0'],
+        [4n, '0x1'],
+      ],
+      [[5n, '0x2']],
+    ])
     const [top] = await simulate({
-      blockStateCalls: [{
-        stateOverrides: { [C2]: { code: LOG_TWICE_AND_REVERT }, [C3]: { code: LOG_ONCE } },
-        // a whole call logs twice and reverts; the next call's log is the block's first
-        calls: [{ from: C0, to: C3 }, { from: C0, to: C2 }, { from: C0, to: C3 }],
-      }],
+      blockStateCalls: [
+        {
+          stateOverrides: { [C2]: { code: LOG_TWICE_AND_REVERT }, [C3]: { code: LOG_ONCE } },
+          // a whole call logs twice and reverts; the next call's log is the block's first
+          calls: [
+            { from: C0, to: C3 },
+            { from: C0, to: C2 },
+            { from: C0, to: C3 },
+          ],
+        },
+      ],
     })
     expect(top!.calls.map((c) => c.status)).toEqual(['0x1', '0x0', '0x1'])
     expect(topicsAndIndices(top!)).toEqual([[[5n, '0x0']], [], [[5n, '0x1']]])
@@ -188,8 +261,12 @@ describe('eth_simulateV1 on the devnet', () => {
   it("takes alloy's block override names (baseFee, coinbase, timestamp), as reth does; both names of one field are refused", async () => {
     const calls = [{ from: C0, to: C2 }]
     const state = { [C2]: { code: BLOCK_INFO_CODE } }
-    const alloy = await simulate({ blockStateCalls: [{ blockOverrides: { baseFee: '0x7', coinbase: C1, timestamp: '0x7fffffff' }, stateOverrides: state, calls }] })
-    const geth = await simulate({ blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0x7', feeRecipient: C1, time: '0x7fffffff' }, stateOverrides: state, calls }] })
+    const alloy = await simulate({
+      blockStateCalls: [{ blockOverrides: { baseFee: '0x7', coinbase: C1, timestamp: '0x7fffffff' }, stateOverrides: state, calls }],
+    })
+    const geth = await simulate({
+      blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0x7', feeRecipient: C1, time: '0x7fffffff' }, stateOverrides: state, calls }],
+    })
     expect(alloy).toEqual(geth)
     expect(alloy[0]!.baseFeePerGas).toBe('0x7')
     expect(alloy[0]!.miner).toBe(C1)
@@ -197,37 +274,110 @@ describe('eth_simulateV1 on the devnet', () => {
     expect([e.code, e.message]).toEqual([-32602, 'invalid argument 0: blockStateCalls[0].blockOverrides.baseFeePerGas: baseFee is given twice'])
   })
 
-  it('returnFullTransactions prints geth\'s RPC transactions', async () => {
+  it("returnFullTransactions prints geth's RPC transactions", async () => {
     const [block] = await simulate({
-      blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0xf' }, stateOverrides: { [C0]: { balance: '0xe8d4a51000' } }, calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x3e8' }] }],
+      blockStateCalls: [
+        {
+          blockOverrides: { baseFeePerGas: '0xf' },
+          stateOverrides: { [C0]: { balance: '0xe8d4a51000' } },
+          calls: [{ from: C0, to: C1, maxFeePerGas: '0x10', value: '0x3e8' }],
+        },
+      ],
       validation: true,
       returnFullTransactions: true,
     })
     const tx = (block!.transactions as Record<string, unknown>[])[0]!
-    expect(tx).toMatchObject({ from: C0, to: C1, gas: block!.gasLimit, gasPrice: '0xf', maxFeePerGas: '0x10', maxPriorityFeePerGas: '0x0', nonce: '0x0', type: '0x2', value: '0x3e8', blockHash: block!.hash, transactionIndex: '0x0', v: '0x0', r: '0x0', s: '0x0', yParity: '0x0' })
+    expect(tx).toMatchObject({
+      from: C0,
+      to: C1,
+      gas: block!.gasLimit,
+      gasPrice: '0xf',
+      maxFeePerGas: '0x10',
+      maxPriorityFeePerGas: '0x0',
+      nonce: '0x0',
+      type: '0x2',
+      value: '0x3e8',
+      blockHash: block!.hash,
+      transactionIndex: '0x0',
+      v: '0x0',
+      r: '0x0',
+      s: '0x0',
+      yParity: '0x0',
+    })
     const { chainId } = await engine.health()
-    expect(tx.hash).toBe(keccak256(serializeTransaction(
-      { type: 'eip1559', chainId, nonce: 0, gas: BigInt(block!.gasLimit as Hex), to: C1, value: 1000n, maxFeePerGas: 16n, maxPriorityFeePerGas: 0n },
-      { r: '0x0', s: '0x0', yParity: 0 },
-    )))
+    expect(tx.hash).toBe(
+      keccak256(
+        serializeTransaction(
+          { type: 'eip1559', chainId, nonce: 0, gas: BigInt(block!.gasLimit as Hex), to: C1, value: 1000n, maxFeePerGas: 16n, maxPriorityFeePerGas: 0n },
+          { r: '0x0', s: '0x0', yParity: 0 },
+        ),
+      ),
+    )
   })
 
-  it('refuses a request with the spec\'s codes and geth\'s words', async () => {
+  it("refuses a request with the spec's codes and geth's words", async () => {
     const next = BigInt((await simulate({ blockStateCalls: [{}] }))[0]!.number as Hex)
     const cases: [unknown, number, string | RegExp][] = [
-      [{ blockStateCalls: [{ blockOverrides: { number: toHex(next + 5n) } }, { blockOverrides: { number: toHex(next + 2n) } }] }, -38020, `block numbers must be in order: ${next + 2n} <= ${next + 5n}`],
+      [
+        { blockStateCalls: [{ blockOverrides: { number: toHex(next + 5n) } }, { blockOverrides: { number: toHex(next + 2n) } }] },
+        -38020,
+        `block numbers must be in order: ${next + 2n} <= ${next + 5n}`,
+      ],
       [{ blockStateCalls: [{ blockOverrides: { number: toHex(next + 256n) } }] }, -38026, 'too many blocks'],
-      [{ blockStateCalls: [{ blockOverrides: { time: '0xffffffff' } }, { blockOverrides: { time: '0xfffffff0' } }] }, -38021, 'block timestamps must be in order: 4294967280 <= 4294967295'],
+      [
+        { blockStateCalls: [{ blockOverrides: { time: '0xffffffff' } }, { blockOverrides: { time: '0xfffffff0' } }] },
+        -38021,
+        'block timestamps must be in order: 4294967280 <= 4294967295',
+      ],
       [{ blockStateCalls: Array.from({ length: 257 }, () => ({})) }, -38026, 'too many blocks'],
-      [{ blockStateCalls: [{ calls: [{ from: C0, to: C1, value: '0x3e8' }] }] }, -38014, 'err: insufficient funds for gas * price + value: address 0xC000000000000000000000000000000000000000 have 0 want 1000 (supplied gas 30000000)'],
+      [
+        { blockStateCalls: [{ calls: [{ from: C0, to: C1, value: '0x3e8' }] }] },
+        -38014,
+        'err: insufficient funds for gas * price + value: address 0xC000000000000000000000000000000000000000 have 0 want 1000 (supplied gas 30000000)',
+      ],
       [{ blockStateCalls: [{ calls: [{ from: C1, to: C1, gas: '0x0' }] }] }, -38013, 'err: intrinsic gas too low: have 0, want 21000 (supplied gas 0)'],
-      [{ blockStateCalls: [{ blockOverrides: { baseFeePerGas: '0xa' }, stateOverrides: { [C0]: { balance: '0x7d0' } }, calls: [{ from: C0, to: C1, maxFeePerGas: '0x0', maxPriorityFeePerGas: '0x0' }] }], validation: true }, -38012, 'err: max fee per gas less than block base fee: address 0xC000000000000000000000000000000000000000, maxFeePerGas: 0, baseFee: 10 (supplied gas 30000000)'],
-      [{ blockStateCalls: [{ stateOverrides: { [C0]: { nonce: '0x5' } }, calls: [{ from: C0, to: C1, nonce: '0x1' }] }], validation: true }, -38010, /^err: nonce too low/],
+      [
+        {
+          blockStateCalls: [
+            {
+              blockOverrides: { baseFeePerGas: '0xa' },
+              stateOverrides: { [C0]: { balance: '0x7d0' } },
+              calls: [{ from: C0, to: C1, maxFeePerGas: '0x0', maxPriorityFeePerGas: '0x0' }],
+            },
+          ],
+          validation: true,
+        },
+        -38012,
+        'err: max fee per gas less than block base fee: address 0xC000000000000000000000000000000000000000, maxFeePerGas: 0, baseFee: 10 (supplied gas 30000000)',
+      ],
+      [
+        { blockStateCalls: [{ stateOverrides: { [C0]: { nonce: '0x5' } }, calls: [{ from: C0, to: C1, nonce: '0x1' }] }], validation: true },
+        -38010,
+        /^err: nonce too low/,
+      ],
       [{ blockStateCalls: [{ calls: [{ from: C0, to: C1, nonce: '0x9' }] }], validation: true }, -38011, /^err: nonce too high/],
-      [{ blockStateCalls: [{ blockOverrides: { gasLimit: '0x5208' }, calls: [{ from: C0, to: C1 }, { from: C0, to: C1, gas: '0x5208' }] }] }, -38015, 'block gas limit reached: 21000 >= 21000'],
+      [
+        {
+          blockStateCalls: [
+            {
+              blockOverrides: { gasLimit: '0x5208' },
+              calls: [
+                { from: C0, to: C1 },
+                { from: C0, to: C1, gas: '0x5208' },
+              ],
+            },
+          ],
+        },
+        -38015,
+        'block gas limit reached: 21000 >= 21000',
+      ],
       [{ blockStateCalls: [] }, -32602, 'empty input'],
       [{ blockStateCalls: [{ calls: [{ from: C0, to: C1, chainId: '0x1' }] }] }, -32000, /^chainId does not match node's \(have=1, want=/],
-      [{ blockStateCalls: [{ stateOverrides: { [C0]: { nonce: '0xffffffffffffffff' } }, calls: [{ from: C0, to: C1 }] }], validation: true }, -32603, 'err: nonce has max value: address 0xC000000000000000000000000000000000000000, nonce: 18446744073709551615 (supplied gas 30000000)'],
+      [
+        { blockStateCalls: [{ stateOverrides: { [C0]: { nonce: '0xffffffffffffffff' } }, calls: [{ from: C0, to: C1 }] }], validation: true },
+        -32603,
+        'err: nonce has max value: address 0xC000000000000000000000000000000000000000, nonce: 18446744073709551615 (supplied gas 30000000)',
+      ],
     ]
     for (const [opts, code, message] of cases) {
       const e = await rpcError(opts)
@@ -240,9 +390,17 @@ describe('eth_simulateV1 on the devnet', () => {
     expect([past.code, past.message]).toEqual([-32000, 'header not found'])
   })
 
-  it('a sender at nonce 2^64-1 runs without validation, and its nonce wraps to 0 as geth\'s uint64 does', async () => {
+  it("a sender at nonce 2^64-1 runs without validation, and its nonce wraps to 0 as geth's uint64 does", async () => {
     const [block] = await simulate({
-      blockStateCalls: [{ stateOverrides: { [C0]: { nonce: '0xffffffffffffffff' } }, calls: [{ from: C0, to: C1 }, { from: C0, to: C1 }] }],
+      blockStateCalls: [
+        {
+          stateOverrides: { [C0]: { nonce: '0xffffffffffffffff' } },
+          calls: [
+            { from: C0, to: C1 },
+            { from: C0, to: C1 },
+          ],
+        },
+      ],
       returnFullTransactions: true,
     })
     expect(block!.calls.map((c) => c.status)).toEqual(['0x1', '0x1'])
@@ -252,11 +410,13 @@ describe('eth_simulateV1 on the devnet', () => {
   it('a blob call is a type-3 transaction: BLOBHASH sees its hashes, the block counts its blob gas', async () => {
     const hash = `0x01${'ab'.repeat(31)}` as Hex
     const [block] = await simulate({
-      blockStateCalls: [{
-        // returns BLOBHASH(0) and BLOBHASH(1)
-        stateOverrides: { [C0]: { balance: '0x3b9aca00' }, [C2]: { code: '0x60004960005260014960205260406000f3' } },
-        calls: [{ from: C0, to: C2, maxFeePerBlobGas: '0xa', blobVersionedHashes: [hash] }],
-      }],
+      blockStateCalls: [
+        {
+          // returns BLOBHASH(0) and BLOBHASH(1)
+          stateOverrides: { [C0]: { balance: '0x3b9aca00' }, [C2]: { code: '0x60004960005260014960205260406000f3' } },
+          calls: [{ from: C0, to: C2, maxFeePerBlobGas: '0xa', blobVersionedHashes: [hash] }],
+        },
+      ],
       returnFullTransactions: true,
     })
     expect(block!.calls[0]).toMatchObject({ status: '0x1', returnData: `${hash}${'0'.repeat(64)}` })
@@ -264,27 +424,53 @@ describe('eth_simulateV1 on the devnet', () => {
     const tx = (block!.transactions as Record<string, unknown>[])[0]!
     expect(tx).toMatchObject({ type: '0x3', maxFeePerBlobGas: '0xa', blobVersionedHashes: [hash], to: C2 })
     const { chainId } = await engine.health()
-    expect(tx.hash).toBe(keccak256(serializeTransaction(
-      { type: 'eip4844', chainId, nonce: 0, gas: BigInt(tx.gas as Hex), to: C2, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, maxFeePerBlobGas: 10n, blobVersionedHashes: [hash] },
-      { r: '0x0', s: '0x0', yParity: 0 },
-    )))
+    expect(tx.hash).toBe(
+      keccak256(
+        serializeTransaction(
+          {
+            type: 'eip4844',
+            chainId,
+            nonce: 0,
+            gas: BigInt(tx.gas as Hex),
+            to: C2,
+            maxFeePerGas: 0n,
+            maxPriorityFeePerGas: 0n,
+            maxFeePerBlobGas: 10n,
+            blobVersionedHashes: [hash],
+          },
+          { r: '0x0', s: '0x0', yParity: 0 },
+        ),
+      ),
+    )
   })
 
   it('bad params are -32602 naming the field; nothing unknown is dropped', async () => {
     const cases: [unknown[], RegExp][] = [
       [[], /missing value for required argument 0/],
-      [[{ blockStateCalls: [{ calls: [{ from: C0, to: C1, colour: 'red' }] }] }], /invalid argument 0: blockStateCalls\[0\]\.calls\[0\]: unknown field "colour"/],
+      [
+        [{ blockStateCalls: [{ calls: [{ from: C0, to: C1, colour: 'red' }] }] }],
+        /invalid argument 0: blockStateCalls\[0\]\.calls\[0\]: unknown field "colour"/,
+      ],
       [[{ blockStateCalls: [{ calls: [{ from: C0, gas: '0x0012' }] }] }], /calls\[0\]\.gas: hex number with leading zero digits/],
       [[{ blockStateCalls: [{ calls: [{ from: 'nope' }] }] }], /calls\[0\]\.from: expected a 20-byte/],
       [[{ blockStateCalls: [{ blockOverrides: { beaconRoot: `0x${'0'.repeat(64)}` } }] }], /beaconRoot is not supported/],
       [[{ blockStateCalls: [{ calls: [{ from: C0, data: '0x01', input: '0x02' }] }] }], /both "data" and "input" are set and not equal/],
       [[{ blockStateCalls: [{}], validate: true }], /unknown field "validate"/],
       [[{ blockStateCalls: [{}] }, { blockHash: '0x00' }], /invalid argument 1: .*block hash is not supported/],
-      [[{ blockStateCalls: [{ calls: [{ from: C0, blobVersionedHashes: [`0x01${'00'.repeat(31)}`] }] }] }], /calls\[0\]\.to: a blob transaction cannot create a contract/],
-      [[{ blockStateCalls: [{ calls: [{ from: C0, to: C1, authorizationList: [{}] }] }] }], /calls\[0\]\.authorizationList: EIP-7702 transactions are not simulated/],
+      [
+        [{ blockStateCalls: [{ calls: [{ from: C0, blobVersionedHashes: [`0x01${'00'.repeat(31)}`] }] }] }],
+        /calls\[0\]\.to: a blob transaction cannot create a contract/,
+      ],
+      [
+        [{ blockStateCalls: [{ calls: [{ from: C0, to: C1, authorizationList: [{}] }] }] }],
+        /calls\[0\]\.authorizationList: EIP-7702 transactions are not simulated/,
+      ],
     ]
     for (const [params, message] of cases) {
-      const e = await simulateV1Methods.eth_simulateV1!(params, ctx).then(() => undefined, (x: unknown) => x)
+      const e = await simulateV1Methods.eth_simulateV1!(params, ctx).then(
+        () => undefined,
+        (x: unknown) => x,
+      )
       expect(e).toBeInstanceOf(RpcError)
       expect((e as RpcError).code).toBe(-32602)
       expect((e as RpcError).message).toMatch(message)

@@ -58,7 +58,13 @@ describe.runIf(run)('trace_* against Anvil', () => {
     }
   }
   const callData = (name: 'Target' | 'Caller', fn: string, args: unknown[] = []) => encodeFunctionData({ abi: c[name]!.abi, functionName: fn, args } as never)
-  const toCaller = (fn: string, args: unknown[], value = 0n) => ({ from: SENDER, to: caller, data: callData('Caller', fn, args), gas: toHex(1_000_000n), value: toHex(value) })
+  const toCaller = (fn: string, args: unknown[], value = 0n) => ({
+    from: SENDER,
+    to: caller,
+    data: callData('Caller', fn, args),
+    gas: toHex(1_000_000n),
+    value: toHex(value),
+  })
 
   beforeAll(async () => {
     anvil = await startAnvil()
@@ -77,7 +83,14 @@ describe.runIf(run)('trace_* against Anvil', () => {
     txs.oogInner = (await send(toCaller('oogInner', [target]))).hash
     txs.failOuter = (await send(toCaller('failOuter', [target]))).hash
     txs.transfer = (await send({ from: SENDER, to: BENEFICIARY, value: '0x5' })).hash
-    engine = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+    engine = await createEngine({
+      rpcUrl: anvil.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 50_000,
+      simulationTtlSeconds: 60,
+    })
     ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
   }, 120_000)
   afterAll(async () => {
@@ -141,7 +154,16 @@ describe.runIf(run)('trace_* against Anvil', () => {
   it('trace_callMany carries state from one call to the next', async () => {
     const store = { from: SENDER, to: target, data: callData('Target', 'store', [41n]) }
     const read = { from: SENDER, to: target, data: callData('Target', 'read') }
-    const results = (await traceMethods.trace_callMany!([[[store, ['trace']], [read, ['trace']]], 'latest'], ctx)) as { output: Hex; trace: unknown[] }[]
+    const results = (await traceMethods.trace_callMany!(
+      [
+        [
+          [store, ['trace']],
+          [read, ['trace']],
+        ],
+        'latest',
+      ],
+      ctx,
+    )) as { output: Hex; trace: unknown[] }[]
     expect(results).toHaveLength(2)
     expect(BigInt(results[0]!.output)).toBe(82n)
     expect(BigInt(results[1]!.output)).toBe(41n)
@@ -157,7 +179,10 @@ describe.runIf(run)('trace_* against Anvil', () => {
       ['trace_callMany', [[[{ from: SENDER }]]], /invalid argument 0: \[0\]: expected \[call, traceTypes\]/],
     ]
     for (const [method, params, message] of cases) {
-      const e = await traceMethods[method]!(params, ctx).then(() => undefined, (x: unknown) => x)
+      const e = await traceMethods[method]!(params, ctx).then(
+        () => undefined,
+        (x: unknown) => x,
+      )
       expect(e, method).toBeInstanceOf(RpcError)
       expect((e as RpcError).code).toBe(-32602)
       expect((e as RpcError).message).toMatch(message)

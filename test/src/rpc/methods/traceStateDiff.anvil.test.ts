@@ -44,7 +44,8 @@ type Delta = '=' | { '+': Hex } | { '-': Hex } | { '*': { from: Hex; to: Hex } }
 type AccountDiff = { balance: Delta; code: Delta; nonce: Delta; storage: Record<Hex, Delta> }
 /** the first path where two JSON values differ, with both sides (a readable failure for a large vmTrace) */
 function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b ? undefined : `${path}: ${JSON.stringify(a)?.slice(0, 300)} != ${JSON.stringify(b)?.slice(0, 300)}`
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return a === b ? undefined : `${path}: ${JSON.stringify(a)?.slice(0, 300)} != ${JSON.stringify(b)?.slice(0, 300)}`
   const keys = new Set([...Object.keys(a), ...Object.keys(b)])
   for (const k of keys) {
     const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`)
@@ -77,7 +78,13 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
     }
   }
   const callData = (name: 'Target' | 'Caller', fn: string, args: unknown[] = []) => encodeFunctionData({ abi: c[name]!.abi, functionName: fn, args } as never)
-  const toCaller = (fn: string, args: unknown[], value = 0n) => ({ from: SENDER, to: caller, data: callData('Caller', fn, args), gas: toHex(1_000_000n), value: toHex(value) })
+  const toCaller = (fn: string, args: unknown[], value = 0n) => ({
+    from: SENDER,
+    to: caller,
+    data: callData('Caller', fn, args),
+    gas: toHex(1_000_000n),
+    value: toHex(value),
+  })
   const tokenTransfer = (to: Address, n: bigint) => encodeFunctionData({ abi: Token!.abi, functionName: 'transfer', args: [to, n] } as never)
   const trace = (method: string, params: unknown[]) => traceMethods[method]!(params, ctx)
 
@@ -88,7 +95,9 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
       mined[name] = { hash: r.hash, blockNumber: r.blockNumber }
       return r
     }
-    target = (await keep('deploy', { from: DEV_ACCOUNTS[0], data: encodeDeployData({ abi: c.Target!.abi, bytecode: c.Target!.bytecode }), value: '0x10' })).contractAddress!.toLowerCase() as Address
+    target = (
+      await keep('deploy', { from: DEV_ACCOUNTS[0], data: encodeDeployData({ abi: c.Target!.abi, bytecode: c.Target!.bytecode }), value: '0x10' })
+    ).contractAddress!.toLowerCase() as Address
     caller = (await keep('deployEmpty', { from: DEV_ACCOUNTS[0], data: c.Caller!.bytecode })).contractAddress!.toLowerCase() as Address
     token = (await keep('deployToken', { from: SENDER, data: Token!.bytecode })).contractAddress!.toLowerCase() as Address
     await keep('transfer', { from: SENDER, to: FRESH, value: '0x5' })
@@ -132,7 +141,14 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
     await anvil.rpc('evm_setAutomine', [true])
     const last = await send({ from: SENDER, to: FRESH, value: '0x1' }) // confirms the block above was mined
     mined.block = { hash: hashes[0]!, blockNumber: toHex(BigInt(last.blockNumber) - 1n) }
-    engine = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+    engine = await createEngine({
+      rpcUrl: anvil.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 50_000,
+      simulationTtlSeconds: 60,
+    })
     ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
   }, 120_000)
   afterAll(async () => {
@@ -140,7 +156,27 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
     await anvil?.stop()
   })
 
-  const names = ['deploy', 'deployEmpty', 'deployToken', 'transfer', 'erc20', 'nested', 'children', 'kill', 'oogInner', 'failOuter', 'destroyOld', 'prefunded', 'block', 'oogMemory', 'oogKeccak', 'oogStatic', 'oogSload', 'oogSstore', 'oogSentry']
+  const names = [
+    'deploy',
+    'deployEmpty',
+    'deployToken',
+    'transfer',
+    'erc20',
+    'nested',
+    'children',
+    'kill',
+    'oogInner',
+    'failOuter',
+    'destroyOld',
+    'prefunded',
+    'block',
+    'oogMemory',
+    'oogKeccak',
+    'oogStatic',
+    'oogSload',
+    'oogSstore',
+    'oogSentry',
+  ]
   for (const name of names) {
     it(`trace_replayBlockTransactions [trace, stateDiff] equals Anvil's, in its field order: ${name}`, async () => {
       const block = mined[name]!.blockNumber
@@ -225,7 +261,12 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
     const senderBalance = BigInt(await anvil.rpc<Hex>('eth_getBalance', [SENDER, 'latest']))
     const mapSlot = Object.keys(res.stateDiff![target]!.storage).find((k) => k !== slot0)!
     expect(res.stateDiff).toEqual({
-      [SENDER.toLowerCase()]: { balance: { '*': { from: toHex(senderBalance), to: toHex(senderBalance - 3n) } }, code: '=', nonce: { '*': { from: nonce, to: toHex(BigInt(nonce) + 1n) } }, storage: {} },
+      [SENDER.toLowerCase()]: {
+        balance: { '*': { from: toHex(senderBalance), to: toHex(senderBalance - 3n) } },
+        code: '=',
+        nonce: { '*': { from: nonce, to: toHex(BigInt(nonce) + 1n) } },
+        storage: {},
+      },
       [target]: {
         balance: { '*': { from: balance, to: toHex(BigInt(balance) + 3n) } },
         code: '=',
@@ -250,10 +291,19 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
 
   it("vmTrace is capped like the struct logger: past the operator's step cap the call is refused, not built", async () => {
     const { hash } = mined.erc20!
-    const tight = await createEngine({ rpcUrl: anvil.url, cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 20, simulationTtlSeconds: 60 })
+    const tight = await createEngine({
+      rpcUrl: anvil.url,
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 20,
+      simulationTtlSeconds: 60,
+    })
     try {
       const tightCtx = { engine: tight, config: loadConfig({ env: {} }) } as RpcContext
-      await expect(traceMethods.trace_replayTransaction!([hash, ['vmTrace']], tightCtx)).rejects.toMatchObject({ message: expect.stringMatching(/vmTrace exceeds the limit of 20 steps/) })
+      await expect(traceMethods.trace_replayTransaction!([hash, ['vmTrace']], tightCtx)).rejects.toMatchObject({
+        message: expect.stringMatching(/vmTrace exceeds the limit of 20 steps/),
+      })
       // the other types of the same transaction are not capped by it
       const plain = (await traceMethods.trace_replayTransaction!([hash, ['trace', 'stateDiff']], tightCtx)) as Results
       expect(plain.trace.length).toBeGreaterThan(0)
@@ -284,7 +334,10 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
       ['trace_replayTransaction', [mined.erc20?.hash ?? '0x', [7]], /invalid argument 1: \[0\]: unknown trace type 7/],
     ]
     for (const [method, params, message] of cases) {
-      const e = await trace(method, params).then(() => undefined, (x: unknown) => x)
+      const e = await trace(method, params).then(
+        () => undefined,
+        (x: unknown) => x,
+      )
       expect(e, `${method} ${JSON.stringify(params)}`).toBeInstanceOf(RpcError)
       expect((e as RpcError).code).toBe(-32602)
       expect((e as RpcError).message).toMatch(message)
@@ -300,7 +353,15 @@ describe.runIf(run)('stateDiff and vmTrace before Cancun (a Shanghai Anvil): SEL
 
   beforeAll(async () => {
     anvil = await startAnvil({ args: ['--hardfork', 'shanghai'] })
-    engine = await createEngine({ rpcUrl: anvil.url, hardfork: 'shanghai', cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
+    engine = await createEngine({
+      rpcUrl: anvil.url,
+      hardfork: 'shanghai',
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 50_000,
+      simulationTtlSeconds: 60,
+    })
     ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
   }, 60_000)
   afterAll(async () => {
@@ -318,10 +379,23 @@ describe.runIf(run)('stateDiff and vmTrace before Cancun (a Shanghai Anvil): SEL
       }
     }
     const send = async (tx: Record<string, unknown>) => receipt(await anvil.rpc<Hex>('eth_sendTransaction', [tx]))
-    const target = (await send({ from: SENDER, data: encodeDeployData({ abi: c.Target!.abi, bytecode: c.Target!.bytecode }), value: '0x10' })).contractAddress!.toLowerCase() as Address
+    const target = (
+      await send({ from: SENDER, data: encodeDeployData({ abi: c.Target!.abi, bytecode: c.Target!.bytecode }), value: '0x10' })
+    ).contractAddress!.toLowerCase() as Address
     const caller = (await send({ from: SENDER, data: c.Caller!.bytecode })).contractAddress!
-    const destroy = await send({ from: SENDER, to: target, data: encodeFunctionData({ abi: c.Target!.abi, functionName: 'destroy', args: [BENEFICIARY] } as never), gas: toHex(200_000n) })
-    const kill = await send({ from: SENDER, to: caller, data: encodeFunctionData({ abi: c.Caller!.abi, functionName: 'makeAndKill', args: [BENEFICIARY] } as never), value: '0x2', gas: toHex(1_000_000n) })
+    const destroy = await send({
+      from: SENDER,
+      to: target,
+      data: encodeFunctionData({ abi: c.Target!.abi, functionName: 'destroy', args: [BENEFICIARY] } as never),
+      gas: toHex(200_000n),
+    })
+    const kill = await send({
+      from: SENDER,
+      to: caller,
+      data: encodeFunctionData({ abi: c.Caller!.abi, functionName: 'makeAndKill', args: [BENEFICIARY] } as never),
+      value: '0x2',
+      gas: toHex(1_000_000n),
+    })
     for (const { blockNumber } of [destroy, kill]) {
       const ours = (await traceMethods.trace_replayBlockTransactions!([blockNumber, ['trace', 'stateDiff', 'vmTrace']], ctx)) as Results[]
       expect(ours).toEqual(await anvil.rpc('trace_replayBlockTransactions', [blockNumber, ['trace', 'stateDiff', 'vmTrace']]))

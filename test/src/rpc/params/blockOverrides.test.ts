@@ -24,8 +24,12 @@ function refusal(v: unknown, opts: { simulate?: boolean } = {}): string {
 describe('parseBlockOverrides', () => {
   it("reads geth's names and alloy's into the same overrides", () => {
     const want = { number: 0x99n, time: 0x10n, gasLimit: 0x5208n, coinbase: A, prevRandao: R, baseFee: 7n, blobBaseFee: 2n }
-    expect(parseBlockOverrides({ number: '0x99', time: '0x10', gasLimit: '0x5208', feeRecipient: A, prevRandao: R, baseFeePerGas: '0x7', blobBaseFee: '0x2' }, 3)).toEqual(want)
-    expect(parseBlockOverrides({ blockNumber: '0x99', timestamp: '0x10', gasLimit: '0x5208', coinbase: A, random: R, baseFee: '0x7', blobBaseFee: '0x2' }, 3)).toEqual(want)
+    expect(
+      parseBlockOverrides({ number: '0x99', time: '0x10', gasLimit: '0x5208', feeRecipient: A, prevRandao: R, baseFeePerGas: '0x7', blobBaseFee: '0x2' }, 3),
+    ).toEqual(want)
+    expect(
+      parseBlockOverrides({ blockNumber: '0x99', timestamp: '0x10', gasLimit: '0x5208', coinbase: A, random: R, baseFee: '0x7', blobBaseFee: '0x2' }, 3),
+    ).toEqual(want)
     expect(parseBlockOverrides({ baseFee: '0x0' }, 3, '')).toEqual({ baseFee: 0n })
     expect(parseBlockOverrides(null, 3)).toBeUndefined()
   })

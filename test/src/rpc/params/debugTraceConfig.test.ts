@@ -16,8 +16,12 @@ describe('parseTraceConfig', () => {
     expect(parse({ limit: 0 }).tracerConfig).toEqual({ structLogger: { disableMemory: true } })
     // the pre-1.11 name some tools still send
     expect(parse({ disableMemory: false }).tracerConfig).toEqual({ structLogger: { disableMemory: false } })
-    expect(parse({ tracer: 'callTracer', tracerConfig: { onlyTopCall: true, withLog: false } }).tracerConfig).toEqual({ callTracer: { onlyTopCall: true, withLog: false } })
-    expect(parse({ tracer: 'prestateTracer', tracerConfig: { diffMode: true, includeEmpty: false } }).tracerConfig).toEqual({ prestateTracer: { diffMode: true, includeEmpty: false } })
+    expect(parse({ tracer: 'callTracer', tracerConfig: { onlyTopCall: true, withLog: false } }).tracerConfig).toEqual({
+      callTracer: { onlyTopCall: true, withLog: false },
+    })
+    expect(parse({ tracer: 'prestateTracer', tracerConfig: { diffMode: true, includeEmpty: false } }).tracerConfig).toEqual({
+      prestateTracer: { diffMode: true, includeEmpty: false },
+    })
     expect(parse({ tracer: '4byteTracer' }).tracerConfig).toEqual({ '4byteTracer': { gethForm: true } })
     expect(parse({ tracer: 'noopTracer', tracerConfig: null }).tracerConfig).toEqual({ noopTracer: true })
     const mux = parse({ tracer: 'muxTracer', tracerConfig: { prestateTracer: {}, callTracer: { withLog: true } } })
@@ -27,7 +31,7 @@ describe('parseTraceConfig', () => {
     expect(parse({}).shape({ structLogger: { gas: 1 } })).toEqual({ gas: 1 })
   })
 
-  it('takes geth\'s timeout as a Go duration: 5 s by default, never longer than the request timeout', () => {
+  it("takes geth's timeout as a Go duration: 5 s by default, never longer than the request timeout", () => {
     expect(parse({}).timeoutMs).toBe(DEFAULT_TRACE_TIMEOUT_MS)
     expect(parseTraceConfig({}, 1, { maxTimeoutMs: 1_000 }).timeoutMs).toBe(1_000)
     expect(parse({ timeout: '1m' }).timeoutMs).toBe(30_000)
@@ -51,7 +55,9 @@ describe('parseTraceConfig', () => {
       throw new Error('no error')
     }
     expect(err({ tracer: 'callTracer', tracerConfig: { diffMode: true } })).toMatch(/^-32602 invalid argument 1: tracerConfig\.diffMode: unknown field/)
-    expect(err({ tracer: 'muxTracer', tracerConfig: { muxTracer: {} } })).toBe('-32602 invalid argument 1: tracerConfig.muxTracer: a muxTracer inside a muxTracer is not supported')
+    expect(err({ tracer: 'muxTracer', tracerConfig: { muxTracer: {} } })).toBe(
+      '-32602 invalid argument 1: tracerConfig.muxTracer: a muxTracer inside a muxTracer is not supported',
+    )
     expect(err({ tracer: 'muxTracer', tracerConfig: { bogus: {} } })).toBe('-32000 tracer not found')
     expect(err({ tracerConfig: { withLog: true } })).toMatch(/^-32602 invalid argument 1: tracerConfig: given without a tracer/)
     expect(err({ overrides: {} })).toMatch(/^-32602 invalid argument 1: overrides: chain config overrides are not supported/)
@@ -63,21 +69,28 @@ describe('parseTraceConfig', () => {
     )
   })
 
-  it('flatCallTracer takes geth\'s two options', () => {
+  it("flatCallTracer takes geth's two options", () => {
     expect(parseTraceConfig({ tracer: 'flatCallTracer', tracerConfig: { convertParityErrors: true } }, 1, { maxTimeoutMs: 30_000 }).tracerConfig).toEqual({
       flatCallTracer: { convertParityErrors: true },
     })
   })
 
-  it('debug_traceCall\'s TraceCallConfig adds overrides and txIndex', () => {
+  it("debug_traceCall's TraceCallConfig adds overrides and txIndex", () => {
     const cfg = parseTraceCallConfig(
-      { tracer: 'callTracer', txIndex: '0x2', stateOverrides: { '0x00000000000000000000000000000000000000AA': { balance: '0x1' } }, blockOverrides: { baseFeePerGas: '0x7', feeRecipient: '0x00000000000000000000000000000000000000bb' } },
+      {
+        tracer: 'callTracer',
+        txIndex: '0x2',
+        stateOverrides: { '0x00000000000000000000000000000000000000AA': { balance: '0x1' } },
+        blockOverrides: { baseFeePerGas: '0x7', feeRecipient: '0x00000000000000000000000000000000000000bb' },
+      },
       2,
       limits,
     )
     expect(cfg.txIndex).toBe(2)
     expect(cfg.stateOverrides).toEqual({ '0x00000000000000000000000000000000000000aa': { balance: 1n } })
     expect(cfg.blockOverrides).toEqual({ baseFee: 7n, coinbase: '0x00000000000000000000000000000000000000bb' })
-    expect(() => parseTraceCallConfig({ blockOverrides: { baseFee: '0x1', baseFeePerGas: '0x2' } }, 2, limits)).toThrow('invalid argument 2: blockOverrides.baseFeePerGas: baseFee is given twice')
+    expect(() => parseTraceCallConfig({ blockOverrides: { baseFee: '0x1', baseFeePerGas: '0x2' } }, 2, limits)).toThrow(
+      'invalid argument 2: blockOverrides.baseFeePerGas: baseFee is given twice',
+    )
   })
 })

@@ -36,14 +36,23 @@ describe.runIf(haveAnvil)('deposit transactions', () => {
     const header = await chain.resolveBlock({ tag: 'latest' })
     const state = await chain.stateAfter(header.number)
     const ctx = executionContext(chain, header, state)
-    const decoded = await decodeDeposit({ type: '0x7e', hash: '0x01', nonce: '0x0', input: '0x', value: '0x0', sourceHash: `0x${'55'.repeat(32)}`, ...deposit }, ctx.common)
+    const decoded = await decodeDeposit(
+      { type: '0x7e', hash: '0x01', nonce: '0x0', input: '0x', value: '0x0', sourceHash: `0x${'55'.repeat(32)}`, ...deposit },
+      ctx.common,
+    )
     const result = await executeSignedTx(ctx, decoded!.tx, { validation: true })
     const account = await state.getAccount(new EjsAddress(hexToBytes(deposit.from as `0x${string}`)))
     return { result, balance: account?.balance ?? 0n, nonce: account?.nonce ?? 0n }
   }
 
   it('a deposit sending more than it holds fails, keeps its mint, bumps its nonce and uses its gas limit', async () => {
-    const { result, balance, nonce } = await run('isthmus', { from: FRESH, to: DEV_ACCOUNTS[1], value: `0x${(2n * ONE_ETH).toString(16)}`, mint: `0x${ONE_ETH.toString(16)}`, gas: '0x186a0' })
+    const { result, balance, nonce } = await run('isthmus', {
+      from: FRESH,
+      to: DEV_ACCOUNTS[1],
+      value: `0x${(2n * ONE_ETH).toString(16)}`,
+      mint: `0x${ONE_ETH.toString(16)}`,
+      gas: '0x186a0',
+    })
     expect(result.status).toBe('failed')
     expect(result.gasUsed).toBe(100_000n)
     expect(balance).toBe(ONE_ETH)
@@ -58,6 +67,8 @@ describe.runIf(haveAnvil)('deposit transactions', () => {
   })
 
   it('refuses a system deposit from Regolith on', async () => {
-    await expect(run('regolith', { from: FRESH, to: DEV_ACCOUNTS[1], gas: '0x186a0', isSystemTx: true })).rejects.toThrow(/system deposit transaction is invalid from Regolith on/)
+    await expect(run('regolith', { from: FRESH, to: DEV_ACCOUNTS[1], gas: '0x186a0', isSystemTx: true })).rejects.toThrow(
+      /system deposit transaction is invalid from Regolith on/,
+    )
   })
 })

@@ -20,7 +20,13 @@ const block = { number: 1n, timestamp: 1n }
 async function call(fork: OpFork, address: number, length: number, gasLimit = GAS) {
   const rules = createOpStackRules({ chainId: 10, hardfork: fork })
   const common = rules.commonFactory!(block)
-  const customPrecompiles = rules.precompiles?.(common, { ...block, gasLimit: GAS, coinbase: '0x0000000000000000000000000000000000000000', difficulty: 0n, prevRandao: `0x${'00'.repeat(32)}` })
+  const customPrecompiles = rules.precompiles?.(common, {
+    ...block,
+    gasLimit: GAS,
+    coinbase: '0x0000000000000000000000000000000000000000',
+    difficulty: 0n,
+    prevRandao: `0x${'00'.repeat(32)}`,
+  })
   const evm = await createEVM({ common, ...(customPrecompiles && { customPrecompiles }) })
   const to = createAddressFromString(`0x${address.toString(16).padStart(40, '0')}`)
   const data = new Uint8Array(length)
@@ -36,10 +42,38 @@ const BLS_PAIRING = 0x0f
 
 /** a limit, the element size of its input, the price of `n` elements, op-geth's error past it */
 const CASES = [
-  { name: 'bn254 pairing', address: BN254_PAIRING, element: 192, gas: (n: number) => 45_000n + 34_000n * BigInt(n), error: 'bad elliptic curve pairing input size', limits: { granite: 112_687, isthmus: 112_687, jovian: 81_984 } },
-  { name: 'BLS12-381 G1 MSM', address: G1_MSM, element: 160, gas: (n: number) => (BigInt(n) * 12_000n * 519n) / 1000n, error: 'g1 msm input size exceeds maximum', limits: { isthmus: 513_760, jovian: 288_960 } },
-  { name: 'BLS12-381 G2 MSM', address: G2_MSM, element: 288, gas: (n: number) => (BigInt(n) * 22_500n * 524n) / 1000n, error: 'g2 msm input size exceeds maximum', limits: { isthmus: 488_448, jovian: 278_784 } },
-  { name: 'BLS12-381 pairing', address: BLS_PAIRING, element: 384, gas: (n: number) => 37_700n + 32_600n * BigInt(n), error: 'pairing input size exceeds maximum', limits: { isthmus: 235_008, jovian: 156_672 } },
+  {
+    name: 'bn254 pairing',
+    address: BN254_PAIRING,
+    element: 192,
+    gas: (n: number) => 45_000n + 34_000n * BigInt(n),
+    error: 'bad elliptic curve pairing input size',
+    limits: { granite: 112_687, isthmus: 112_687, jovian: 81_984 },
+  },
+  {
+    name: 'BLS12-381 G1 MSM',
+    address: G1_MSM,
+    element: 160,
+    gas: (n: number) => (BigInt(n) * 12_000n * 519n) / 1000n,
+    error: 'g1 msm input size exceeds maximum',
+    limits: { isthmus: 513_760, jovian: 288_960 },
+  },
+  {
+    name: 'BLS12-381 G2 MSM',
+    address: G2_MSM,
+    element: 288,
+    gas: (n: number) => (BigInt(n) * 22_500n * 524n) / 1000n,
+    error: 'g2 msm input size exceeds maximum',
+    limits: { isthmus: 488_448, jovian: 278_784 },
+  },
+  {
+    name: 'BLS12-381 pairing',
+    address: BLS_PAIRING,
+    element: 384,
+    gas: (n: number) => 37_700n + 32_600n * BigInt(n),
+    error: 'pairing input size exceeds maximum',
+    limits: { isthmus: 235_008, jovian: 156_672 },
+  },
 ]
 
 describe('OP forks: precompile input size limits (op-revm precompiles.rs)', () => {
@@ -64,7 +98,7 @@ describe('OP forks: precompile input size limits (op-revm precompiles.rs)', () =
     }
   }
 
-  it('holocene: the bn254 pairing limit is Granite\'s, and no BLS12-381 precompile exists before Isthmus', async () => {
+  it("holocene: the bn254 pairing limit is Granite's, and no BLS12-381 precompile exists before Isthmus", async () => {
     const over = await call('holocene', BN254_PAIRING, 112_688)
     expect(over.gasUsed).toBe(GAS)
     for (const address of [G1_MSM, G2_MSM, BLS_PAIRING]) {
