@@ -25,6 +25,7 @@ import { openRun } from '../engine/run/index.js'
 import { createRpcChain } from '../engine/chains/remote/rpcChain.js'
 import { storeSimulation } from '../engine/operations/simulation/simulationStore.js'
 import { cpuMs } from './threadCpu.js'
+import { ON_CHAIN } from '../engine/types.js'
 
 export interface Phase {
   name: string
@@ -83,7 +84,7 @@ export async function measureBreakdown(opts: {
     await time(decoding, () => decodeLogs(logs, tokens), keep)
     const result = await time(
       total,
-      () => engine.simulate({ calls: [call(i)], block, validation: false, traceAssetChanges: false, traceTransfers: false }),
+      () => engine.simulate(ON_CHAIN, { calls: [call(i)], block, validation: false, traceAssetChanges: false, traceTransfers: false }),
       keep,
     )
     await time(storing, () => storeSimulation(cache, { ...result, simulationId: `${result.simulationId}-again` }, 60), keep)
@@ -101,7 +102,8 @@ export async function measureBreakdown(opts: {
   for (let i = 0; i < n; i++) await executeCall(states[i]!, call(i))
   const evm = (cpuMs() - t) / n
   t = cpuMs()
-  for (let i = 0; i < n; i++) await engine.simulate({ calls: [call(n + i)], block, validation: false, traceAssetChanges: false, traceTransfers: false })
+  for (let i = 0; i < n; i++)
+    await engine.simulate(ON_CHAIN, { calls: [call(n + i)], block, validation: false, traceAssetChanges: false, traceTransfers: false })
   const engineCpu = (cpuMs() - t) / n
   await engine.close()
   await chain.close()

@@ -8,6 +8,7 @@ import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { DEV_ACCOUNTS } from '../engine/chains/memory/accounts.js'
 import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../engine/chains/devnet/demoTransactions.js'
 import { createEngine } from '../engine/index.js'
+import { ON_CHAIN } from '../engine/types.js'
 
 const N = Number(process.argv[2] ?? 2000)
 const engine = await createEngine({
@@ -25,8 +26,8 @@ const call = (i: number) => ({
   data: encodeFunctionData({ abi: demoTokenAbi, functionName: 'transfer', args: [to, BigInt(i + 1)] }),
 })
 const params = (i: number) => ({ calls: [call(i)], block: { tag: 'latest' as const }, validation: false, traceAssetChanges: false, traceTransfers: false })
-for (let i = 0; i < 200; i++) await engine.simulate(params(i))
+for (let i = 0; i < 200; i++) await engine.simulate(ON_CHAIN, params(i))
 const t = performance.now()
-for (let i = 0; i < N; i++) await engine.simulate(params(i))
+for (let i = 0; i < N; i++) await engine.simulate(ON_CHAIN, params(i))
 console.log(`simulate: ${((performance.now() - t) / N).toFixed(3)} ms per call (${N} calls)`)
 await engine.close()

@@ -15,6 +15,7 @@ import { createEngine } from '../engine/index.js'
 import { SPILL_KEY } from '../engine/platform/spill/spillFiles.js'
 import { claimSpilled } from '../host/spill/spillOwnership.js'
 import type { Engine } from '../engine/types.js'
+import { ON_CHAIN } from '../engine/types.js'
 
 const TRACES = Number(process.argv[2] ?? 200)
 /** PUSH1 0 PUSH1 0x40 MSTORE; PUSH3 n; JUMPDEST; DUP1 PUSH1 0 MSTORE; PUSH1 1 SWAP1 SUB; DUP1 PUSH1 9 JUMPI; STOP: 10 steps per turn */
@@ -31,7 +32,7 @@ const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length
 
 /** one trace, finished as the front door finishes it; answers its JSON size and whether it was spilled */
 async function trace(engine: Engine, shape: Shape, size: number): Promise<{ bytes: number; steps: number; spilled: boolean }> {
-  const r = await engine.traceCall({
+  const r = await engine.traceCall(ON_CHAIN, {
     call: { from: FROM, to: LOOPER, data: shape.data(size) },
     block: { tag: 'latest' },
     stateOverrides: { [LOOPER]: { code: shape.code === '0x' ? loopCode(size) : shape.code } },

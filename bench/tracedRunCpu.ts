@@ -14,6 +14,7 @@ import { createMemoryCacheStore } from '../host/cache/memoryCacheStore.js'
 import { createEngine } from '../engine/index.js'
 import { claimSpilled } from '../host/spill/spillOwnership.js'
 import { FROM, LOOPER, SOLIDITY_LOOP, loopData } from './solidityLoop.js'
+import { ON_CHAIN } from '../engine/types.js'
 
 const RUNS = Number(process.argv[2] ?? 300)
 const WARMUP = 60
@@ -33,7 +34,7 @@ const callOf = (i: number) => ({ from: FROM, to: LOOPER, data: loopData(TURNS + 
 
 const kinds: Record<string, (i: number) => Promise<unknown>> = {
   simulation: (i) =>
-    engine.simulate({
+    engine.simulate(ON_CHAIN, {
       calls: [callOf(i)],
       block: { tag: 'latest' },
       validation: false,
@@ -42,10 +43,17 @@ const kinds: Record<string, (i: number) => Promise<unknown>> = {
       stateOverrides: overrides,
     }),
   callTracer: async (i) =>
-    JSON.stringify(await engine.traceCall({ call: callOf(i), block: { tag: 'latest' }, stateOverrides: overrides, tracerConfig: { callTracer: {} } })),
+    JSON.stringify(
+      await engine.traceCall(ON_CHAIN, { call: callOf(i), block: { tag: 'latest' }, stateOverrides: overrides, tracerConfig: { callTracer: {} } }),
+    ),
   'struct log': async (i) => {
     const text = JSON.stringify(
-      await engine.traceCall({ call: callOf(i), block: { tag: 'latest' }, stateOverrides: overrides, tracerConfig: { structLogger: { disableMemory: true } } }),
+      await engine.traceCall(ON_CHAIN, {
+        call: callOf(i),
+        block: { tag: 'latest' },
+        stateOverrides: overrides,
+        tracerConfig: { structLogger: { disableMemory: true } },
+      }),
     )
     const path = /"\$spilledJson":("[^"]+")/.exec(text)?.[1]
     if (!path) throw new Error('the struct log was not spilled')

@@ -10,7 +10,7 @@
  * @example
  * const engine = await createEngine({ cache: createMemoryCacheStore(), gasCap: 50_000_000n,
  *   rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 86_400 })
- * const result = await engine.simulate({ calls, block: { tag: 'latest' }, validation: false, ... })
+ * const result = await engine.simulate(ON_CHAIN, { calls, block: { tag: 'latest' }, validation: false, ... })
  */
 import { createAccessList } from './operations/accessList/createAccessList.js'
 import { createRpcChain } from './chains/remote/rpcChain.js'
@@ -32,8 +32,26 @@ import { loadSimulation } from './operations/simulation/simulationStore.js'
 import { createTraceService } from './operations/trace/index.js'
 import { DEFAULT_SPILL_THRESHOLD_BYTES, newSpillOwner, removeSpillOwner, type SpillOptions } from './platform/spill/spillFiles.js'
 import type { RunDeps } from './run/index.js'
-import type { ChainOperations, Engine, EngineOptions, ForkOperation, RunStop } from './types.js'
-import { FORK_OPERATIONS } from './types.js'
+import type {
+  AccessListParams,
+  CallParams,
+  CreateForkParams,
+  Engine,
+  EngineOptions,
+  ForkAt,
+  RunAt,
+  RunStop,
+  SignaturePreviewParams,
+  SimulateParams,
+  SimulateV1Params,
+  StepTraceParams,
+  TraceBlockParams,
+  TraceCallManyParams,
+  TraceCallParams,
+  TracerConfig,
+} from './types.js'
+import type { Hex } from 'viem'
+import type { ForkService } from './chains/forks/forkService.js'
 import { createForkService } from './chains/forks/forkService.js'
 import { createMemoryForkStore } from './chains/forks/memoryForkStore.js'
 import { createUnavailableForkStore } from './chains/forks/unavailableForkStore.js'
@@ -44,6 +62,29 @@ import { DEFAULT_FORK_LIMITS } from './chains/forks/types.js'
 export type { Engine, EngineOptions } from './types.js'
 
 export async function createEngine(opts: EngineOptions): Promise<Engine> {
+  const chain = await openChainSource(opts)
+  if (!opts.rpcUrl && !opts.devnetImport) registerErrorAbi(demoTokenAbi)
+  const deps: RunDeps = {
+    chain,
+    cache: opts.cache,
+    gasCap: opts.gasCap,
+    simulationTtlSeconds: opts.simulationTtlSeconds,
+    maxStructLogSteps: opts.maxStructLogSteps,
+  }
+  const spill: SpillOptions | undefined = opts.spill && {
+    owner: opts.spill.owner ?? newSpillOwner('engine'),
+    thresholdBytes: opts.spill.thresholdBytes ?? DEFAULT_SPILL_THRESHOLD_BYTES,
+    maxBytes: opts.spill.maxBytes,
+  }
+  const forkStore = opts.forksUnavailable !== undefined ? createUnavailableForkStore(opts.forksUnavailable) : (opts.forkStore ?? createMemoryForkStore())
+  const forks = createForkService({ chain, store: forkStore, limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits } })
+  // one budget per engine call for all its upstream waiting, retries and phases included
+  const budgetMs = opts.upstreamBudgetMs ?? upstreamBudgetMs(opts.rpcTimeoutMs)
+  return new EngineFacade({ opts, deps, forks, spill, budgetMs })
+}
+
+/** the chain source of the options: a JSON-RPC fork of `rpcUrl`, else the embedded devnet (its demo history, or an imported chain) */
+async function openChainSource(opts: EngineOptions): Promise<ChainSource> {
   // '' (an empty config value) means "not set", like undefined
   const hardfork = opts.hardfork || undefined
   if (opts.rpcUrl && !isHttpUrl(opts.rpcUrl)) {
@@ -74,139 +115,130 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
     throw new EngineError(
       'VALIDATION_ERROR',
       `the upstream answers chain id ${chain.chainId}, not the configured ${opts.expectChainId}`,
-      {
-        chainId: chain.chainId,
-        expected: opts.expectChainId,
-      },
+      { chainId: chain.chainId, expected: opts.expectChainId },
       'point rpc_url at the chain configured, or correct its chain_id',
     )
   }
-  if (!opts.rpcUrl && !opts.devnetImport) registerErrorAbi(demoTokenAbi)
-  const deps: RunDeps = {
-    chain,
-    cache: opts.cache,
-    gasCap: opts.gasCap,
-    simulationTtlSeconds: opts.simulationTtlSeconds,
-    maxStructLogSteps: opts.maxStructLogSteps,
-  }
-  const spill: SpillOptions | undefined = opts.spill && {
-    owner: opts.spill.owner ?? newSpillOwner('engine'),
-    thresholdBytes: opts.spill.thresholdBytes ?? DEFAULT_SPILL_THRESHOLD_BYTES,
-    maxBytes: opts.spill.maxBytes,
-  }
-  // one budget per engine call for all its upstream waiting, retries and phases included
-  const budgetMs = opts.upstreamBudgetMs ?? upstreamBudgetMs(opts.rpcTimeoutMs)
-  // health answers within about a second: a probe the upstream leaves unanswered is a "no"
-  const probeMs = Math.min(HEALTH_PROBE_MS, budgetMs)
-  /** the chain as one engine call sees it: every upstream wait ends by the call's budget */
-  const chainFor = (budget: UpstreamBudget): ChainSource => chain.withBudget?.(budget) ?? chain
-  const traces = (c: ChainSource) => createTraceService(c, { ...deps, spill })
+  return chain
+}
 
-  /** what each operation runs over one chain source (the engine's own, or a writable fork's), written once */
-  const runsOf: { [K in ForkOperation]: (d: RunDeps, ...args: Parameters<ChainOperations[K]>) => ReturnType<ChainOperations[K]> } = {
-    simulate: (d, params) => simulate(d, params),
-    simulateSteps: (d, params) => simulateSteps(d, params),
-    getSimulation: (_d, id) => loadSimulation(opts.cache, id),
-    accessList: (d, params) => createAccessList(d, params),
-    traceTransaction: (d, hash, tracerConfig, overrides) => traces(d.chain).traceTransaction(hash, tracerConfig, overrides),
-    traceCall: (d, params) => traces(d.chain).traceCall(params),
-    traceCallMany: (d, params) => traces(d.chain).traceCallMany(params),
-    simulateV1: (d, params) => simulateV1(d, params),
-    traceBlock: (d, params) => traces(d.chain).traceBlock(params),
-    call: (d, params) => runCall(d, params),
-    estimateGas: (d, params) => estimateGas(d, params),
-    readChain: (d, method, params) => readChain({ chain: d.chain, cache: opts.cache }, method, params),
-  }
-  /** operation `method` of `over`, its runs stopping where `stop` says */
-  const runOver = (over: ChainSource, stop: RunStop | undefined, method: ForkOperation, args: unknown[]): Promise<unknown> => {
-    const run = runsOf[method] as (d: RunDeps, ...a: unknown[]) => Promise<unknown>
-    return guard(over, (d) => run(d, ...args), stop)
-  }
-  const forks = createForkService({
-    chain,
-    store: opts.forksUnavailable !== undefined ? createUnavailableForkStore(opts.forksUnavailable) : (opts.forkStore ?? createMemoryForkStore()),
-    limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits },
-  })
+interface FacadeParts {
+  opts: EngineOptions
+  deps: RunDeps
+  forks: ForkService
+  spill: SpillOptions | undefined
+  budgetMs: number
+}
 
-  /**
-   * The engine, its runs stopping where `stop` says. Every request takes its own view
-   * (Engine.withStop), so a view is one small object: its methods sit on the prototype, made once
-   * per engine: those of `runsOf` are added to it below.
-   */
-  // biome-ignore lint/correctness/noUnusedVariables: merged with the class below, which gets these methods on its prototype
-  interface EngineView extends ChainOperations {}
-  // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface lists the operations the loop below puts on the prototype
-  class EngineView implements Engine {
-    constructor(readonly stop: RunStop | undefined) {}
-    previewSignature(params: Parameters<Engine['previewSignature']>[0]) {
-      return guard(chain, (d) => previewSignature({ ...d, simulate: (p) => simulate(d, p) }, params), this.stop)
-    }
-    createFork(params: Parameters<Engine['createFork']>[0]) {
-      return guard(chain, () => forks.create(params))
-    }
-    getFork(forkId: string) {
-      return guard(chain, () => forks.get(forkId))
-    }
-    listForks() {
-      return guard(chain, () => forks.list())
-    }
-    deleteFork(forkId: string) {
-      return guard(chain, () => forks.delete(forkId))
-    }
-    onFork<M extends ForkOperation>(forkId: string, method: M, args: Parameters<Engine[M]>): Promise<Awaited<ReturnType<Engine[M]>>> {
-      type Answer = Awaited<ReturnType<Engine[M]>>
-      return guard(chain, async (): Promise<Answer> => {
-        const forkChain = forkChainOf(await forks.view(forkId))
-        if (!FORK_OPERATIONS.includes(method)) throw new EngineError('VALIDATION_ERROR', `${String(method)} does not run on a fork`)
-        return (await runOver(forkChain, this.stop, method, args)) as Answer
-      })
-    }
-    forkRpc(forkId: string, method: string, params: unknown[]) {
-      const stop = this.stop
-      return guard(chain, () =>
-        forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stopsRuns(stop) ? stoppedAt(c, stop) : c }, p) }, forkId, method, params),
-      )
-    }
-    health() {
-      return health()
-    }
-    metrics() {
-      return metrics()
-    }
-    close() {
-      return close()
-    }
-    withStop(s: RunStop): Engine {
-      return new EngineView(s)
-    }
-  }
-  for (const method of Object.keys(runsOf) as ForkOperation[]) {
-    ;(EngineView.prototype as unknown as Record<string, unknown>)[method] = function (this: EngineView, ...args: unknown[]) {
-      return runOver(chain, this.stop, method, args)
-    }
-  }
-  return new EngineView(undefined)
+/**
+ * The engine of one chain: each operation one line, naming the function that answers it and
+ * running it where `at` says — the chain's own state, or a writable fork's (`at.fork`), its runs
+ * stopping at `at.stop`. `at.chain` was routed on by the host before the call reached here.
+ */
+class EngineFacade implements Engine {
+  constructor(private readonly parts: FacadeParts) {}
 
-  async function health() {
-    const [upstreamOk, cacheOk] = await Promise.all([
-      chainFor(newUpstreamBudget(probeMs))
-        .ping()
-        .catch(() => false),
-      opts.cache.ping().catch(() => false),
-    ])
+  simulate(at: RunAt, params: SimulateParams) {
+    return this.#run(at, (d) => simulate(d, params))
+  }
+  previewSignature(at: RunAt, params: SignaturePreviewParams) {
+    return this.#run(at, (d) => previewSignature({ ...d, simulate: (p) => simulate(d, p) }, params))
+  }
+  simulateSteps(at: RunAt, params: StepTraceParams) {
+    return this.#run(at, (d) => simulateSteps(d, params))
+  }
+  getSimulation(at: RunAt, id: string) {
+    return this.#run(at, () => loadSimulation(this.parts.opts.cache, id))
+  }
+  accessList(at: RunAt, params: AccessListParams) {
+    return this.#run(at, (d) => createAccessList(d, params))
+  }
+  traceTransaction(at: RunAt, hash: Hex, tracerConfig: TracerConfig, overrides?: Parameters<Engine['traceTransaction']>[3]) {
+    return this.#run(at, (d) => this.#traces(d).traceTransaction(hash, tracerConfig, overrides))
+  }
+  traceCall(at: RunAt, params: TraceCallParams) {
+    return this.#run(at, (d) => this.#traces(d).traceCall(params))
+  }
+  traceCallMany(at: RunAt, params: TraceCallManyParams) {
+    return this.#run(at, (d) => this.#traces(d).traceCallMany(params))
+  }
+  simulateV1(at: RunAt, params: SimulateV1Params) {
+    return this.#run(at, (d) => simulateV1(d, params))
+  }
+  traceBlock(at: RunAt, params: TraceBlockParams) {
+    return this.#run(at, (d) => this.#traces(d).traceBlock(params))
+  }
+  call(at: RunAt, params: CallParams) {
+    return this.#run(at, (d) => runCall(d, params))
+  }
+  estimateGas(at: RunAt, params: CallParams) {
+    return this.#run(at, (d) => estimateGas(d, params))
+  }
+  readChain(at: RunAt, method: string, params: unknown[]) {
+    return this.#run(at, (d) => readChain({ chain: d.chain, cache: this.parts.opts.cache }, method, params))
+  }
+  createFork(_at: RunAt, params: CreateForkParams) {
+    return this.#guard(() => this.parts.forks.create(params))
+  }
+  getFork(_at: RunAt, forkId: string) {
+    return this.#guard(() => this.parts.forks.get(forkId))
+  }
+  listForks(_at: RunAt) {
+    return this.#guard(() => this.parts.forks.list())
+  }
+  deleteFork(_at: RunAt, forkId: string) {
+    return this.#guard(() => this.parts.forks.delete(forkId))
+  }
+  forkRpc(at: ForkAt, method: string, params: unknown[]) {
+    const { deps, forks } = this.parts
+    const stop = runStopping(at.stop)
+    const gasOn = (c: ChainSource) => (stop ? stoppedAt(c, stop) : c)
+    return this.#guard(() => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: gasOn(c) }, p) }, at.fork, method, params))
+  }
+  async health(_at: RunAt) {
+    const { deps, opts, budgetMs } = this.parts
+    const { chain } = deps
+    // health answers within about a second: a probe the upstream leaves unanswered is a "no"
+    const probe = newUpstreamBudget(Math.min(HEALTH_PROBE_MS, budgetMs))
+    const [upstreamOk, cacheOk] = await Promise.all([(chain.withBudget?.(probe) ?? chain).ping().catch(() => false), opts.cache.ping().catch(() => false)])
     return { network: chain.network, chainId: chain.chainId, kind: chain.rules?.kind ?? ('ethereum' as const), upstreamOk, cacheOk }
   }
-
-  async function metrics() {
+  async metrics() {
     // a fork store out of reach counts none open rather than failing the scrape
-    return { ...chain.metrics?.(), forksOpen: await forks.count().catch(() => 0) }
+    return { ...this.parts.deps.chain.metrics?.(), forksOpen: await this.parts.forks.count().catch(() => 0) }
   }
-
-  async function close() {
+  async close() {
+    const { spill, forks, deps } = this.parts
     // files of this engine that nobody claimed; a claimed one is already unlinked
     if (spill) removeSpillOwner(spill.owner)
     await forks.close()
-    await chain.close()
+    await deps.chain.close()
+  }
+
+  #traces(d: RunDeps) {
+    return createTraceService(d.chain, { ...this.parts.deps, spill: this.parts.spill })
+  }
+
+  /** `run` over the chain `at` names: the engine's own, or a writable fork's (its head is `latest`; the fork never changes by it) */
+  #run<T>(at: RunAt, run: (deps: RunDeps) => Promise<T>): Promise<T> {
+    if (at.fork === undefined) return this.#guard(() => this.#runOver(this.parts.deps.chain, at.stop, run))
+    const fork = at.fork
+    return this.#guard(async () => this.#runOver(forkChainOf(await this.parts.forks.view(fork)), at.stop, run))
+  }
+
+  /** one engine call over `over`: one upstream budget, its stop, and one rerun on a forgotten head */
+  #runOver<T>(over: ChainSource, stop: RunStop | undefined, run: (deps: RunDeps) => Promise<T>): Promise<T> {
+    // its observer hears when the call waits on the upstream (RunStop.onUpstreamWait)
+    const budget = newUpstreamBudget(this.parts.budgetMs, stop?.onUpstreamWait)
+    const runStop = runStopping(stop)
+    const callChain = over.withBudget ? over.withBudget(budget, runStop) : runStop ? stoppedAt(over, runStop) : over
+    const callDeps = { ...this.parts.deps, chain: callChain }
+    return run(callDeps).catch((e: unknown) => {
+      // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
+      // more on `latest` resolved anew, never fail the request for it
+      if (isEngineError(e) && blockUnknown(toEngineError(e)) && over.forgetHead?.()) return run(callDeps)
+      throw e
+    })
   }
 
   /**
@@ -214,33 +246,23 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
    * bug, reported as INTERNAL_ERROR with a generic message (the real one is logged, never sent:
    * it could carry an upstream URL).
    */
-  async function guard<T>(over: ChainSource, run: (deps: RunDeps) => Promise<T>, stop?: RunStop): Promise<T> {
+  async #guard<T>(work: () => Promise<T>): Promise<T> {
     try {
-      // one upstream budget for the whole call, the rerun on a forgotten head included
-      // its observer hears when the call waits on the upstream (RunStop.onUpstreamWait)
-      const budget = newUpstreamBudget(budgetMs, stop?.onUpstreamWait)
-      const runStop = stopsRuns(stop) ? stop : undefined
-      const callChain = over.withBudget ? over.withBudget(budget, runStop) : runStop ? stoppedAt(over, runStop) : over
-      const callDeps = { ...deps, chain: callChain }
-      return await run(callDeps).catch((e: unknown) => {
-        // a tracked head the upstream no longer knows (a reorg, a dev chain reverted): run once
-        // more on `latest` resolved anew, never fail the request for it
-        if (isEngineError(e) && blockUnknown(toEngineError(e)) && over.forgetHead?.()) return run(callDeps)
-        throw e
-      })
+      return await work()
     } catch (e) {
       if (isEngineError(e)) throw prunedAsBlockNotFound(toEngineError(e))
-      const redact = (text: string | undefined) => (text && opts.rpcUrl ? text.split(opts.rpcUrl).join('[rpc url]') : text)
+      const { rpcUrl, logger } = this.parts.opts
+      const redact = (text: string | undefined) => (text && rpcUrl ? text.split(rpcUrl).join('[rpc url]') : text)
       const err = e instanceof Error ? { name: e.name, message: redact(e.message), stack: redact(e.stack) } : redact(String(e))
-      opts.logger?.error({ err }, 'engine: unexpected error')
+      logger?.error({ err }, 'engine: unexpected error')
       throw new EngineError('INTERNAL_ERROR', 'internal error while executing the request')
     }
   }
 }
 
-/** a stop that can end a run: a deadline or a signal (an observer alone stops nothing) */
-function stopsRuns(stop: RunStop | undefined): stop is RunStop {
-  return stop !== undefined && (stop.deadline !== undefined || stop.signal !== undefined)
+/** a stop that can end a run (a deadline or a signal; an observer alone stops nothing), or undefined */
+function runStopping(stop: RunStop | undefined): RunStop | undefined {
+  return stop !== undefined && (stop.deadline !== undefined || stop.signal !== undefined) ? stop : undefined
 }
 
 /**

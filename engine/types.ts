@@ -295,65 +295,76 @@ export interface EngineHealth {
   unavailable?: string
 }
 
+/**
+ * Where an operation runs: the chain (one of a deployment's named chains; absent: its default
+ * chain), the writable fork on it (absent: the chain itself) and what stops the run (the
+ * request's deadline and its client's signal; absent: nothing). Every operation takes it first,
+ * as reth's `debug_traceCall` takes the block it runs at: the host routes by it (thread, process,
+ * chain) and the engine opens the fork's state by it.
+ */
+export interface RunAt {
+  readonly chain?: string
+  readonly fork?: string
+  readonly stop?: RunStop
+}
+/** the address of a call on one writable fork */
+export type ForkAt = RunAt & { readonly fork: string }
+
+/** the chain's own state, with nothing to stop its runs: a caller with no request behind it */
+export const ON_CHAIN: RunAt = Object.freeze({})
+
 export interface Engine {
-  simulate(params: SimulateParams): Promise<SimulationResult>
+  simulate(at: RunAt, params: SimulateParams): Promise<SimulationResult>
   /** what an EIP-712 signature would let its spender do, simulated from the signer's side */
-  previewSignature(params: SignaturePreviewParams): Promise<SignaturePreview>
-  simulateSteps(params: StepTraceParams): Promise<StepTraceResult>
-  getSimulation(id: string): Promise<SimulationResult | undefined>
-  accessList(params: AccessListParams): Promise<AccessListResult>
+  previewSignature(at: RunAt, params: SignaturePreviewParams): Promise<SignaturePreview>
+  simulateSteps(at: RunAt, params: StepTraceParams): Promise<StepTraceResult>
+  getSimulation(at: RunAt, id: string): Promise<SimulationResult | undefined>
+  accessList(at: RunAt, params: AccessListParams): Promise<AccessListResult>
   /** `overrides` (optional, added by the HTTP layer): applied on top of the state the traced tx starts from */
   traceTransaction(
+    at: RunAt,
     hash: Hex,
     tracerConfig: TracerConfig,
     overrides?: { stateOverrides?: StateOverrides; blockOverrides?: BlockOverrides } & TraceRunOptions,
   ): Promise<TraceResult>
-  traceCall(params: TraceCallParams): Promise<CallTraceResult>
-  traceCallMany(params: TraceCallManyParams): Promise<CallTraceResult[][]>
+  traceCall(at: RunAt, params: TraceCallParams): Promise<CallTraceResult>
+  traceCallMany(at: RunAt, params: TraceCallManyParams): Promise<CallTraceResult[][]>
   /**
    * eth_simulateV1. A rejected request throws EngineError whose `details.simulateError` names the
    * spec's error (see engine/operations/simulateV1/simulateErrors.ts) so the JSON-RPC layer can give its code.
    */
-  simulateV1(params: SimulateV1Params): Promise<SimulateV1BlockResult[]>
+  simulateV1(at: RunAt, params: SimulateV1Params): Promise<SimulateV1BlockResult[]>
   /** every transaction of a mined block, each with its own tracers; a failing one answers `{txHash, error}` */
-  traceBlock(params: TraceBlockParams): Promise<BlockTraceEntry[]>
+  traceBlock(at: RunAt, params: TraceBlockParams): Promise<BlockTraceEntry[]>
   /** eth_call */
-  call(params: CallParams): Promise<CallOutcome>
+  call(at: RunAt, params: CallParams): Promise<CallOutcome>
   /** eth_estimateGas (geth's search) */
-  estimateGas(params: CallParams): Promise<GasEstimate>
+  estimateGas(at: RunAt, params: CallParams): Promise<GasEstimate>
   /**
    * A read-only JSON-RPC method of the chain (engine/operations/reads/readMethods.ts lists them): answered
    * by the devnet for its own chain, or by the upstream node with immutable answers cached.
    * Anything else is refused (NOT_FOUND with `details.unsupportedMethod`).
    */
-  readChain(method: string, params: unknown[]): Promise<unknown>
+  readChain(at: RunAt, method: string, params: unknown[]): Promise<unknown>
   /** a writable fork of the chain at a block (docs/forks.md) */
-  createFork(params: CreateForkParams): Promise<ForkInfo>
+  createFork(at: RunAt, params: CreateForkParams): Promise<ForkInfo>
   /** FORK_NOT_FOUND when unknown, deleted or expired; a use moves its expiry forward */
-  getFork(forkId: string): Promise<ForkInfo>
-  listForks(): Promise<ForkInfo[]>
-  deleteFork(forkId: string): Promise<void>
-  /** one of the operations above on a fork's chain: its head is `latest`; never changes the fork */
-  onFork<M extends ForkOperation>(forkId: string, method: M, args: Parameters<Engine[M]>): Promise<Awaited<ReturnType<Engine[M]>>>
-  /** a development-node JSON-RPC method on a fork (FORK_DEV_METHODS: sending, mining, cheats, …) */
-  forkRpc(forkId: string, method: string, params: unknown[]): Promise<unknown>
-  health(): Promise<EngineHealth>
+  getFork(at: RunAt, forkId: string): Promise<ForkInfo>
+  listForks(at: RunAt): Promise<ForkInfo[]>
+  deleteFork(at: RunAt, forkId: string): Promise<void>
+  /** a development-node JSON-RPC method on the fork `at` names (FORK_DEV_METHODS: sending, mining, cheats, …) */
+  forkRpc(at: ForkAt, method: string, params: unknown[]): Promise<unknown>
+  health(at: RunAt): Promise<EngineHealth>
   /** what the engine counted since it started, for the host's metrics (engine/engineMetrics.ts) */
   metrics(): Promise<EngineMetrics>
   close(): Promise<void>
-  /**
-   * The same engine for one request: its runs stop where `stop` says (the request's deadline, an
-   * abort once it timed out or its client went away) instead of running on for nobody. Absent on
-   * an engine that cannot stop a run in place.
-   */
-  withStop?(stop: RunStop): Engine
 }
 
 /**
- * The engine's operations by name, written once next to their signatures: a pool forwards these
- * and a worker thread serves these (host/workers/, host/protocol.ts); `close` is each holder's
- * own, and `withStop` each holder's view of itself. The compiler ties the list to Engine both ways: a name here that Engine lacks, or a method
- * of Engine missing here, is a type error.
+ * The engine's operations by name, written once next to their signatures: the messages of a
+ * pool's worker threads name these (host/protocol.ts); `close` is each holder's own. The compiler
+ * ties the list to Engine both ways: a name here that Engine lacks, or a method of Engine missing
+ * here, is a type error.
  */
 export const ENGINE_OPERATIONS = [
   'simulate',
@@ -373,36 +384,16 @@ export const ENGINE_OPERATIONS = [
   'getFork',
   'listForks',
   'deleteFork',
-  'onFork',
   'forkRpc',
   'health',
   'metrics',
-] as const satisfies readonly Exclude<keyof Engine, 'close' | 'withStop'>[]
+] as const satisfies readonly Exclude<keyof Engine, 'close'>[]
 export type EngineOperation = (typeof ENGINE_OPERATIONS)[number]
-/** the operations of an Engine, without `close` */
-export type EngineOperations = Pick<Engine, EngineOperation>
 // compiles only while every method of Engine but close is listed above
-true satisfies [Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'>] extends [never]
-  ? true
-  : { unlisted: Exclude<keyof Engine, EngineOperation | 'close' | 'withStop'> }
+true satisfies [Exclude<keyof Engine, EngineOperation | 'close'>] extends [never] ? true : { unlisted: Exclude<keyof Engine, EngineOperation | 'close'> }
 
-/** the operations that run on a fork's chain as on the engine's own */
-export const FORK_OPERATIONS = [
-  'simulate',
-  'simulateSteps',
-  'getSimulation',
-  'accessList',
-  'traceTransaction',
-  'traceCall',
-  'traceCallMany',
-  'simulateV1',
-  'traceBlock',
-  'call',
-  'estimateGas',
-  'readChain',
-] as const satisfies readonly (keyof Engine)[]
-export type ForkOperation = (typeof FORK_OPERATIONS)[number]
-export type ChainOperations = Pick<Engine, ForkOperation>
+/** an operation's arguments after its address */
+export type OperationArgs<K extends EngineOperation> = Engine[K] extends (at: never, ...args: infer A) => unknown ? A : []
 
 /**
  * What a writable fork answers beyond /v1/rpc: a development node's JSON-RPC methods (sending,

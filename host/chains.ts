@@ -4,57 +4,118 @@
  * each has an engine of its own — its upstream, head tracking, upstream time budget, fork cache
  * namespace in the shared store — so a chain whose upstream is down degrades alone.
  *
- * The HTTP layer sees one Engine (`engine`): each call goes to the engine of the chain the current
- * request named, carried by `run` through the request's async work (AsyncLocalStorage), so no
- * route, REST or JSON-RPC, knows there are several.
+ * The HTTP layer sees one Engine (`engine`): each operation goes to the engine of the chain its
+ * address names (`RunAt.chain`; absent: the default chain), so no route, REST or JSON-RPC, knows
+ * there are several.
  *
  * @example
  * const chains = createChainSet(defaultEngine, { base: baseEngine })
- * await chains.run('base', () => chains.engine.simulate(params)) // base's engine
+ * await chains.engine.simulate({ chain: 'base' }, params) // base's engine
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
 import type { CacheStore } from '../engine/state/store/cacheStore.js'
 import { EngineError } from '../engine/platform/errors.js'
-import type { Engine } from '../engine/types.js'
+import type { Engine, ForkAt, OperationArgs, RunAt } from '../engine/types.js'
 import { createPendingChain, isConfigurationError, type PendingChainOptions } from './pendingChain.js'
 
 export interface ChainSet {
-  /** the engine of the chain the current request named (the default chain outside `run`) */
+  /** every chain's engine as one: each operation runs on the chain its address names */
   readonly engine: Engine
   readonly defaultEngine: Engine
   /** the named chains, in configuration order */
   names(): string[]
   has(name: string): boolean
   get(name: string): Engine | undefined
-  /** runs `fn` with `name`'s engine as `engine` */
-  run<T>(name: string, fn: () => T): T
   close(): Promise<void>
 }
 
 export function createChainSet(defaultEngine: Engine, named: Record<string, Engine>): ChainSet {
-  const scope = new AsyncLocalStorage<Engine>()
-  const current = (): Engine => scope.getStore() ?? defaultEngine
-  const engine = new Proxy({} as Engine, {
-    get(_target, method: string) {
-      const e = current() as unknown as Record<string, unknown>
-      const member = e[method]
-      return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(e) : member
-    },
-  })
+  const engine = new ChainRouter(defaultEngine, named)
   return {
     engine,
     defaultEngine,
     names: () => Object.keys(named),
     has: (name) => Object.hasOwn(named, name),
     get: (name) => (Object.hasOwn(named, name) ? named[name] : undefined),
-    run(name, fn) {
-      const e = named[name]
-      if (!e) throw new EngineError('NOT_FOUND', `no chain named '${name}'`)
-      return scope.run(e, fn)
-    },
-    async close() {
-      await Promise.all([defaultEngine, ...Object.values(named)].map((e) => e.close().catch(() => undefined)))
-    },
+    close: () => engine.close(),
+  }
+}
+
+/** the engines of a deployment's chains as one engine: one line per operation, each to the engine of `at.chain` */
+class ChainRouter implements Engine {
+  constructor(
+    private readonly defaultEngine: Engine,
+    private readonly named: Record<string, Engine>,
+  ) {}
+
+  simulate(at: RunAt, ...a: OperationArgs<'simulate'>) {
+    return this.#of(at).simulate(at, ...a)
+  }
+  previewSignature(at: RunAt, ...a: OperationArgs<'previewSignature'>) {
+    return this.#of(at).previewSignature(at, ...a)
+  }
+  simulateSteps(at: RunAt, ...a: OperationArgs<'simulateSteps'>) {
+    return this.#of(at).simulateSteps(at, ...a)
+  }
+  getSimulation(at: RunAt, ...a: OperationArgs<'getSimulation'>) {
+    return this.#of(at).getSimulation(at, ...a)
+  }
+  accessList(at: RunAt, ...a: OperationArgs<'accessList'>) {
+    return this.#of(at).accessList(at, ...a)
+  }
+  traceTransaction(at: RunAt, ...a: OperationArgs<'traceTransaction'>) {
+    return this.#of(at).traceTransaction(at, ...a)
+  }
+  traceCall(at: RunAt, ...a: OperationArgs<'traceCall'>) {
+    return this.#of(at).traceCall(at, ...a)
+  }
+  traceCallMany(at: RunAt, ...a: OperationArgs<'traceCallMany'>) {
+    return this.#of(at).traceCallMany(at, ...a)
+  }
+  simulateV1(at: RunAt, ...a: OperationArgs<'simulateV1'>) {
+    return this.#of(at).simulateV1(at, ...a)
+  }
+  traceBlock(at: RunAt, ...a: OperationArgs<'traceBlock'>) {
+    return this.#of(at).traceBlock(at, ...a)
+  }
+  call(at: RunAt, ...a: OperationArgs<'call'>) {
+    return this.#of(at).call(at, ...a)
+  }
+  estimateGas(at: RunAt, ...a: OperationArgs<'estimateGas'>) {
+    return this.#of(at).estimateGas(at, ...a)
+  }
+  readChain(at: RunAt, ...a: OperationArgs<'readChain'>) {
+    return this.#of(at).readChain(at, ...a)
+  }
+  createFork(at: RunAt, ...a: OperationArgs<'createFork'>) {
+    return this.#of(at).createFork(at, ...a)
+  }
+  getFork(at: RunAt, ...a: OperationArgs<'getFork'>) {
+    return this.#of(at).getFork(at, ...a)
+  }
+  listForks(at: RunAt) {
+    return this.#of(at).listForks(at)
+  }
+  deleteFork(at: RunAt, ...a: OperationArgs<'deleteFork'>) {
+    return this.#of(at).deleteFork(at, ...a)
+  }
+  forkRpc(at: ForkAt, ...a: OperationArgs<'forkRpc'>) {
+    return this.#of(at).forkRpc(at, ...a)
+  }
+  health(at: RunAt) {
+    return this.#of(at).health(at)
+  }
+  /** the default chain's counts (each chain's own are read from its engine: host/metrics/chainMetrics.ts) */
+  metrics() {
+    return this.defaultEngine.metrics()
+  }
+  async close() {
+    await Promise.all([this.defaultEngine, ...Object.values(this.named)].map((e) => e.close().catch(() => undefined)))
+  }
+
+  #of(at: RunAt): Engine {
+    if (at.chain === undefined) return this.defaultEngine
+    if (!Object.hasOwn(this.named, at.chain)) throw new EngineError('NOT_FOUND', `no chain named '${at.chain}'`)
+    return this.named[at.chain]!
   }
 }
 

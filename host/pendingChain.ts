@@ -11,9 +11,8 @@
  * const engine = createPendingChain({ name: 'base', start: () => startEngine(), retryMs: 5000, cause, logger })
  */
 import { EngineError, isEngineError } from '../engine/platform/errors.js'
-import { ENGINE_OPERATIONS, type Engine, type EngineHealth } from '../engine/types.js'
-
-const OPERATIONS = new Set<string>(ENGINE_OPERATIONS)
+import type { Engine, EngineHealth, ForkAt, OperationArgs, RunAt } from '../engine/types.js'
+import type { EngineRuns } from './workers/workerPool.js'
 
 export interface PendingChainOptions {
   name: string
@@ -77,34 +76,117 @@ export function createPendingChain(opts: PendingChainOptions): Engine {
       ? `chain '${name}' is out of service: ${failed}`
       : `chain '${name}': its upstream does not answer (${reason}); retrying every ${opts.retryMs >= 1000 ? `${opts.retryMs / 1000} s` : `${opts.retryMs} ms`}`
 
-  const stand = {
-    async health(): Promise<EngineHealth> {
-      return {
-        network: 'unknown',
-        chainId: opts.configured.chainId ?? 0,
-        kind: opts.configured.kind ?? 'ethereum',
-        upstreamOk: false,
-        cacheOk: true,
-        unavailable: unavailable(),
-      }
+  const waiting: PendingState = {
+    get engine() {
+      return engine
     },
+    unavailable,
+    health: async (): Promise<EngineHealth> => ({
+      network: 'unknown',
+      chainId: opts.configured.chainId ?? 0,
+      kind: opts.configured.kind ?? 'ethereum',
+      upstreamOk: false,
+      cacheOk: true,
+      unavailable: unavailable(),
+    }),
     async close() {
       closed = true
       if (timer) clearTimeout(timer)
       await engine?.close()
     },
   }
-  return new Proxy({} as Engine, {
-    get(_target, method: string) {
-      if (engine) {
-        const member = (engine as unknown as Record<string, unknown>)[method]
-        return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(engine) : member
-      }
-      if (method === 'health' || method === 'close') return stand[method]
-      // anything but an engine operation (a pool's optional extras, `then`) is absent until it starts
-      if (!OPERATIONS.has(method)) return undefined
-      return () =>
-        Promise.reject(new EngineError('CHAIN_UNAVAILABLE', unavailable(), { chain: name }, 'retry later; GET /v1/chains shows when the chain is up'))
-    },
-  })
+  return new PendingChain(name, waiting)
+}
+
+/** what a pending chain knows while it waits: its engine once started, why it is not yet, its health and close */
+interface PendingState {
+  readonly engine: (Engine & { runs?(): EngineRuns }) | undefined
+  unavailable(): string
+  health(): Promise<EngineHealth>
+  close(): Promise<void>
+}
+
+/** a chain not started yet, as an engine: one line per operation, each to the started engine or refused as CHAIN_UNAVAILABLE */
+class PendingChain implements Engine {
+  constructor(
+    private readonly name: string,
+    private readonly state: PendingState,
+  ) {}
+
+  simulate(at: RunAt, ...a: OperationArgs<'simulate'>) {
+    return this.#started().then((e) => e.simulate(at, ...a))
+  }
+  previewSignature(at: RunAt, ...a: OperationArgs<'previewSignature'>) {
+    return this.#started().then((e) => e.previewSignature(at, ...a))
+  }
+  simulateSteps(at: RunAt, ...a: OperationArgs<'simulateSteps'>) {
+    return this.#started().then((e) => e.simulateSteps(at, ...a))
+  }
+  getSimulation(at: RunAt, ...a: OperationArgs<'getSimulation'>) {
+    return this.#started().then((e) => e.getSimulation(at, ...a))
+  }
+  accessList(at: RunAt, ...a: OperationArgs<'accessList'>) {
+    return this.#started().then((e) => e.accessList(at, ...a))
+  }
+  traceTransaction(at: RunAt, ...a: OperationArgs<'traceTransaction'>) {
+    return this.#started().then((e) => e.traceTransaction(at, ...a))
+  }
+  traceCall(at: RunAt, ...a: OperationArgs<'traceCall'>) {
+    return this.#started().then((e) => e.traceCall(at, ...a))
+  }
+  traceCallMany(at: RunAt, ...a: OperationArgs<'traceCallMany'>) {
+    return this.#started().then((e) => e.traceCallMany(at, ...a))
+  }
+  simulateV1(at: RunAt, ...a: OperationArgs<'simulateV1'>) {
+    return this.#started().then((e) => e.simulateV1(at, ...a))
+  }
+  traceBlock(at: RunAt, ...a: OperationArgs<'traceBlock'>) {
+    return this.#started().then((e) => e.traceBlock(at, ...a))
+  }
+  call(at: RunAt, ...a: OperationArgs<'call'>) {
+    return this.#started().then((e) => e.call(at, ...a))
+  }
+  estimateGas(at: RunAt, ...a: OperationArgs<'estimateGas'>) {
+    return this.#started().then((e) => e.estimateGas(at, ...a))
+  }
+  readChain(at: RunAt, ...a: OperationArgs<'readChain'>) {
+    return this.#started().then((e) => e.readChain(at, ...a))
+  }
+  createFork(at: RunAt, ...a: OperationArgs<'createFork'>) {
+    return this.#started().then((e) => e.createFork(at, ...a))
+  }
+  getFork(at: RunAt, ...a: OperationArgs<'getFork'>) {
+    return this.#started().then((e) => e.getFork(at, ...a))
+  }
+  listForks(at: RunAt) {
+    return this.#started().then((e) => e.listForks(at))
+  }
+  deleteFork(at: RunAt, ...a: OperationArgs<'deleteFork'>) {
+    return this.#started().then((e) => e.deleteFork(at, ...a))
+  }
+  forkRpc(at: ForkAt, ...a: OperationArgs<'forkRpc'>) {
+    return this.#started().then((e) => e.forkRpc(at, ...a))
+  }
+  health(at: RunAt) {
+    return this.state.engine ? this.state.engine.health(at) : this.state.health()
+  }
+  metrics() {
+    return this.#started().then((e) => e.metrics())
+  }
+  /** a pool's extra (its runs), once the chain's engine has started and has one */
+  runs(): EngineRuns | undefined {
+    return this.state.engine?.runs?.()
+  }
+  close() {
+    return this.state.close()
+  }
+
+  /** the chain's engine once it has started; until then every operation is CHAIN_UNAVAILABLE */
+  #started(): Promise<Engine> {
+    const engine = this.state.engine
+    if (engine) return Promise.resolve(engine)
+    return Promise.reject(
+      new EngineError('CHAIN_UNAVAILABLE', this.state.unavailable(), { chain: this.name }, 'retry later; GET /v1/chains shows when the chain is up'),
+    )
+  }
 }

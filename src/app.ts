@@ -138,7 +138,8 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
         'GET /v1/chains lists the chains this deployment serves',
       )
     }
-    return chains.run(chain, next)
+    c.set('chain', chain)
+    return next()
   })
   app.use(requestTimeout({ ms: config.server.request_timeout_ms }))
   app.use(limitBody({ maxBytes: config.server.max_body_bytes }))

@@ -9,7 +9,7 @@
  * Collected when scraped, not as requests run: the engines count plain numbers meanwhile.
  */
 import { UPSTREAM_DURATION_BUCKETS, type EngineMetrics } from '../../engine/engineMetrics.js'
-import type { Engine, EngineHealth } from '../../engine/types.js'
+import { type Engine, type EngineHealth, ON_CHAIN } from '../../engine/types.js'
 import type { EngineRuns } from '../workers/workerPool.js'
 
 /** prom-client's JSON form of one metric */
@@ -47,7 +47,7 @@ export async function collectChainMetrics(chains: MetricsChain[], opts: { shared
       // how the runs stand before asking the engines anything (the questions are runs of a kind)
       const runs = engine.runs?.()
       // the health probe first: the head it reads is then in the counts
-      const health = await engine.health().catch(() => undefined)
+      const health = await engine.health(ON_CHAIN).catch(() => undefined)
       const metrics = await engine.metrics().catch(() => undefined)
       return { name, runs, metrics, health }
     }),

@@ -8,7 +8,7 @@
  * const engine = await createWorkerPoolEngine({ ...engineOptions, cache, workers: config.workers, cacheUrl: config.cache.url })
  */
 import { availableParallelism } from 'node:os'
-import { ENGINE_OPERATIONS, type Engine, type EngineOptions, type RunStop } from '../../engine/types.js'
+import type { Engine, EngineOptions, ForkAt, OperationArgs, RunAt } from '../../engine/types.js'
 import { startWorkerPool, type EngineRuns, type HostedEngine, type WorkerPoolOptions } from './workerPool.js'
 import { createRedisForkStore } from '../cache/redisForkStore.js'
 import { sweepOldSpills, sweepStaleSpills } from '../spill/spillOwnership.js'
@@ -70,54 +70,90 @@ async function createEngineOnCores(opts: WorkerPoolOptions): Promise<HostedEngin
   return startWorkerPool(opts)
 }
 
-/** the operations the host asks about the engine itself: not runs */
-const NOT_RUNS = new Set<string>(['health', 'metrics'])
-
 /**
  * The in-process engine with its runs in flight counted (a counter up and down per call, not per
  * step): what the pool knows of its workers, the in-process engine does not.
  */
 function countingRuns(engine: Engine): HostedEngine {
-  return new CountedEngine(engine, engine, { inFlight: 0 }) as unknown as HostedEngine
+  return new CountedEngine(engine)
 }
 
-/**
- * An engine's operations with its runs counted. Each request takes its own view of the engine
- * (withStop), so a view is one small object: the operations sit on the prototype, made once.
- */
-class CountedEngine {
-  constructor(
-    /** the engine, or a request's view of it, whose operations this one counts */
-    readonly target: Engine,
-    readonly root: Engine,
-    readonly count: { inFlight: number },
-  ) {}
+/** an engine's operations, one line each, with the calls in flight counted (health and metrics are questions, not runs) */
+class CountedEngine implements HostedEngine {
+  #inFlight = 0
+  constructor(private readonly engine: Engine) {}
 
-  close(): Promise<void> {
-    return this.root.close()
+  simulate(at: RunAt, ...a: OperationArgs<'simulate'>) {
+    return this.#counted(this.engine.simulate(at, ...a))
   }
-
+  previewSignature(at: RunAt, ...a: OperationArgs<'previewSignature'>) {
+    return this.#counted(this.engine.previewSignature(at, ...a))
+  }
+  simulateSteps(at: RunAt, ...a: OperationArgs<'simulateSteps'>) {
+    return this.#counted(this.engine.simulateSteps(at, ...a))
+  }
+  getSimulation(at: RunAt, ...a: OperationArgs<'getSimulation'>) {
+    return this.#counted(this.engine.getSimulation(at, ...a))
+  }
+  accessList(at: RunAt, ...a: OperationArgs<'accessList'>) {
+    return this.#counted(this.engine.accessList(at, ...a))
+  }
+  traceTransaction(at: RunAt, ...a: OperationArgs<'traceTransaction'>) {
+    return this.#counted(this.engine.traceTransaction(at, ...a))
+  }
+  traceCall(at: RunAt, ...a: OperationArgs<'traceCall'>) {
+    return this.#counted(this.engine.traceCall(at, ...a))
+  }
+  traceCallMany(at: RunAt, ...a: OperationArgs<'traceCallMany'>) {
+    return this.#counted(this.engine.traceCallMany(at, ...a))
+  }
+  simulateV1(at: RunAt, ...a: OperationArgs<'simulateV1'>) {
+    return this.#counted(this.engine.simulateV1(at, ...a))
+  }
+  traceBlock(at: RunAt, ...a: OperationArgs<'traceBlock'>) {
+    return this.#counted(this.engine.traceBlock(at, ...a))
+  }
+  call(at: RunAt, ...a: OperationArgs<'call'>) {
+    return this.#counted(this.engine.call(at, ...a))
+  }
+  estimateGas(at: RunAt, ...a: OperationArgs<'estimateGas'>) {
+    return this.#counted(this.engine.estimateGas(at, ...a))
+  }
+  readChain(at: RunAt, ...a: OperationArgs<'readChain'>) {
+    return this.#counted(this.engine.readChain(at, ...a))
+  }
+  createFork(at: RunAt, ...a: OperationArgs<'createFork'>) {
+    return this.#counted(this.engine.createFork(at, ...a))
+  }
+  getFork(at: RunAt, ...a: OperationArgs<'getFork'>) {
+    return this.#counted(this.engine.getFork(at, ...a))
+  }
+  listForks(at: RunAt) {
+    return this.#counted(this.engine.listForks(at))
+  }
+  deleteFork(at: RunAt, ...a: OperationArgs<'deleteFork'>) {
+    return this.#counted(this.engine.deleteFork(at, ...a))
+  }
+  forkRpc(at: ForkAt, ...a: OperationArgs<'forkRpc'>) {
+    return this.#counted(this.engine.forkRpc(at, ...a))
+  }
+  health(at: RunAt) {
+    return this.engine.health(at)
+  }
+  metrics() {
+    return this.engine.metrics()
+  }
+  close() {
+    return this.engine.close()
+  }
   runs(): EngineRuns {
-    return { queued: 0, inFlight: this.count.inFlight, engines: 1, replacements: { crash: 0, timeout: 0 } }
+    return { queued: 0, inFlight: this.#inFlight, engines: 1, replacements: { crash: 0, timeout: 0 } }
   }
 
-  withStop(stop: RunStop): CountedEngine {
-    return this.target.withStop ? new CountedEngine(this.target.withStop(stop), this.root, this.count) : this
+  #counted<T>(run: Promise<T>): Promise<T> {
+    this.#inFlight++
+    const done = () => void this.#inFlight--
+    run.then(done, done)
+    return run
   }
-}
-
-for (const method of ENGINE_OPERATIONS) {
-  const proto = CountedEngine.prototype as unknown as Record<string, (this: CountedEngine, ...a: unknown[]) => Promise<unknown>>
-  proto[method] = NOT_RUNS.has(method)
-    ? function (...args) {
-        return (this.target[method] as (...a: unknown[]) => Promise<unknown>).apply(this.target, args)
-      }
-    : function (...args) {
-        const count = this.count
-        count.inFlight++
-        const done = () => void count.inFlight--
-        const p = (this.target[method] as (...a: unknown[]) => Promise<unknown>).apply(this.target, args)
-        p.then(done, done)
-        return p
-      }
 }

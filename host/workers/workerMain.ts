@@ -14,7 +14,17 @@ import { createCacheStore, isSharedCacheUrl } from '../cache/createCacheStore.js
 import { createMemoryCacheStore } from '../cache/memoryCacheStore.js'
 import { createTieredCacheStore } from '../cache/tieredCacheStore.js'
 import { createRedisForkStore } from '../cache/redisForkStore.js'
-import { ENGINE_OPERATIONS, type Engine, type EngineOptions, type RunStop } from '../../engine/types.js'
+import {
+  ENGINE_OPERATIONS,
+  type Engine,
+  type EngineOperation,
+  type EngineOptions,
+  type ForkAt,
+  ON_CHAIN,
+  type OperationArgs,
+  type RunAt,
+  type RunStop,
+} from '../../engine/types.js'
 import { createParentCacheStore, type ParentCacheStore } from './parentCacheStore.js'
 import { plainCopy, serializeError, type FromWorker, type StopMark, type ToWorker, type WorkerSetup } from '../protocol.js'
 
@@ -76,6 +86,55 @@ function runStopOf(id: number, mark: StopMark | undefined): RunStop {
 }
 const methods = new Set<string>(ENGINE_OPERATIONS)
 
+/**
+ * One operation as the pool asked it, one line each: the pool wrote its arguments from the same
+ * signatures (host/workers/workerPool.ts), so each arm reads them back as that operation's.
+ */
+function execute(engine: Engine, at: RunAt, method: EngineOperation, args: unknown[]): Promise<unknown> {
+  switch (method) {
+    case 'simulate':
+      return engine.simulate(at, ...(args as OperationArgs<'simulate'>))
+    case 'previewSignature':
+      return engine.previewSignature(at, ...(args as OperationArgs<'previewSignature'>))
+    case 'simulateSteps':
+      return engine.simulateSteps(at, ...(args as OperationArgs<'simulateSteps'>))
+    case 'getSimulation':
+      return engine.getSimulation(at, ...(args as OperationArgs<'getSimulation'>))
+    case 'accessList':
+      return engine.accessList(at, ...(args as OperationArgs<'accessList'>))
+    case 'traceTransaction':
+      return engine.traceTransaction(at, ...(args as OperationArgs<'traceTransaction'>))
+    case 'traceCall':
+      return engine.traceCall(at, ...(args as OperationArgs<'traceCall'>))
+    case 'traceCallMany':
+      return engine.traceCallMany(at, ...(args as OperationArgs<'traceCallMany'>))
+    case 'simulateV1':
+      return engine.simulateV1(at, ...(args as OperationArgs<'simulateV1'>))
+    case 'traceBlock':
+      return engine.traceBlock(at, ...(args as OperationArgs<'traceBlock'>))
+    case 'call':
+      return engine.call(at, ...(args as OperationArgs<'call'>))
+    case 'estimateGas':
+      return engine.estimateGas(at, ...(args as OperationArgs<'estimateGas'>))
+    case 'readChain':
+      return engine.readChain(at, ...(args as OperationArgs<'readChain'>))
+    case 'createFork':
+      return engine.createFork(at, ...(args as OperationArgs<'createFork'>))
+    case 'getFork':
+      return engine.getFork(at, ...(args as OperationArgs<'getFork'>))
+    case 'listForks':
+      return engine.listForks(at)
+    case 'deleteFork':
+      return engine.deleteFork(at, ...(args as OperationArgs<'deleteFork'>))
+    case 'forkRpc':
+      return engine.forkRpc(at as ForkAt, ...(args as OperationArgs<'forkRpc'>))
+    case 'health':
+      return engine.health(at)
+    case 'metrics':
+      return engine.metrics()
+  }
+}
+
 port.on('message', async (msg: ToWorker) => {
   if (msg.type === 'cacheReply') return parentCache?.onReply(msg)
   if (msg.type === 'close') {
@@ -91,9 +150,9 @@ port.on('message', async (msg: ToWorker) => {
   try {
     if (!engine) throw new Error('worker engine is not ready')
     if (!methods.has(msg.method)) throw new Error(`unknown engine method ${msg.method}`)
-    const serving = engine.withStop ? engine.withStop(runStopOf(msg.id, msg.stop)) : engine
-    const fn = serving[msg.method] as (...a: unknown[]) => Promise<unknown>
-    const value = await fn.apply(serving, msg.args)
+    // the pool sends the call's place (chain, fork) first; its stop is made here from the pool's flag and deadline
+    const [place, ...args] = msg.args as [RunAt, ...unknown[]]
+    const value = await execute(engine, { ...place, stop: runStopOf(msg.id, msg.stop) }, msg.method, args)
     send({ type: 'result', id: msg.id, ok: true, value })
   } catch (err) {
     send({ type: 'result', id: msg.id, ok: false, error: serializeError(err) })
@@ -109,7 +168,7 @@ try {
   const forkStore = setup.cacheUrl && isSharedCacheUrl(setup.cacheUrl) ? createRedisForkStore({ url: setup.cacheUrl, prefix: setup.cachePrefix }) : undefined
   engine = await mod.createEngine({ ...setup.engine, cache, logger, ...(forkStore && { forkStore }) })
   // answered by the engine itself, from what it learnt at start
-  const chainId = Number(await engine.readChain('eth_chainId', []).catch(() => undefined))
+  const chainId = Number(await engine.readChain(ON_CHAIN, 'eth_chainId', []).catch(() => undefined))
   send({ type: 'ready', ...(Number.isSafeInteger(chainId) && chainId > 0 && { chainId }) })
 } catch (err) {
   send({ type: 'initError', error: serializeError(err) })

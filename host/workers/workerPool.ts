@@ -40,15 +40,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import { EngineError, TIMEOUT_SUGGESTION } from '../../engine/platform/errors.js'
-import {
-  ENGINE_OPERATIONS,
-  type Engine,
-  type EngineHealth,
-  type EngineMetrics,
-  type EngineOperation,
-  type EngineOperations,
-  type EngineOptions,
-} from '../../engine/types.js'
+import { type Engine, type EngineHealth, type EngineMetrics, type EngineOperation, type EngineOptions, ON_CHAIN, type RunAt } from '../../engine/types.js'
 import type { RunStop } from '../../engine/execution/types.js'
 import { addEngineMetrics } from '../../engine/engineMetrics.js'
 import { deserializeError, plainCopy, type CacheRequest, type FromWorker, type SerializedError, type ToWorker, type WorkerSetup } from '../protocol.js'
@@ -588,7 +580,7 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     if (!best) return Promise.reject(new EngineError('INTERNAL_ERROR', 'no simulation worker is ready'))
     const slot = best
     return new Promise<EngineHealth>((resolve, reject) =>
-      dispatch(slot, { method: 'health', args: [], resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) }),
+      dispatch(slot, { method: 'health', args: [ON_CHAIN], resolve: resolve as (v: unknown) => void, reject, deadline: deadlineOf(undefined) }),
     )
   }
 
@@ -659,10 +651,10 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
    * in the local level of the worker that ran it, so a miss is asked of every worker then (only
    * then: a worker busy with a long trace would hold up every unknown id's 404).
    */
-  async function getSimulation(id: string, stop?: RunStop) {
-    const found = await call<Awaited<ReturnType<Engine['getSimulation']>>>('getSimulation', [id], stop)
+  async function getSimulation(at: RunAt, id: string) {
+    const found = await (at.fork === undefined ? call : forkCall)<Awaited<ReturnType<Engine['getSimulation']>>>('getSimulation', [placeOf(at), id], at.stop)
     if (found !== undefined || size < 2 || !(cacheUrl && /^rediss?:/i.test(cacheUrl)) || (await cache.ping())) return found
-    const answers = await Promise.allSettled(callEvery<typeof found>('getSimulation', [id]))
+    const answers = await Promise.allSettled(callEvery<typeof found>('getSimulation', [placeOf(at), id]))
     for (const a of answers) if (a.status === 'fulfilled' && a.value !== undefined) return a.value
     return undefined
   }
@@ -733,26 +725,37 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
   } satisfies Pick<WorkerPoolEngine, 'health' | 'metrics' | 'runs' | 'stats' | 'close'>
 
   /**
-   * The pool, its calls stopping where `stop` says (one request's view, withStop). Every operation
-   * goes to a worker with its arguments as given, so an operation or an optional parameter added
-   * to Engine later crosses too; getSimulation and the fork operations are the pool's own.
+   * The pool as an engine: each operation goes to a worker with its address (the chain and fork it
+   * names; its stop stays here, where the pool stops the call) and its arguments as given. A call
+   * on a fork, and the forks' own operations, go where the forks are (forkCall); getSimulation
+   * and health are the pool's own.
    */
-  function engineFor(stop: RunStop | undefined): WorkerPoolEngine {
-    const forwarded = Object.fromEntries(
-      ENGINE_OPERATIONS.map((method) => [method, (...args: unknown[]) => call(method, args, stop)]),
-    ) as unknown as EngineOperations
-    return {
-      ...forwarded,
-      getSimulation: (id) => getSimulation(id, stop),
-      createFork: (...args) => forkCall('createFork', args, stop),
-      getFork: (...args) => forkCall('getFork', args, stop),
-      listForks: (...args) => forkCall('listForks', args, stop),
-      deleteFork: (...args) => forkCall('deleteFork', args, stop),
-      onFork: (...args) => forkCall('onFork', args, stop),
-      forkRpc: (...args) => forkCall('forkRpc', args, stop),
-      ...shared,
-      withStop: (s) => engineFor(s),
-    }
+  const on = (at: RunAt) => (at.fork === undefined ? call : forkCall)
+  const pool: WorkerPoolEngine = {
+    simulate: (at, ...a) => on(at)('simulate', [placeOf(at), ...a], at.stop),
+    previewSignature: (at, ...a) => on(at)('previewSignature', [placeOf(at), ...a], at.stop),
+    simulateSteps: (at, ...a) => on(at)('simulateSteps', [placeOf(at), ...a], at.stop),
+    getSimulation: (at, id) => getSimulation(at, id),
+    accessList: (at, ...a) => on(at)('accessList', [placeOf(at), ...a], at.stop),
+    traceTransaction: (at, ...a) => on(at)('traceTransaction', [placeOf(at), ...a], at.stop),
+    traceCall: (at, ...a) => on(at)('traceCall', [placeOf(at), ...a], at.stop),
+    traceCallMany: (at, ...a) => on(at)('traceCallMany', [placeOf(at), ...a], at.stop),
+    simulateV1: (at, ...a) => on(at)('simulateV1', [placeOf(at), ...a], at.stop),
+    traceBlock: (at, ...a) => on(at)('traceBlock', [placeOf(at), ...a], at.stop),
+    call: (at, ...a) => on(at)('call', [placeOf(at), ...a], at.stop),
+    estimateGas: (at, ...a) => on(at)('estimateGas', [placeOf(at), ...a], at.stop),
+    readChain: (at, ...a) => on(at)('readChain', [placeOf(at), ...a], at.stop),
+    createFork: (at, ...a) => forkCall('createFork', [placeOf(at), ...a], at.stop),
+    getFork: (at, ...a) => forkCall('getFork', [placeOf(at), ...a], at.stop),
+    listForks: (at) => forkCall('listForks', [placeOf(at)], at.stop),
+    deleteFork: (at, ...a) => forkCall('deleteFork', [placeOf(at), ...a], at.stop),
+    forkRpc: (at, ...a) => forkCall('forkRpc', [placeOf(at), ...a], at.stop),
+    ...shared,
   }
-  return engineFor(undefined)
+  return pool
+}
+
+/** what of a call's address crosses to a worker: its chain and fork (the stop is the pool's: WorkerSetup.stopFlags) */
+function placeOf({ chain, fork }: RunAt): RunAt {
+  return { ...(chain !== undefined && { chain }), ...(fork !== undefined && { fork }) }
 }

@@ -1,16 +1,15 @@
 /**
  * Answers 504 EXECUTION_TIMEOUT when a request runs past `ms` (interface §2), and stops its runs:
  * the request's stop (`runStop`: its deadline, and its client's signal, aborted once the client
- * has gone away) is what `requestEngine` hands the engine (Engine.withStop), whose runs check it
+ * has gone away) is part of the request's address (src/runAt.ts) that every engine operation takes, whose runs check it
  * before they start and every few thousand EVM steps (engine/execution/runStop.ts). A run that
  * ends itself at the deadline is answered as the timeout it is, the same 504.
  *
  * @example
  * app.use(requestTimeout({ ms: config.server.request_timeout_ms }))
- * await requestEngine(c, engine).call(params) // stops when the request is given up
+ * await engine.call(runAt(c), params) // stops when the request is given up
  */
-import type { Context, MiddlewareHandler } from 'hono'
-import type { Engine } from '../../engine/types.js'
+import type { MiddlewareHandler } from 'hono'
 import { ApiError } from '../errors/apiError.js'
 import type { HttpEnv } from '../httpEnv.js'
 import { clientSignal } from '../clientSignal.js'
@@ -45,10 +44,4 @@ export function requestTimeout(opts: RequestTimeoutOptions): MiddlewareHandler<H
       clearTimeout(timer)
     }
   }
-}
-
-/** the engine as this request's runs see it: they stop once the request is given up */
-export function requestEngine(c: Context<HttpEnv>, engine: Engine): Engine {
-  const stop = c.get('runStop')
-  return stop ? (engine.withStop?.(stop) ?? engine) : engine
 }

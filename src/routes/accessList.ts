@@ -9,7 +9,7 @@ import { readJson, validate } from '../normalize/parseBody.js'
 import { accessListRequest } from '../schemas/accessList.js'
 import { accessListResult, envelope } from '../schemas/responses.js'
 import type { RouteContext } from './context.js'
-import { requestEngine } from '../middleware/requestTimeout.js'
+import { runAt } from '../runAt.js'
 import { document } from './document.js'
 import { withDefined } from './simulate.js'
 
@@ -32,7 +32,7 @@ export function registerAccessList(app: OpenAPIHono<HttpEnv>, ctx: RouteContext)
       throw validationError([{ path: 'block', message: 'select the block once: block, blockNumber or blockTag' }])
     }
     const block = req.block !== undefined ? fromTagOrNumber(req.block, 'block') : toBlockSelector(req, '')
-    const result = await requestEngine(c, ctx.engine).accessList({
+    const result = await ctx.engine.accessList(runAt(c), {
       call: toCallInput(req.params, 'params'),
       block,
       ...withDefined('stateOverrides', fromOverrideMap(req.stateOverrides, 'stateOverrides')),

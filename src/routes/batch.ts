@@ -9,6 +9,7 @@
  * Both are bounded by `max_batch_size` (413 PAYLOAD_TOO_LARGE).
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { RunAt } from '../../engine/types.js'
 import { z } from '@hono/zod-openapi'
 import { ApiError, validationError } from '../errors/apiError.js'
 import type { HttpEnv } from '../httpEnv.js'
@@ -18,7 +19,7 @@ import { readJson, validate } from '../normalize/parseBody.js'
 import { batchItem, envelope } from '../schemas/responses.js'
 import { batchRequest, sequenceBatchRequest, simulationRequest } from '../schemas/simulate.js'
 import type { RouteContext } from './context.js'
-import { requestEngine } from '../middleware/requestTimeout.js'
+import { runAt } from '../runAt.js'
 import { document } from './document.js'
 import { callFailure, simulationFailure } from './simulationFailure.js'
 import { toSimulateParams } from './simulationParams.js'
@@ -50,8 +51,8 @@ export function registerBatch(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     if (Array.isArray(body)) {
       assertBatchSize(body.length, max, 'requests')
       if (body.length === 0) throw validationError([{ path: '', message: 'the batch is empty' }])
-      const engineCtx = { ...ctx, engine: requestEngine(c, ctx.engine) }
-      const data = await Promise.all(body.map((item) => simulateItem(item, engineCtx, requestId)))
+      const at = runAt(c)
+      const data = await Promise.all(body.map((item) => simulateItem(item, ctx, at, requestId)))
       return c.json({ success: true, data }, 200)
     }
     if (typeof body === 'object' && body !== null && Array.isArray((body as { transactions?: unknown }).transactions)) {
@@ -59,7 +60,7 @@ export function registerBatch(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     }
     const req = validate(sequenceBatchRequest, body)
     const calls = req.transactions.map((call, i) => toCallInput(call, `transactions[${i}]`))
-    const result = await requestEngine(c, ctx.engine).simulate({
+    const result = await ctx.engine.simulate(runAt(c), {
       calls,
       block: fromTagOrNumber(req.blockNumber, 'blockNumber'),
       validation: false,
@@ -77,10 +78,10 @@ export function registerBatch(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
   })
 }
 
-async function simulateItem(item: unknown, ctx: RouteContext, requestId: string): Promise<BatchItem> {
+async function simulateItem(item: unknown, ctx: RouteContext, at: RunAt, requestId: string): Promise<BatchItem> {
   try {
     const params = toSimulateParams(validate(simulationRequest, item), ctx.config.limits.max_calls_per_simulation)
-    const result = await ctx.engine.simulate(params)
+    const result = await ctx.engine.simulate(at, params)
     const failure = simulationFailure(result, params.calls)
     return {
       simulationId: result.simulationId,

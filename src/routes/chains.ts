@@ -6,7 +6,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { z } from '@hono/zod-openapi'
 import type { ChainSet } from '../../host/chains.js'
-import type { Engine } from '../../engine/types.js'
+import { type Engine, ON_CHAIN } from '../../engine/types.js'
 import type { HttpEnv } from '../httpEnv.js'
 import { chainSummary } from '../schemas/responses.js'
 import type { RouteContext } from './context.js'
@@ -19,9 +19,9 @@ export type ChainSummary = z.infer<typeof chainSummary>
  */
 export async function summarize(name: string, isDefault: boolean, engine: Engine): Promise<ChainSummary> {
   const [health, head] = await Promise.all([
-    engine.health().catch(() => undefined),
+    engine.health(ON_CHAIN).catch(() => undefined),
     engine
-      .readChain('eth_blockNumber', [])
+      .readChain(ON_CHAIN, 'eth_blockNumber', [])
       .then((h) => (typeof h === 'string' ? h : null))
       .catch(() => null),
   ])

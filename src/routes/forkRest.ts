@@ -5,50 +5,48 @@
  * fork's chain (its head is `latest`; its own blocks and transactions are there to name and
  * trace): nothing here changes the fork.
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { FORK_OPERATIONS, type Engine } from '../../engine/types.js'
 import type { HttpEnv } from '../httpEnv.js'
+import { runAt } from '../runAt.js'
+import { forkIdParam } from '../schemas/forks.js'
+import { errorEnvelope } from '../schemas/responses.js'
 import { registerAccessList } from './accessList.js'
 import { registerBatch } from './batch.js'
 import type { RouteContext } from './context.js'
-import { requestEngine } from '../middleware/requestTimeout.js'
 import { registerSimulate } from './simulate.js'
 import { registerTrace } from './trace.js'
-import { forkIdParam } from '../schemas/forks.js'
-import { errorEnvelope } from '../schemas/responses.js'
 
 export const FORK_REST_PATHS = ['simulate', 'simulate/batch', 'simulate/access-list', 'trace/tx', 'trace/call', 'trace/call-many'] as const
 
+/** the twins' handlers run on `inner`, the fork's address (and the request's id) handed to them in the bindings of the request */
+interface ForkRequestBindings {
+  runAt: NonNullable<HttpEnv['Bindings']['runAt']>
+  requestId: string
+}
+
 export function registerForkRest(app: OpenAPIHono<HttpEnv>, ctx: RouteContext, onError: (err: unknown, c: Context<HttpEnv>) => Response): void {
-  const current = new AsyncLocalStorage<{ forkId: string; requestId: string; engine: Engine }>()
-  // the engine as the fork of the request at hand, its runs stopping when that request is given up
-  const onFork = Object.fromEntries(
-    FORK_OPERATIONS.map((m) => [m, (...args: unknown[]) => current.getStore()!.engine.onFork(current.getStore()!.forkId, m, args as never)]),
-  )
-  const engine = { ...ctx.engine, ...onFork, withStop: undefined } as Engine
   const inner = new OpenAPIHono<HttpEnv>()
   inner.use(async (c, next) => {
-    c.set('requestId', current.getStore()!.requestId)
+    c.set('requestId', (c.env as ForkRequestBindings).requestId)
     await next()
   })
   inner.onError(onError)
-  const innerCtx = { ...ctx, engine }
-  registerSimulate(inner, innerCtx)
-  registerBatch(inner, innerCtx)
-  registerAccessList(inner, innerCtx)
-  registerTrace(inner, innerCtx)
+  registerSimulate(inner, ctx)
+  registerBatch(inner, ctx)
+  registerAccessList(inner, ctx)
+  registerTrace(inner, ctx)
 
   documentOnFork(app, inner)
 
   for (const path of FORK_REST_PATHS) {
     app.post(`/v1/forks/:forkId/${path}`, async (c) => {
-      const forkId = c.req.param('forkId')
+      const at = { ...runAt(c), fork: c.req.param('forkId') }
       // FORK_NOT_FOUND before the body is read
-      await ctx.engine.getFork(forkId)
+      await ctx.engine.getFork(at, at.fork)
       const req = new Request(new URL(`/v1/${path}`, c.req.url), { method: 'POST', headers: c.req.raw.headers, body: await c.req.text() })
-      return current.run({ forkId, requestId: c.get('requestId'), engine: requestEngine(c, ctx.engine) }, () => inner.fetch(req))
+      const bindings: ForkRequestBindings = { runAt: at, requestId: c.get('requestId') }
+      return inner.fetch(req, bindings)
     })
   }
 }

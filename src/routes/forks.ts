@@ -5,6 +5,7 @@
  * as the caller reached the service (behind trusted proxies: their X-Forwarded-Proto/Host).
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import { runAt } from '../runAt.js'
 import type { Context } from 'hono'
 import type { ForkInfo } from '../../engine/types.js'
 import type { HttpEnv } from '../httpEnv.js'
@@ -59,7 +60,7 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
       }
     }
     const req = validate(createForkRequest, body)
-    const created = await ctx.engine.createFork({
+    const created = await ctx.engine.createFork(runAt(c), {
       ...(req.blockNumber !== undefined && { blockNumber: BigInt(req.blockNumber) }),
       ...(req.blockTag !== undefined && { blockTag: req.blockTag }),
       ...(req.ttlSeconds !== undefined && { ttlSeconds: req.ttlSeconds }),
@@ -77,7 +78,7 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     ok: { schema: forkListEnvelope, description: 'every fork not deleted or expired, oldest first' },
     errors: [],
   })
-  app.get(FORKS_PATH, async (c) => c.json({ success: true, data: (await ctx.engine.listForks()).map((f) => withUrl(c, f)) }, 200))
+  app.get(FORKS_PATH, async (c) => c.json({ success: true, data: (await ctx.engine.listForks(runAt(c))).map((f) => withUrl(c, f)) }, 200))
 
   document(app, {
     method: 'get',
@@ -88,7 +89,7 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     ok: { schema: forkDetailsEnvelope, description: 'the fork; this use moves its expiry forward' },
     errors: [404],
   })
-  app.get(`${FORKS_PATH}/:forkId`, async (c) => c.json({ success: true, data: withUrl(c, await ctx.engine.getFork(c.req.param('forkId'))) }, 200))
+  app.get(`${FORKS_PATH}/:forkId`, async (c) => c.json({ success: true, data: withUrl(c, await ctx.engine.getFork(runAt(c), c.req.param('forkId'))) }, 200))
 
   document(app, {
     method: 'delete',
@@ -104,7 +105,7 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
   })
   app.delete(`${FORKS_PATH}/:forkId`, async (c) => {
     const forkId = c.req.param('forkId')
-    await ctx.engine.deleteFork(forkId)
+    await ctx.engine.deleteFork(runAt(c), forkId)
     return c.json({ success: true, data: { forkId, deleted: true } }, 200)
   })
 }

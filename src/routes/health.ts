@@ -3,6 +3,7 @@
  * 503 `degraded` when the upstream chain or the cache store does not answer.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import { runAt } from '../runAt.js'
 import type { HttpEnv } from '../httpEnv.js'
 import { healthResult } from '../schemas/responses.js'
 import type { ChainSet } from '../../host/chains.js'
@@ -25,7 +26,7 @@ export function registerHealth(app: OpenAPIHono<HttpEnv>, ctx: RouteContext & { 
   app.get('/v1/health', async (c) => {
     const uptime = Math.round((Date.now() - ctx.startedAt) / 1000)
     try {
-      const h = await ctx.engine.health()
+      const h = await ctx.engine.health(runAt(c))
       const ok = h.upstreamOk && h.cacheOk
       // the unprefixed health of a deployment serving several chains lists each, degraded or not;
       // its own status is the default chain's (a chain whose upstream is down degrades alone)

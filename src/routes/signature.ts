@@ -11,7 +11,7 @@ import { readJson, validate } from '../normalize/parseBody.js'
 import { envelope } from '../schemas/responses.js'
 import { signaturePreview, signatureRequest } from '../schemas/signature.js'
 import type { RouteContext } from './context.js'
-import { requestEngine } from '../middleware/requestTimeout.js'
+import { runAt } from '../runAt.js'
 import { document } from './document.js'
 
 export function registerSignature(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): void {
@@ -31,7 +31,7 @@ export function registerSignature(app: OpenAPIHono<HttpEnv>, ctx: RouteContext):
 
   app.post('/v1/simulate/signature', async (c) => {
     const req = validate(signatureRequest, await readJson(c))
-    const data = await requestEngine(c, ctx.engine).previewSignature({
+    const data = await ctx.engine.previewSignature(runAt(c), {
       typedData: req.typedData,
       signer: req.signer.toLowerCase() as Address,
       ...(req.signature !== undefined && { signature: req.signature as Hex }),

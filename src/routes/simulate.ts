@@ -5,7 +5,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { z } from '@hono/zod-openapi'
-import type { StepTraceResult } from '../../engine/types.js'
+import type { RunAt, StepTraceResult } from '../../engine/types.js'
 import type { HttpEnv } from '../httpEnv.js'
 import { fromTagOrNumber } from '../normalize/blockSelector.js'
 import { toCallInput } from '../normalize/callInput.js'
@@ -14,7 +14,7 @@ import { readJson, validate } from '../normalize/parseBody.js'
 import { envelope, simulationResult, stepSimulationEnvelope } from '../schemas/responses.js'
 import { simulationRequest, stepSimulationRequest } from '../schemas/simulate.js'
 import type { RouteContext } from './context.js'
-import { requestEngine } from '../middleware/requestTimeout.js'
+import { runAt } from '../runAt.js'
 import { document } from './document.js'
 import { callFailure, simulationFailure } from './simulationFailure.js'
 import { toSimulateParams } from './simulationParams.js'
@@ -36,11 +36,11 @@ export function registerSimulate(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): 
 
   app.post('/v1/simulate', async (c) => {
     const body = await readJson(c)
-    if (isShapeB(body)) return c.json({ success: true, result: await simulateSteps(body, { ...ctx, engine: requestEngine(c, ctx.engine) }) }, 200)
+    if (isShapeB(body)) return c.json({ success: true, result: await simulateSteps(body, ctx, runAt(c)) }, 200)
 
     const req = validate(simulationRequest, body)
     const params = toSimulateParams(req, ctx.config.limits.max_calls_per_simulation)
-    const result = await requestEngine(c, ctx.engine).simulate(params)
+    const result = await ctx.engine.simulate(runAt(c), params)
     const failure = simulationFailure(result, params.calls)
     if (failure) throw failure
     return c.json({ success: true, data: result }, 200)
@@ -51,10 +51,10 @@ function isShapeB(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && 'transaction' in body && !('params' in body)
 }
 
-async function simulateSteps(body: unknown, ctx: RouteContext): Promise<Omit<StepTraceResult, 'success' | 'error'>> {
+async function simulateSteps(body: unknown, ctx: RouteContext, at: RunAt): Promise<Omit<StepTraceResult, 'success' | 'error'>> {
   const req = validate(stepSimulationRequest, body)
   const call = toCallInput(req.transaction, 'transaction')
-  const result = await ctx.engine.simulateSteps({
+  const result = await ctx.engine.simulateSteps(at, {
     call,
     block: fromTagOrNumber(req.blockNumber, 'blockNumber'),
     traceConfig: req.traceConfig ?? {},

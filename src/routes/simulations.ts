@@ -1,5 +1,6 @@
 /** GET /v1/simulations/{simulationId} (interface §6): a stored shape-A result. */
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import { runAt } from '../runAt.js'
 import { z } from '@hono/zod-openapi'
 import { ApiError, validationError } from '../errors/apiError.js'
 import type { HttpEnv } from '../httpEnv.js'
@@ -28,7 +29,7 @@ export function registerSimulations(app: OpenAPIHono<HttpEnv>, ctx: RouteContext
     if (!simulationId.test(id)) {
       throw validationError([{ path: 'simulationId', message: 'expected sim_ followed by a UUID' }])
     }
-    const result = await ctx.engine.getSimulation(id.toLowerCase())
+    const result = await ctx.engine.getSimulation(runAt(c), id.toLowerCase())
     if (!result) {
       throw new ApiError('NOT_FOUND', `simulation ${id} not found`, { simulationId: id }, 'simulations are kept for a limited time; run it again')
     }

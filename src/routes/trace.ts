@@ -21,7 +21,7 @@ import { callTraceResult, envelope, rollupFeeTotals, traceResult } from '../sche
 import { traceCallManyRequest, traceCallRequest, traceTxRequest } from '../schemas/trace.js'
 import { jsonAnswer } from '../respond/jsonAnswer.js'
 import type { RouteContext } from './context.js'
-import { requestEngine } from '../middleware/requestTimeout.js'
+import { runAt } from '../runAt.js'
 import { document } from './document.js'
 import { assertCallCount } from './simulationParams.js'
 import { withDefined } from './simulate.js'
@@ -46,7 +46,8 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
   app.post('/v1/trace/tx', async (c) => {
     const req = validate(traceTxRequest, await readJson(c))
     const extra = overrides(req)
-    const data = await requestEngine(c, ctx.engine).traceTransaction(
+    const data = await ctx.engine.traceTransaction(
+      runAt(c),
       req.transactionHash.toLowerCase() as Hex,
       toTracerConfig(req.tracerConfig),
       ...(Object.keys(extra).length ? [extra] : []),
@@ -68,7 +69,7 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
   })
   app.post('/v1/trace/call', async (c) => {
     const req = validate(traceCallRequest, await readJson(c))
-    const data = await requestEngine(c, ctx.engine).traceCall({
+    const data = await ctx.engine.traceCall(runAt(c), {
       call: toCallInput(req.call, 'call'),
       block: toBlockSelector(req, ''),
       tracerConfig: toTracerConfig(req.tracerConfig),
@@ -95,7 +96,7 @@ export function registerTrace(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     const req = validate(traceCallManyRequest, await readJson(c))
     const total = req.bundles.reduce((n, b) => n + b.transactions.length, 0)
     assertCallCount(total, ctx.config.limits.max_calls_per_simulation, 'bundles')
-    const data = await requestEngine(c, ctx.engine).traceCallMany({
+    const data = await ctx.engine.traceCallMany(runAt(c), {
       bundles: req.bundles.map((b, i) => ({ transactions: b.transactions.map((t, j) => toCallInput(t, `bundles[${i}].transactions[${j}]`)) })),
       block: toBlockSelector(req, ''),
       tracerConfig: toTracerConfig(req.tracerConfig),

@@ -10,9 +10,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { ServiceConfig } from '../../config/loadConfig.js'
-import type { Engine } from '../../engine/types.js'
+import type { Engine, RunAt } from '../../engine/types.js'
 import { ApiError } from '../errors/apiError.js'
-import { requestEngine } from '../middleware/requestTimeout.js'
+import { runAt } from '../runAt.js'
 import { statusForCode } from '../errors/statusTable.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { scanJson } from '../normalize/jsonShape.js'
@@ -32,9 +32,36 @@ export interface RpcRouteOptions {
 }
 
 export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): void {
+  const handle = jsonRpcHandler(opts, {
+    methods: opts.methods ?? rpcMethods,
+    at: async (c) => runAt(c),
+    explainRefusals: true,
+    failure: 'JSON-RPC method failed with an internal error',
+  })
+  app.post(RPC_PATH, handle)
+  app.post(`${RPC_PATH}/:token`, handle)
+}
+
+/** what tells one JSON-RPC endpoint from another: its methods, where they run, how a refusal reads */
+export interface JsonRpcEndpoint {
+  methods: RpcMethodTable
+  /** where the request's methods run; it may refuse the whole request (a fork's endpoint: an unknown fork) */
+  at(c: Context<HttpEnv>): Promise<RunAt>
+  /** a refused method's error names what is served instead (src/rpc/dispatch.ts) */
+  explainRefusals: boolean
+  /** the log line of a method that failed with an internal error */
+  failure: string
+}
+
+/**
+ * The POST handler of a JSON-RPC endpoint: a body that is no JSON is a parse error, the method
+ * label is set for the metrics, then the request (one call or a batch) is dispatched over the
+ * endpoint's table at the request's address, ids written back as sent and a long struct log
+ * streamed from its file (src/respond/jsonAnswer.ts).
+ */
+export function jsonRpcHandler(opts: RpcRouteOptions, endpoint: JsonRpcEndpoint): (c: Context<HttpEnv>) => Promise<Response> {
   const scrub = scrubber([opts.config.chain.rpc_url, opts.config.api.auth_token])
-  const methods = opts.methods ?? rpcMethods
-  const handle = async (c: Context<HttpEnv>) => {
+  return async (c) => {
     const requestId = c.get('requestId')
     let body: unknown
     let text: string
@@ -44,29 +71,28 @@ export function registerRpc(app: OpenAPIHono<HttpEnv>, opts: RpcRouteOptions): v
     } catch {
       return c.body(answerText(parseFailure()), 200, { 'Content-Type': 'application/json' })
     }
-    c.set('rpcMethod', methodLabel(body, methods))
+    c.set('rpcMethod', methodLabel(body, endpoint.methods))
+    const at = await endpoint.at(c)
     // the raw ids and the nesting depth: what JSON.parse does not keep (src/normalize/jsonShape.ts)
     const shape = scanJson(text)
     const answer = await dispatch(
       body,
       {
-        methods,
-        ctx: { engine: requestEngine(c, opts.engine), config: opts.config },
+        methods: endpoint.methods,
+        ctx: { engine: opts.engine, config: opts.config, at },
         maxBatch: opts.config.limits.max_rpc_batch,
         scrub,
+        explainRefusals: endpoint.explainRefusals,
         onInternal(err, method) {
           const e = err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : { value: String(err) }
-          opts.logger.error(scrub({ requestId, method, err: e }), 'JSON-RPC method failed with an internal error')
+          opts.logger.error(scrub({ requestId, method, err: e }), endpoint.failure)
         },
       },
       shape.items,
     )
     if (answer === undefined) return c.body(null, 200)
-    // a long struct log arrives as a spilled file and is streamed (src/respond/jsonAnswer.ts)
     return jsonTextAnswer(c, answerText(answer))
   }
-  app.post(RPC_PATH, handle)
-  app.post(`${RPC_PATH}/:token`, handle)
 }
 
 /**
@@ -98,7 +124,9 @@ export function rpcHttpError(err: unknown, c: Context<HttpEnv>, scrub: <T>(v: T)
             ? -32600
             : -32000
     const status = (err.status ?? statusForCode(err.code)) as 400
-    return c.json({ jsonrpc: '2.0', id: null, error: scrub({ code, message: err.message }) }, status, err.headers)
+    // a fork's endpoint names an unknown fork as its REST answer does (FORK_NOT_FOUND), in the error's data
+    const data = err.code === 'FORK_NOT_FOUND' ? { data: { code: err.code, ...err.details } } : {}
+    return c.json({ jsonrpc: '2.0', id: null, error: scrub({ code, message: err.message, ...data }) }, status, err.headers)
   }
   const { error } = toRpcErrorObject(err)
   return c.json({ jsonrpc: '2.0', id: null, error: scrub(error) }, error.code === -32603 ? 500 : 200)

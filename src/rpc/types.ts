@@ -7,13 +7,13 @@
  * the VM: the engine does the work and throws EngineError, which the door maps to a JSON-RPC error.
  */
 import type { ServiceConfig } from '../../config/loadConfig.js'
-import type { Engine } from '../../engine/types.js'
+import type { Engine, RunAt } from '../../engine/types.js'
 
 export interface RpcContext {
   engine: Engine
   config: ServiceConfig
-  /** on a fork's endpoint: the fork its methods run on */
-  forkId?: string
+  /** where the request's methods run: its chain, its fork on a fork's endpoint, its stop */
+  at: RunAt
 }
 
 /** `params` is the request's params array (an absent params is `[]`; a by-name object is refused by the door) */

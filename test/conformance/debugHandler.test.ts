@@ -16,7 +16,7 @@ import { loadConfig } from '../../config/loadConfig.js'
 import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../../engine/chains/types.js'
 import { EngineError } from '../../engine/platform/errors.js'
 import { createTraceService } from '../../engine/operations/trace/traceService.js'
-import type { Engine } from '../../engine/types.js'
+import { type Engine, ON_CHAIN } from '../../engine/types.js'
 import { debugMethods } from '../../src/rpc/methods/debug.js'
 import { blockEnvFor, commonFor, firstDifference, listFixtures, normalize, stateFor, type Fixture, type FixtureJson } from './fixtures.js'
 
@@ -75,7 +75,7 @@ async function throughHandler(fixture: Fixture): Promise<string | undefined> {
   const engine = { traceTransaction: traces.traceTransaction } as unknown as Engine
   const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: '' } })
   try {
-    const got = JSON.parse(JSON.stringify(await debugMethods.debug_traceTransaction!([hash, traceConfigFor(fixture, fx)], { engine, config })))
+    const got = JSON.parse(JSON.stringify(await debugMethods.debug_traceTransaction!([hash, traceConfigFor(fixture, fx)], { engine, config, at: ON_CHAIN })))
     return firstDifference(normalize(fx.result), normalize(got), '$')
   } catch (e) {
     return `threw ${(e as Error).message}`

@@ -1,14 +1,14 @@
 /**
  * The engine's operations are listed once (ENGINE_OPERATIONS, engine/types.ts, tied to the Engine
  * type by the compiler); the in-process facade, the worker pool and the worker each hold every
- * one of them, and `withStop` (one request's view of itself). A holder that misses an operation,
+ * one of them, each taking the call's address first. A holder that misses an operation,
  * or has one the list lacks, fails here.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../engine/index.js'
 import { ENGINE_OPERATIONS, type Engine } from '../../engine/types.js'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
-import { createWorkerPoolEngine, startWorkerPool, type HostedEngine, type WorkerPoolEngine } from '../../host/workers/index.js'
+import { createWorkerPoolEngine, startWorkerPool, type WorkerPoolEngine } from '../../host/workers/index.js'
 
 /** the methods `o` answers: its own and its prototypes' (a holder may keep them on a class) */
 const methodsOf = (o: object) => {
@@ -36,19 +36,15 @@ describe('the engine operations, listed once', () => {
   it('the in-process facade holds exactly the listed operations and close', async () => {
     const engine: Engine = await createEngine({ cache: createMemoryCacheStore(), ...engineOptions })
     opened.push(engine)
-    expect(methodsOf(engine)).toEqual([...ENGINE_OPERATIONS, 'close', 'withStop'].sort())
-    expect(methodsOf(engine.withStop!({ deadline: Date.now() + 1_000 }))).toEqual([...ENGINE_OPERATIONS, 'close', 'withStop'].sort())
+    expect(methodsOf(engine)).toEqual([...ENGINE_OPERATIONS, 'close'].sort())
   })
 
-  it("the in-process engine with its runs counted holds them too, and so does a request's view of it", async () => {
+  it('the in-process engine with its runs counted holds them too', async () => {
     const engine = await createWorkerPoolEngine({ cache: createMemoryCacheStore(), ...engineOptions, workers: 1 })
     opened.push(engine)
-    const expected = [...ENGINE_OPERATIONS, 'close', 'runs', 'withStop'].sort()
-    expect(methodsOf(engine)).toEqual(expected)
-    const view = engine.withStop!({ deadline: Date.now() + 5_000 }) as HostedEngine
-    expect(methodsOf(view)).toEqual(expected)
-    // a view's runs are the engine's: counted while they run
-    const running = view.readChain('eth_chainId', [])
+    expect(methodsOf(engine)).toEqual([...ENGINE_OPERATIONS, 'close', 'runs'].sort())
+    // a run with a stop is counted while it runs
+    const running = engine.readChain({ stop: { deadline: Date.now() + 5_000 } }, 'eth_chainId', [])
     expect(engine.runs().inFlight).toBe(1)
     await running
     expect(engine.runs().inFlight).toBe(0)
@@ -63,13 +59,15 @@ describe('the engine operations, listed once', () => {
       engineModule: new URL('./workers/fixtures/echoEngine.ts', import.meta.url).href,
     })
     opened.push(pool)
-    expect(methodsOf(pool)).toEqual([...ENGINE_OPERATIONS, 'close', 'runs', 'stats', 'withStop'].sort())
+    expect(methodsOf(pool)).toEqual([...ENGINE_OPERATIONS, 'close', 'runs', 'stats'].sort())
     // metrics is asked of every worker and summed (host/workers/workerPool.ts): not echoed
     for (const method of ENGINE_OPERATIONS.filter((m) => m !== 'metrics')) {
-      // as many arguments as the operation takes (the pool's own getSimulation passes the id alone)
-      const args = method === 'health' ? [] : method === 'getSimulation' ? ['sim-id'] : [`${method}-arg`, 7n]
-      const answer = await (pool[method] as (...a: unknown[]) => Promise<unknown>)(...args)
-      expect(answer, method).toEqual({ method, args })
+      // the address crosses as its chain and fork (its stop stays with the pool), then the arguments
+      // (the pool's own getSimulation passes the id alone, health none)
+      const at = { chain: 'c', fork: 'f', stop: { deadline: Date.now() + 5_000 } }
+      const args = method === 'health' || method === 'listForks' ? [] : method === 'getSimulation' ? ['sim-id'] : [`${method}-arg`, 7n]
+      const answer = await (pool[method] as (...a: unknown[]) => Promise<unknown>)(at, ...args)
+      expect(answer, method).toEqual(method === 'health' ? { method, at: {}, args } : { method, at: { chain: 'c', fork: 'f' }, args })
     }
   })
 })

@@ -30,6 +30,7 @@ import {
 } from '../support/opAnvil.js'
 import { gethCallFrame, gethPrestate, withoutCodeHash, type Frame } from '../tracers/gethRules.js'
 import { post, startTestApp, type TestApp } from './support/startTestApp.js'
+import { ON_CHAIN } from '../../engine/types.js'
 
 const haveAnvil = requireAnvil()
 requireCast()
@@ -212,7 +213,7 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     const accounts = [...new Set([...mined.flatMap((m) => [m.from, m.to]), SEQUENCER_FEE_VAULT, BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT])]
     for (const a of accounts) {
       // the state after the block's every transaction, replayed by the engine, read by a traced call there
-      const r = await engine.traceCall({
+      const r = await engine.traceCall(ON_CHAIN, {
         call: { from: a as Hex, to: a as Hex, data: '0x' },
         block: { number: 1n },
         txIndex: mined.length,
@@ -235,7 +236,7 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
       { from: DEV_ACCOUNTS[7] as Hex, to: SINK_A as Hex, data: '0x01' as Hex, gasPrice: price },
       { from: DEV_ACCOUNTS[7] as Hex, to: SINK_B as Hex, data: incompressible(640), gasPrice: price, value: 5n },
     ]
-    const res = await engine.simulate({ calls, block: { tag: 'latest' }, validation: false, traceAssetChanges: true, traceTransfers: false })
+    const res = await engine.simulate(ON_CHAIN, { calls, block: { tag: 'latest' }, validation: false, traceAssetChanges: true, traceTransfers: false })
     const perCall = res.calls.map((c) => ({ l1Fee: BigInt(c.l1Fee!), operatorFee: BigInt(c.operatorFee!), gas: BigInt(c.gasUsed) }))
     for (const c of perCall) expect(c.l1Fee).toBeGreaterThan(0n)
     // the larger calldata costs more L1 gas
@@ -248,7 +249,7 @@ describe.runIf(haveAnvil).each(FORKS)('an OP-stack block under $fork', ({ fork, 
     expect(change(DEV_ACCOUNTS[7])).toBe(-paid)
     expect(change(L1_FEE_VAULT)).toBe(BigInt(res.l1Fee!))
     // a call without a gas price pays nothing besides its (free) gas: eth_call semantics
-    const free = await engine.simulate({
+    const free = await engine.simulate(ON_CHAIN, {
       calls: [{ ...calls[0]!, gasPrice: undefined }],
       block: { tag: 'latest' },
       validation: false,

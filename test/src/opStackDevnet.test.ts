@@ -16,6 +16,7 @@ import { createEngine, type Engine } from '../../engine/index.js'
 import { DEV_ACCOUNTS } from '../support/anvil.js'
 import { BASE_FEE_VAULT, DEPOSITOR, L1_BLOCK, L1_FEE_VAULT, SEQUENCER_FEE_VAULT } from '../support/opAnvil.js'
 import { post, startTestApp, type TestApp } from './support/startTestApp.js'
+import { ON_CHAIN } from '../../engine/types.js'
 
 const base = { cache: createMemoryCacheStore(), gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 3600 }
 
@@ -134,9 +135,9 @@ describe('the embedded devnet as an OP-stack chain', () => {
     async (hardfork, fields) => {
       const e = await createEngine({ ...base, chainKind: 'op-stack', hardfork })
       try {
-        const block = (await e.readChain('eth_getBlockByNumber', ['0x2', false])) as { transactions: Hex[] }
+        const block = (await e.readChain(ON_CHAIN, 'eth_getBlockByNumber', ['0x2', false])) as { transactions: Hex[] }
         const [deposit, ...paid] = await Promise.all(
-          block.transactions.map((h) => e.readChain('eth_getTransactionReceipt', [h]) as Promise<Record<string, string>>),
+          block.transactions.map((h) => e.readChain(ON_CHAIN, 'eth_getTransactionReceipt', [h]) as Promise<Record<string, string>>),
         )
         expect(deposit!.status).toBe('0x1')
         let fees = 0n
@@ -144,7 +145,7 @@ describe('the embedded devnet as an OP-stack chain', () => {
           expect(r).toMatchObject({ ...fields, l1GasPrice: '0x2540be400' })
           fees += BigInt(r.l1Fee!)
         }
-        const balance = async (n: string) => BigInt((await e.readChain('eth_getBalance', [L1_FEE_VAULT, n])) as string)
+        const balance = async (n: string) => BigInt((await e.readChain(ON_CHAIN, 'eth_getBalance', [L1_FEE_VAULT, n])) as string)
         expect((await balance('0x2')) - (await balance('0x1'))).toBe(fees)
       } finally {
         await e.close()

@@ -12,6 +12,7 @@ import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { DEV_ACCOUNTS, requireAnvil, type AnvilInstance } from '../support/anvil.js'
 import { startOpAnvil } from '../support/opAnvil.js'
 import { gethCallFrame, type Frame } from '../tracers/gethRules.js'
+import { ON_CHAIN } from '../../engine/types.js'
 
 const haveAnvil = requireAnvil()
 const P256 = '0x0000000000000000000000000000000000000100'
@@ -55,7 +56,7 @@ describe.runIf(haveAnvil)('OP fork precompiles', () => {
   it('Fjord: P256VERIFY verifies at 0x100 for 3450 gas, as op-revm', async () => {
     const input = p256Input()
     const call = { from: DEV_ACCOUNTS[0] as Hex, to: FORWARDER as Hex, data: input, gas: 100_000n }
-    const ours = (await engine.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
+    const ours = (await engine.traceCall(ON_CHAIN, { call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
     const theirs = await anvil.rpc<Frame>('debug_traceCall', [
       { from: call.from, to: FORWARDER, data: input, gas: '0x186a0' },
       'latest',
@@ -78,7 +79,10 @@ describe.runIf(haveAnvil)('OP fork precompiles', () => {
       hardfork: 'ecotone',
     })
     try {
-      const res = await cancun.call({ call: { from: DEV_ACCOUNTS[0] as Hex, to: P256 as Hex, data: p256Input(), gas: 100_000n }, block: { tag: 'latest' } })
+      const res = await cancun.call(ON_CHAIN, {
+        call: { from: DEV_ACCOUNTS[0] as Hex, to: P256 as Hex, data: p256Input(), gas: 100_000n },
+        block: { tag: 'latest' },
+      })
       expect(res.returnData).toBe('0x')
     } finally {
       await cancun.close()
@@ -139,7 +143,7 @@ const LIMITS = [
           const data = `0x${word(l.address)}${word(elements * l.element)}` as Hex
           const gas = 30_000_000n
           const call = { from: DEV_ACCOUNTS[0] as Hex, to: SIZED_FORWARDER as Hex, data, gas }
-          const ours = (await engine.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
+          const ours = (await engine.traceCall(ON_CHAIN, { call, block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })).callTracer as Frame
           const theirs = await anvil.rpc<Frame>('debug_traceCall', [
             { from: call.from, to: SIZED_FORWARDER, data, gas: `0x${gas.toString(16)}` },
             'latest',

@@ -84,10 +84,10 @@ export function alchemyResult(result: SimulationResult): { changes: AlchemyAsset
 export const alchemyMethods: RpcMethodTable = {
   async alchemy_simulateAssetChanges(params: unknown[], ctx: RpcContext) {
     atMost(params, 2)
-    const chainId = (await ctx.engine.readChain('eth_chainId', [])) as string
+    const chainId = (await ctx.engine.readChain(ctx.at, 'eth_chainId', [])) as string
     const call = callArgs(required(params, 0), 0, Number(BigInt(chainId)))
     const block = blockArg(params[1], 1)
-    const result = await ctx.engine.simulate({ calls: [call], block, validation: false, traceAssetChanges: true, traceTransfers: true })
+    const result = await ctx.engine.simulate(ctx.at, { calls: [call], block, validation: false, traceAssetChanges: true, traceTransfers: true })
     return alchemyResult(result)
   },
 }

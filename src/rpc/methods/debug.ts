@@ -64,7 +64,7 @@ async function traceTransaction(params: unknown[], ctx: RpcContext): Promise<unk
   arity(params, 1, 2)
   const hash = parseHash(params[0], 0, 'transactionHash')
   const cfg = parseTraceConfig(params[1], 1, limits(ctx))
-  const result = await withGethNotFound(() => ctx.engine.traceTransaction(hash, cfg.tracerConfig, { timeoutMs: cfg.timeoutMs }))
+  const result = await withGethNotFound(() => ctx.engine.traceTransaction(ctx.at, hash, cfg.tracerConfig, { timeoutMs: cfg.timeoutMs }))
   return cfg.shape(result)
 }
 
@@ -76,7 +76,7 @@ async function traceCall(params: unknown[], ctx: RpcContext): Promise<unknown> {
   const cfg = parseTraceCallConfig(params[2], 2, limits(ctx))
   const result = await withGethNotFound(
     () =>
-      ctx.engine.traceCall({
+      ctx.engine.traceCall(ctx.at, {
         call,
         block,
         tracerConfig: cfg.tracerConfig,
@@ -92,7 +92,7 @@ async function traceCall(params: unknown[], ctx: RpcContext): Promise<unknown> {
 
 async function traceBlock(block: BlockRef, rawConfig: unknown, ctx: RpcContext): Promise<unknown> {
   const cfg = parseTraceConfig(rawConfig, 1, limits(ctx))
-  const entries = await withGethNotFound(() => ctx.engine.traceBlock({ block, tracerConfig: cfg.tracerConfig, timeoutMs: cfg.timeoutMs }), block)
+  const entries = await withGethNotFound(() => ctx.engine.traceBlock(ctx.at, { block, tracerConfig: cfg.tracerConfig, timeoutMs: cfg.timeoutMs }), block)
   return shapeBlock(entries, cfg)
 }
 
@@ -149,7 +149,7 @@ async function traceCallMany(params: unknown[], ctx: RpcContext): Promise<unknow
   const stateOverrides = cfg.stateOverrides
   const results = await withGethNotFound(
     () =>
-      ctx.engine.traceCallMany({
+      ctx.engine.traceCallMany(ctx.at, {
         bundles,
         block,
         tracerConfig: cfg.tracerConfig,

@@ -18,7 +18,7 @@ export function revertError(data: Hex, reason: string | undefined): RpcError {
 
 async function callParams(params: unknown[], ctx: RpcContext, max: 3 | 4) {
   atMost(params, max)
-  const chainId = (await ctx.engine.readChain('eth_chainId', [])) as string
+  const chainId = (await ctx.engine.readChain(ctx.at, 'eth_chainId', [])) as string
   const call = callArgs(required(params, 0), 0, Number(BigInt(chainId)))
   const block = blockArg(params[1], 1)
   const stateOverrides = stateOverridesArg(params[2], 2)
@@ -28,14 +28,14 @@ async function callParams(params: unknown[], ctx: RpcContext, max: 3 | 4) {
 
 export const ethMethods: RpcMethodTable = {
   async eth_call(params, ctx) {
-    const out = await ctx.engine.call(await callParams(params, ctx, 4))
+    const out = await ctx.engine.call(ctx.at, await callParams(params, ctx, 4))
     if (out.status === 'success') return out.returnData
     if (out.status === 'reverted' && out.returnData !== '0x') throw revertError(out.returnData, out.revertReason)
     throw new RpcError(-32000, out.error ?? 'execution reverted')
   },
 
   async eth_estimateGas(params, ctx) {
-    const out = await ctx.engine.estimateGas(await callParams(params, ctx, 4))
+    const out = await ctx.engine.estimateGas(ctx.at, await callParams(params, ctx, 4))
     if ('gas' in out) return out.gas
     if (out.revertData !== undefined) throw revertError(out.revertData, out.revertReason)
     throw new RpcError(-32000, out.error)
@@ -43,7 +43,7 @@ export const ethMethods: RpcMethodTable = {
 
   async eth_createAccessList(params, ctx) {
     const { call, block, stateOverrides } = await callParams(params, ctx, 3)
-    const out = await ctx.engine.accessList({ call, block, ...(stateOverrides && { stateOverrides }) })
+    const out = await ctx.engine.accessList(ctx.at, { call, block, ...(stateOverrides && { stateOverrides }) })
     return { accessList: out.accessList, gasUsed: out.gasUsed, ...(out.error !== undefined && { error: out.error }) }
   },
 }

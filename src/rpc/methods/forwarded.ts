@@ -7,5 +7,5 @@ import { READ_METHODS } from '../../../engine/types.js'
 import type { RpcMethodTable } from '../types.js'
 
 export const forwardedMethods: RpcMethodTable = Object.fromEntries(
-  [...READ_METHODS].map((method) => [method, (params: unknown[], ctx) => ctx.engine.readChain(method, params)]),
+  [...READ_METHODS].map((method) => [method, (params: unknown[], ctx) => ctx.engine.readChain(ctx.at, method, params)]),
 ) as RpcMethodTable

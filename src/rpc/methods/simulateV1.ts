@@ -61,7 +61,7 @@ export const simulateV1Methods: RpcMethodTable = {
   async eth_simulateV1(params, ctx) {
     const request = readSimulateV1Params(params)
     try {
-      return await ctx.engine.simulateV1(request)
+      return await ctx.engine.simulateV1(ctx.at, request)
     } catch (e) {
       const kind = isEngineError(e) ? e.details?.simulateError : undefined
       if (typeof kind === 'string' && kind in SIMULATE_ERROR_CODES) throw new RpcError(SIMULATE_ERROR_CODES[kind]!, e instanceof Error ? e.message : String(e))

@@ -78,13 +78,13 @@ function call(v: unknown, index: number): CallInput {
 export const traceMethods: RpcMethodTable = {
   async trace_transaction(params, ctx) {
     arity(params, 1, 1)
-    const result = await ctx.engine.traceTransaction(txHash(params[0], 0), PARITY)
+    const result = await ctx.engine.traceTransaction(ctx.at, txHash(params[0], 0), PARITY)
     return result.flatCallTracer
   },
 
   async trace_block(params, ctx) {
     arity(params, 1, 1)
-    const entries = await ctx.engine.traceBlock({ block: blockParam(params[0], 0), tracerConfig: PARITY })
+    const entries = await ctx.engine.traceBlock(ctx.at, { block: blockParam(params[0], 0), tracerConfig: PARITY })
     return entries.flatMap((e) => {
       // a mined transaction that does not replay is the engine's failure, not the caller's
       if ('error' in e) throw new RpcError(-32000, `transaction ${e.txHash}: ${e.error}`)
@@ -99,14 +99,14 @@ export const traceMethods: RpcMethodTable = {
     const indices = r.array(params[1], '').map((x, i) => Number(r.quantity(x, `[${i}]`, r.UINT64_MAX)))
     // reth: exactly one index, the position in the transaction's flat trace list
     if (indices.length !== 1) return null
-    const frames = (await ctx.engine.traceTransaction(hash, PARITY)).flatCallTracer as FlatCallFrame[]
+    const frames = (await ctx.engine.traceTransaction(ctx.at, hash, PARITY)).flatCallTracer as FlatCallFrame[]
     return frames[indices[0]!] ?? null
   },
 
   async trace_call(params, ctx) {
     arity(params, 2, 3)
     const types = traceTypes(params[1], 1)
-    const result = await ctx.engine.traceCall({ call: call(params[0], 0), block: blockParam(params[2], 2), tracerConfig: tracersFor(types) })
+    const result = await ctx.engine.traceCall(ctx.at, { call: call(params[0], 0), block: blockParam(params[2], 2), tracerConfig: tracersFor(types) })
     return traceResults(result, types)
   },
 
@@ -120,7 +120,7 @@ export const traceMethods: RpcMethodTable = {
     })
     const calls = items.map(({ call: { chainId: _c, ...c } }) => c)
     const tracerConfig = tracersFor(items.flatMap((item) => item.types))
-    const [results] = await ctx.engine.traceCallMany({ bundles: [{ transactions: calls }], block: blockParam(params[1], 1), tracerConfig })
+    const [results] = await ctx.engine.traceCallMany(ctx.at, { bundles: [{ transactions: calls }], block: blockParam(params[1], 1), tracerConfig })
     return (results ?? []).map((res, i) => traceResults(res, items[i]!.types))
   },
 
@@ -128,7 +128,7 @@ export const traceMethods: RpcMethodTable = {
     arity(params, 2, 2)
     const hash = txHash(params[0], 0)
     const types = traceTypes(params[1], 1)
-    const result = await ctx.engine.traceTransaction(hash, tracersFor(types))
+    const result = await ctx.engine.traceTransaction(ctx.at, hash, tracersFor(types))
     return traceResults(result, types)
   },
 
@@ -136,7 +136,7 @@ export const traceMethods: RpcMethodTable = {
     arity(params, 2, 2)
     const block = blockParam(params[0], 0)
     const types = traceTypes(params[1], 1)
-    const entries = await ctx.engine.traceBlock({ block, tracerConfig: tracersFor(types) })
+    const entries = await ctx.engine.traceBlock(ctx.at, { block, tracerConfig: tracersFor(types) })
     return entries.map((e) => {
       // a mined transaction that does not replay is the engine's failure, not the caller's
       if ('error' in e) throw new RpcError(-32000, `transaction ${e.txHash}: ${e.error}`)

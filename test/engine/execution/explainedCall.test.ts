@@ -11,6 +11,7 @@ import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { DEV_ACCOUNTS } from '../../../engine/chains/memory/accounts.js'
 import { DEMO_TOKEN_ADDRESS, demoTokenAbi } from '../../../engine/chains/devnet/demoTransactions.js'
 import { createEngine } from '../../../engine/index.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 const engine = await createEngine({
   cache: createMemoryCacheStore(),
@@ -34,7 +35,7 @@ const UNDERFLOW_CODE = '0x01' as Hex
 const stateOverrides = { [INNER]: { code: INNER_CODE }, [OUTER]: { code: OUTER_CODE }, [UNDERFLOW]: { code: UNDERFLOW_CODE } }
 const block = { tag: 'latest' as const }
 const simulate = (to: Address, extra: { traceTransfers?: boolean } = {}) =>
-  engine.simulate({
+  engine.simulate(ON_CHAIN, {
     calls: [{ from: FROM, to, data: '0x', gas: 100_000n }],
     block,
     validation: false,
@@ -56,7 +57,7 @@ describe('a failure is explained by a second, observed run', () => {
   it('simulate and eth_call give geth’s error text with the failing step’s details', async () => {
     const result = await simulate(UNDERFLOW)
     expect(result.calls[0]!.error?.message).toBe('stack underflow (0 <=> 2)')
-    const out = await engine.call({ call: { from: FROM, to: UNDERFLOW, data: '0x', gas: 100_000n }, block, stateOverrides })
+    const out = await engine.call(ON_CHAIN, { call: { from: FROM, to: UNDERFLOW, data: '0x', gas: 100_000n }, block, stateOverrides })
     expect(out).toMatchObject({ status: 'failed', error: 'stack underflow (0 <=> 2)' })
   })
 
@@ -64,12 +65,12 @@ describe('a failure is explained by a second, observed run', () => {
     const to = DEV_ACCOUNTS[1]!.address as Address
     const data = encodeFunctionData({ abi: demoTokenAbi, functionName: 'transfer', args: [to, 5n] })
     const params = { calls: [{ from: FROM, to: DEMO_TOKEN_ADDRESS, data, gas: 100_000n }], block, validation: false, traceAssetChanges: false }
-    const plain = await engine.simulate({ ...params, traceTransfers: false })
-    const traced = await engine.simulate({ ...params, traceTransfers: true })
+    const plain = await engine.simulate(ON_CHAIN, { ...params, traceTransfers: false })
+    const traced = await engine.simulate(ON_CHAIN, { ...params, traceTransfers: true })
     const { transfers, ...tracedCall } = traced.calls[0]!
     expect(transfers).toHaveLength(1)
     expect(plain.calls[0]).toEqual(tracedCall)
-    const out = await engine.call({ call: params.calls[0]!, block })
+    const out = await engine.call(ON_CHAIN, { call: params.calls[0]!, block })
     expect(out).toMatchObject({ status: 'success', returnData: plain.calls[0]!.returnData, gasUsed: plain.calls[0]!.gasUsed })
   })
 })

@@ -8,8 +8,9 @@ import { describe, expect, it, afterAll } from 'vitest'
 import type { Hex } from 'viem'
 import { createEngine } from '../../../engine/index.js'
 import { runStopInstalled, YIELD_EVERY_MS } from '../../../engine/execution/runStop.js'
-import type { CallParams, Engine } from '../../../engine/types.js'
+import type { CallParams, Engine, RunAt } from '../../../engine/types.js'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 const FROM: Hex = '0x0000000000000000000000000000000000000001'
 const LOOP_AT: Hex = '0x00000000000000000000000000000000000100f0'
@@ -45,12 +46,12 @@ describe('stopping a run in place', () => {
   it('stops a loop that never yields at its deadline, one frame down too, untraced and traced', async () => {
     const ms = 200
     for (const run of [
-      (e: Engine) => e.call(loop()),
-      (e: Engine) => e.call(loop(CALLER_AT)),
-      (e: Engine) => e.traceCall({ ...loop(), tracerConfig: { callTracer: {} } }),
+      (e: Engine, at: RunAt) => e.call(at, loop()),
+      (e: Engine, at: RunAt) => e.call(at, loop(CALLER_AT)),
+      (e: Engine, at: RunAt) => e.traceCall(at, { ...loop(), tracerConfig: { callTracer: {} } }),
     ]) {
       const t0 = performance.now()
-      const got = await outcome(run(engine.withStop!({ deadline: Date.now() + ms })))
+      const got = await outcome(run(engine, { stop: { deadline: Date.now() + ms } }))
       expect(got).toEqual({ code: 'EXECUTION_TIMEOUT', message: 'the request ran past its time limit: its run was stopped' })
       // the check comes every few thousand steps: well within the deadline's own length past it
       expect(performance.now() - t0).toBeLessThan(2 * ms + 500)
@@ -60,7 +61,7 @@ describe('stopping a run in place', () => {
   it('starts no run for a request already given up, and stops one when it is given up meanwhile', async () => {
     const given = new AbortController()
     given.abort()
-    expect(await outcome(engine.withStop!({ signal: given.signal }).call(loop()))).toEqual({
+    expect(await outcome(engine.call({ stop: { signal: given.signal } }, loop()))).toEqual({
       code: 'EXECUTION_TIMEOUT',
       message: 'the request was given up (it timed out or its client went away): its run was stopped',
     })
@@ -69,15 +70,15 @@ describe('stopping a run in place', () => {
     const later = new AbortController()
     const t0 = performance.now()
     setTimeout(() => later.abort(), 10 * YIELD_EVERY_MS)
-    expect((await outcome(engine.withStop!({ signal: later.signal }).call(loop()))).code).toBe('EXECUTION_TIMEOUT')
+    expect((await outcome(engine.call({ stop: { signal: later.signal } }, loop()))).code).toBe('EXECUTION_TIMEOUT')
     expect(performance.now() - t0).toBeLessThan(40 * YIELD_EVERY_MS + 500)
   })
 
   it('leaves a run without a stop, or with a distant one, to end as it would', async () => {
     const ends: CallParams = { ...loop(), call: { ...loop().call, gas: 100_000n } }
-    const plain = await engine.call(ends)
+    const plain = await engine.call(ON_CHAIN, ends)
     expect(plain.status).toBe('failed')
     expect(plain.error).toBe('out of gas')
-    expect(await engine.withStop!({ deadline: Date.now() + 60_000, signal: new AbortController().signal }).call(ends)).toEqual(plain)
+    expect(await engine.call({ stop: { deadline: Date.now() + 60_000, signal: new AbortController().signal } }, ends)).toEqual(plain)
   })
 })

@@ -9,6 +9,7 @@ import type { SimulateParams, SimulationResult } from '../../../engine/types.js'
 import { DEV_ACCOUNTS, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { contracts, permit2 } from './contracts.js'
 import type { CompiledContract } from '../../support/solc.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 export const [A, B, C] = DEV_ACCOUNTS.map((a) => a.toLowerCase()) as unknown as [Address, Address, Address]
 export const MAX = 2n ** 256n - 1n
@@ -96,7 +97,7 @@ export async function startPreviewChain(): Promise<PreviewChain> {
     abi,
     send,
     simulate: (calls, extra = {}) =>
-      engine.simulate({
+      engine.simulate(ON_CHAIN, {
         calls: calls.map((c) => ({
           from: c.from,
           to: at[c.to] ?? (c.to as Address),

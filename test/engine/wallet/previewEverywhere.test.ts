@@ -11,6 +11,7 @@ import type { SimulateParams, SimulationResult } from '../../../engine/types.js'
 import { requireAnvil } from '../../support/anvil.js'
 import { startCountingProxy, type CountingProxy } from '../../support/countingProxy.js'
 import { A, B, C, MAX, startPreviewChain, type PreviewChain } from './previewChain.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 let chain: PreviewChain
 let pool: WorkerPoolEngine
@@ -74,9 +75,9 @@ describe.runIf(requireAnvil())('wallet preview in process, in worker threads, co
     await chain.anvil.rpc('evm_mine')
     const block = BigInt(await chain.anvil.rpc<Hex>('eth_blockNumber'))
     const p = params(block)
-    const coldHere = await chain.engine.simulate(p)
-    const [coldPool, other] = await Promise.all([pool.simulate(p), pool.simulate(p)])
-    const [warmHere, warmPool] = await Promise.all([chain.engine.simulate(p), pool.simulate(p)])
+    const coldHere = await chain.engine.simulate(ON_CHAIN, p)
+    const [coldPool, other] = await Promise.all([pool.simulate(ON_CHAIN, p), pool.simulate(ON_CHAIN, p)])
+    const [warmHere, warmPool] = await Promise.all([chain.engine.simulate(ON_CHAIN, p), pool.simulate(ON_CHAIN, p)])
     for (const r of [coldPool, other, warmHere, warmPool]) expect(strip(r)).toEqual(strip(coldHere))
     expect(coldHere.approvalChanges!.map((c) => c.type)).toEqual(['erc20', 'erc721-all', 'permit2'])
     expect(coldHere.warnings!.map((w) => w.code).sort()).toEqual([
@@ -110,7 +111,7 @@ describe.runIf(requireAnvil())('wallet preview in process, in worker threads, co
     }
     await chain.send(A, chain.at.usdt!, 'TetherToken', 'approve', [chain.at.permit2, MAX])
     const req = { typedData, signer: A, block: { tag: 'latest' as const } }
-    const [here, there] = await Promise.all([chain.engine.previewSignature(req), pool.previewSignature(req)])
+    const [here, there] = await Promise.all([chain.engine.previewSignature(ON_CHAIN, req), pool.previewSignature(ON_CHAIN, req)])
     expect(there).toEqual(here)
     expect(here.assetChanges.map((c) => c.formatted)).toEqual(['-1'])
   })
@@ -121,7 +122,7 @@ describe.runIf(requireAnvil())('wallet preview in process, in worker threads, co
       const block = BigInt(await chain.anvil.rpc<Hex>('eth_blockNumber'))
       const p = { ...params(block), calls: params(block).calls.slice(0, calls), traceTransfers: false, traceAssetChanges }
       proxy.reset()
-      const r = await counted.simulate(p)
+      const r = await counted.simulate(ON_CHAIN, p)
       return { r, trips: proxy.requests(), counts: JSON.stringify(proxy.counts()) }
     }
     // one approve: the 2 round trips of any cold simulation (block + hints, then the state)

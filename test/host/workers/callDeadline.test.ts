@@ -5,6 +5,7 @@
  * rerun with none would only cost another worker.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { ON_CHAIN, type RunAt } from '../../../engine/types.js'
 import type { WorkerPoolEngine } from '../../../host/workers/index.js'
 import { startFixturePool } from './fixtures.js'
 
@@ -26,7 +27,7 @@ async function workerReady(p: WorkerPoolEngine): Promise<void> {
 }
 
 const busy = (p: WorkerPoolEngine, busyMs: number, tag: string) =>
-  (p.call as unknown as (a: unknown) => Promise<unknown>)({ busyMs, tag }).then(
+  (p.call as unknown as (at: RunAt, a: unknown) => Promise<unknown>)(ON_CHAIN, { busyMs, tag }).then(
     (v) => ({ ok: v }),
     (e: { code?: string; message?: string }) => ({ code: e.code, message: e.message }),
   )

@@ -63,9 +63,9 @@ describe.runIf(ready)('worker pool from compiled JavaScript (dist layout)', () =
       const pool = await startWorkerPool({ rpcUrl, cache: createMemoryCacheStore(), gasCap: 50000000n, rpcTimeoutMs: 20000,
         maxStructLogSteps: 100000, simulationTtlSeconds: 60, workers: 2, cacheUrl: 'memory://' })
       const p = { calls: [{ from, to, data }], block: { tag: 'latest' }, validation: false, traceAssetChanges: false, traceTransfers: false }
-      const sims = await Promise.all([pool.simulate(p), pool.simulate(p)])
-      const back = await pool.getSimulation(sims[0].simulationId)
-      const err = await pool.simulate({ ...p, block: { number: 10n ** 12n } }).catch((e) => ({ name: e.name, code: e.code }))
+      const sims = await Promise.all([pool.simulate({}, p), pool.simulate({}, p)])
+      const back = await pool.getSimulation({}, sims[0].simulationId)
+      const err = await pool.simulate({}, { ...p, block: { number: 10n ** 12n } }).catch((e) => ({ name: e.name, code: e.code }))
       console.log(JSON.stringify({ sims, back, err, stats: pool.stats(), loader: process.execArgv }))
       await pool.close()
     `

@@ -9,6 +9,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
 import { requireEngineFacade } from './fixtures.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 const alice = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
 const SINK = '0x000000000000000000000000000000000000beef'
@@ -18,8 +19,8 @@ const ready = requireEngineFacade()
 const options = { gasCap: 50_000_000n, rpcTimeoutMs: 5000, maxStructLogSteps: 100_000, simulationTtlSeconds: 60 }
 
 async function sendsAndReads(pool: WorkerPoolEngine) {
-  const fork = await pool.createFork({})
-  const nonce = Number(await pool.onFork(fork.forkId, 'readChain', ['eth_getTransactionCount', [alice.address, 'latest']]))
+  const fork = await pool.createFork(ON_CHAIN, {})
+  const nonce = Number(await pool.readChain({ fork: fork.forkId }, 'eth_getTransactionCount', [alice.address, 'latest']))
   for (let i = 0; i < 3; i++) {
     const raw = await alice.signTransaction({
       chainId: 31337,
@@ -31,12 +32,12 @@ async function sendsAndReads(pool: WorkerPoolEngine) {
       maxFeePerGas: 10n ** 10n,
       maxPriorityFeePerGas: 1n,
     })
-    await pool.forkRpc(fork.forkId, 'eth_sendRawTransaction', [raw])
+    await pool.forkRpc({ fork: fork.forkId }, 'eth_sendRawTransaction', [raw])
   }
   // many reads at once: the pool spreads them, every one sees the three sends
-  const balances = await Promise.all(Array.from({ length: 8 }, () => pool.onFork(fork.forkId, 'readChain', ['eth_getBalance', [SINK, 'latest']])))
+  const balances = await Promise.all(Array.from({ length: 8 }, () => pool.readChain({ fork: fork.forkId }, 'eth_getBalance', [SINK, 'latest'])))
   expect(new Set(balances)).toEqual(new Set(['0x3' as Hex]))
-  expect((await pool.getFork(fork.forkId)).transactionCount).toBe(3)
+  expect((await pool.getFork(ON_CHAIN, fork.forkId)).transactionCount).toBe(3)
 }
 
 describe.runIf(ready)('forks through the worker pool', () => {

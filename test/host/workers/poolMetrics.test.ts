@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
 import type { CallParams } from '../../../engine/types.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 const engineOptions = { gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 1_000, simulationTtlSeconds: 60 }
-const call = (pool: WorkerPoolEngine, busyMs = 0) => pool.call({ busyMs } as unknown as CallParams)
+const call = (pool: WorkerPoolEngine, busyMs = 0) => pool.call(ON_CHAIN, { busyMs } as unknown as CallParams)
 
 describe('worker pool metrics', () => {
   let pool: WorkerPoolEngine

@@ -9,6 +9,7 @@ import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
 import { requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { startHangingUpstream, type HangingUpstream } from '../../support/hangingUpstream.js'
+import { ON_CHAIN, type RunAt } from '../../../engine/types.js'
 
 const RPC_TIMEOUT_MS = 1000
 const CALL_TIMEOUT_MS = 500
@@ -44,7 +45,9 @@ describe.runIf(ready)('a worker replaced while the upstream is silent', () => {
 
   it('starts without asking the upstream, and serves while it stays silent', async () => {
     upstream.hang(true)
-    const busy = (pool.call as unknown as (p: unknown) => Promise<unknown>)({ busyMs: 20 * CALL_TIMEOUT_MS }).catch((e: { code?: string }) => e.code)
+    const busy = (pool.call as unknown as (at: RunAt, p: unknown) => Promise<unknown>)(ON_CHAIN, { busyMs: 20 * CALL_TIMEOUT_MS }).catch(
+      (e: { code?: string }) => e.code,
+    )
     expect(await busy).toBe('EXECUTION_TIMEOUT')
     // the worker that did not let go is replaced, and its replacement starts, the upstream silent all along
     for (let i = 0; i < 1200 && !(pool.stats().workers.some((w) => w.starts === 2) && pool.stats().workers.every((w) => w.ready && w.inflight === 0)); i++) {
@@ -58,6 +61,6 @@ describe.runIf(ready)('a worker replaced while the upstream is silent', () => {
     ).toEqual([1, 2])
     expect(pool.stats().workers.every((w) => w.ready)).toBe(true)
     // both answer what needs no upstream, the chain id the replacement was started with among it
-    for (let i = 0; i < 4; i++) expect(await pool.readChain('eth_chainId', [])).toBe(`0x${(31337).toString(16)}`)
+    for (let i = 0; i < 4; i++) expect(await pool.readChain(ON_CHAIN, 'eth_chainId', [])).toBe(`0x${(31337).toString(16)}`)
   }, 120_000)
 })

@@ -14,6 +14,7 @@ import { requireRedisServer, startRedisServer, type RedisServer } from '../../su
 import { startCountingProxy, type CountingProxy } from '../../support/countingProxy.js'
 import { startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
 import { createEngine, deploy, engineOptions, requireEngineFacade, STATE_METHODS, type Deployed } from './fixtures.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 const ready = requireAnvil() && requireRedisServer() && requireEngineFacade()
 
@@ -62,14 +63,14 @@ describe.runIf(ready)('two engines on one Redis', () => {
     const second = await open()
 
     proxy.reset()
-    const a = await first.simulate(params())
+    const a = await first.simulate(ON_CHAIN, params())
     expect(a.status).toBe('success')
     expect(hexToBigInt(a.calls[0]!.returnData)).toBe(22n)
     const fetchedByFirst = proxy.total(STATE_METHODS)
     expect(fetchedByFirst).toBeGreaterThan(0)
 
     proxy.reset()
-    const b = await second.simulate(params())
+    const b = await second.simulate(ON_CHAIN, params())
     expect(b.calls[0]!.returnData).toBe(a.calls[0]!.returnData)
     expect(b.gasUsed).toBe(a.gasUsed)
     const fetchedBySecond = proxy.counts()
@@ -79,9 +80,9 @@ describe.runIf(ready)('two engines on one Redis', () => {
   it('a simulation repeated at a fixed block on another instance makes no upstream request at all', async () => {
     const first = await open()
     const third = await open()
-    await first.simulate(params())
+    await first.simulate(ON_CHAIN, params())
     proxy.reset()
-    const again = await third.simulate(params())
+    const again = await third.simulate(ON_CHAIN, params())
     expect(again.status).toBe('success')
     // header, access-list hint and state all come from the shared store
     expect(proxy.requests(), `asked upstream: ${JSON.stringify(proxy.counts())}`).toBe(0)
@@ -89,16 +90,16 @@ describe.runIf(ready)('two engines on one Redis', () => {
 
   it('a simulation stored by one instance is read back by id from the other', async () => {
     const [first, second] = engines.length >= 2 ? engines : [await open(), await open()]
-    const sim = await first!.simulate(params())
+    const sim = await first!.simulate(ON_CHAIN, params())
     expect(sim.simulationId).toMatch(/^sim_[0-9a-f-]{36}$/)
-    const back = await second!.getSimulation(sim.simulationId)
+    const back = await second!.getSimulation(ON_CHAIN, sim.simulationId)
     expect(back).toEqual(sim)
-    expect(await second!.getSimulation('sim_00000000-0000-4000-8000-000000000000')).toBeUndefined()
+    expect(await second!.getSimulation(ON_CHAIN, 'sim_00000000-0000-4000-8000-000000000000')).toBeUndefined()
   })
 
   it('a worker pool on the same Redis shares both: no upstream state reads, stored simulations by id', async () => {
     const first = engines[0] ?? (await open())
-    const sim = await first.simulate(params())
+    const sim = await first.simulate(ON_CHAIN, params())
     // the pool's own main-thread store only serves health; the workers connect to Redis themselves
     const mainCache = createCacheStore(redis.url, { prefix: 'shared-engines:' })
     caches.push(mainCache)
@@ -110,14 +111,14 @@ describe.runIf(ready)('two engines on one Redis', () => {
     })
     engines.push(pool)
     proxy.reset()
-    const [x, y] = await Promise.all([pool.simulate(params()), pool.simulate(params())])
+    const [x, y] = await Promise.all([pool.simulate(ON_CHAIN, params()), pool.simulate(ON_CHAIN, params())])
     expect(pool.stats().workers.map((w) => w.served)).toEqual([1, 1])
     for (const r of [x, y]) expect(r.calls[0]!.returnData).toBe(sim.calls[0]!.returnData)
     expect(proxy.total(STATE_METHODS), `state fetched again upstream: ${JSON.stringify(proxy.counts())}`).toBe(0)
-    const [b1, b2] = await Promise.all([pool.getSimulation(sim.simulationId), pool.getSimulation(sim.simulationId)])
+    const [b1, b2] = await Promise.all([pool.getSimulation(ON_CHAIN, sim.simulationId), pool.getSimulation(ON_CHAIN, sim.simulationId)])
     expect(b1).toEqual(sim)
     expect(b2).toEqual(sim)
-    expect(await first.getSimulation(x.simulationId)).toEqual(x)
+    expect(await first.getSimulation(ON_CHAIN, x.simulationId)).toEqual(x)
   })
 
   it('with Redis gone, a simulation is still read back by id through either worker of the pool', async () => {
@@ -126,13 +127,13 @@ describe.runIf(ready)('two engines on one Redis', () => {
     await redis.kill()
     for (let i = 0; i < 400 && (await caches[0]!.ping()); i++) await new Promise((r) => setTimeout(r, 25))
     // stored only in the local level of the worker that ran it
-    const sim = await pool!.simulate(params())
+    const sim = await pool!.simulate(ON_CHAIN, params())
     expect(sim.status).toBe('success')
     const before = pool!.stats().workers.map((w) => w.served)
-    const reads = await Promise.all([pool!.getSimulation(sim.simulationId), pool!.getSimulation(sim.simulationId)])
+    const reads = await Promise.all([pool!.getSimulation(ON_CHAIN, sim.simulationId), pool!.getSimulation(ON_CHAIN, sim.simulationId)])
     const after = pool!.stats().workers.map((w) => w.served)
     expect(after.every((n, i) => n > before[i]!)).toBe(true) // both workers were asked
     for (const r of reads) expect(r).toEqual(sim)
-    expect(await pool!.getSimulation('sim_00000000-0000-4000-8000-0000000000ff')).toBeUndefined()
+    expect(await pool!.getSimulation(ON_CHAIN, 'sim_00000000-0000-4000-8000-0000000000ff')).toBeUndefined()
   })
 })

@@ -5,6 +5,7 @@
  * queue). Real worker threads, an engine module that waits the way an upstream read does.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { ON_CHAIN, type RunAt } from '../../../engine/types.js'
 import type { WorkerPoolEngine } from '../../../host/workers/index.js'
 import { startFixturePool } from './fixtures.js'
 
@@ -21,7 +22,7 @@ async function pool(maxConcurrentPerWorker: number, maxCallsHeldPerWorker: numbe
 }
 
 const call = (p: WorkerPoolEngine, params: { waitMs?: number; busyMs?: number; tag: string }) =>
-  (p.call as unknown as (a: unknown) => Promise<{ ran: string }>)(params)
+  (p.call as unknown as (at: RunAt, a: unknown) => Promise<{ ran: string }>)(ON_CHAIN, params)
 
 async function until(what: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 10))

@@ -10,6 +10,7 @@ import type { SimulateParams } from '../../../engine/types.js'
 import { startWorkerPool, type WorkerPoolEngine } from '../../../host/workers/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { deploy, engineOptions, requireEngineFacade, pingParams, type Deployed } from './fixtures.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 const ready = requireAnvil() && requireEngineFacade()
 
@@ -40,7 +41,7 @@ describe.runIf(ready)('worker pool: a worker that dies', () => {
   })
 
   it('answers INTERNAL_ERROR for the calls of a worker that ran out of heap, and replaces it', async () => {
-    const huge = pool.traceCall({
+    const huge = pool.traceCall(ON_CHAIN, {
       call: { from: DEV_ACCOUNTS[1] as Address, to: loop.address, data: loop.call('spin', [200_000n]) },
       block: { tag: 'latest' },
       tracerConfig: { structLogger: {} },
@@ -51,7 +52,7 @@ describe.runIf(ready)('worker pool: a worker that dies', () => {
     expect(logs.some((l) => l.level === 'warn' && /exited/.test(l.msg ?? ''))).toBe(true)
     for (let i = 0; i < 800 && !pool.stats().workers.every((w) => w.ready); i++) await new Promise((r) => setTimeout(r, 25))
     expect(pool.stats().workers.every((w) => w.ready)).toBe(true)
-    const sims = await Promise.all([pool.simulate(ping()), pool.simulate(ping())])
+    const sims = await Promise.all([pool.simulate(ON_CHAIN, ping()), pool.simulate(ON_CHAIN, ping())])
     expect(sims.map((s) => s.status)).toEqual(['success', 'success'])
   })
 })

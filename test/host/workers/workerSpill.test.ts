@@ -12,6 +12,7 @@ import { DEFAULT_SPILL_THRESHOLD_BYTES, SPILL_KEY } from '../../../engine/platfo
 import { claimSpilled } from '../../../host/spill/spillOwnership.js'
 import type { Engine, TraceCallParams } from '../../../engine/types.js'
 import { createWorkerPoolEngine } from '../../../host/workers/index.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 const A0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266' as Address
 const LOOPER = '0x0000000000000000000000000000000000001000' as Address
@@ -42,10 +43,10 @@ afterAll(async () => {
 
 describe('struct logs leaving a worker', () => {
   it('past 64 KiB of JSON: a file, holding the bytes the in-memory engine prints', async () => {
-    const expected = JSON.stringify(((await inMemory.traceCall(loopTrace(300))) as Logged).structLogger.structLogs)
+    const expected = JSON.stringify(((await inMemory.traceCall(ON_CHAIN, loopTrace(300))) as Logged).structLogger.structLogs)
     expect(expected.length).toBeGreaterThan(DEFAULT_SPILL_THRESHOLD_BYTES)
 
-    const logs = ((await pool.traceCall(loopTrace(300))) as Logged).structLogger.structLogs as Record<string, string>
+    const logs = ((await pool.traceCall(ON_CHAIN, loopTrace(300))) as Logged).structLogger.structLogs as Record<string, string>
     expect(Object.keys(logs)).toEqual([SPILL_KEY])
     const claimed = claimSpilled(logs[SPILL_KEY]!)!
     const text = readFileSync(claimed.fd, 'utf8')
@@ -54,9 +55,9 @@ describe('struct logs leaving a worker', () => {
   })
 
   it('below it: the array itself (a file would cost more than the copy)', async () => {
-    const expected = ((await inMemory.traceCall(loopTrace(5))) as Logged).structLogger.structLogs
+    const expected = ((await inMemory.traceCall(ON_CHAIN, loopTrace(5))) as Logged).structLogger.structLogs
     expect(JSON.stringify(expected).length).toBeLessThan(DEFAULT_SPILL_THRESHOLD_BYTES)
-    const logs = ((await pool.traceCall(loopTrace(5))) as Logged).structLogger.structLogs
+    const logs = ((await pool.traceCall(ON_CHAIN, loopTrace(5))) as Logged).structLogger.structLogs
     expect(Array.isArray(logs)).toBe(true)
     expect(logs).toEqual(expected)
   })

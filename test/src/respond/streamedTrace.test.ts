@@ -20,6 +20,7 @@ import { createWorkerPoolEngine } from '../../../host/workers/index.js'
 import { spareReadBuffers } from '../../../src/respond/readBuffers.js'
 import { compile } from '../../support/solc.js'
 import { post, startTestApp, type TestApp } from '../support/startTestApp.js'
+import { ON_CHAIN } from '../../../engine/types.js'
 
 const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3' as Address
 const [A0, A1, A2] = [
@@ -209,7 +210,7 @@ const rpcCases = (): [string, unknown][] => [
 
 describe('streamed struct logs', () => {
   it('the spilling engine answers handles to files, not arrays (the path these tests exercise)', async () => {
-    const r = (await spilling.traceCall({
+    const r = (await spilling.traceCall(ON_CHAIN, {
       call: { from: A0, to: TOKEN, data: transfer(A1, 5n) },
       block: { tag: 'latest' },
       tracerConfig: { structLogger: {} },

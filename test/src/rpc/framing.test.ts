@@ -221,12 +221,9 @@ describe('request limits', () => {
 describe('internal errors', () => {
   it('leave as -32603 without detail, logged under the request id', async () => {
     const original = app.realEngine.readChain
-    const originalWithStop = app.realEngine.withStop
     app.realEngine.readChain = async () => {
       throw new TypeError('boom at /secret/path.ts:12')
     }
-    // a request runs on its own view of the engine (Engine.withStop): this one, failing as above
-    app.realEngine.withStop = () => app.realEngine
     try {
       const { status, json, text } = await app.rpc(req(1, 'eth_blockNumber'))
       expect(status).toBe(200)
@@ -235,7 +232,6 @@ describe('internal errors', () => {
       expect(app.rawLogs()).toContain('boom at /secret/path.ts:12')
     } finally {
       app.realEngine.readChain = original
-      app.realEngine.withStop = originalWithStop
     }
   })
 })

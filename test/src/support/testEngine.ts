@@ -5,12 +5,15 @@
  */
 import type { Engine, EngineHealth, SimulateParams, SimulationResult, StepTraceResult, TraceResult } from '../../../engine/types.js'
 
+/** an operation as the test writes it: its arguments after the address */
+type WithoutAt<F> = F extends (at: never, ...a: infer A) => infer R ? (...a: A) => R : F
+
 export interface TestEngine extends Engine {
-  /** every call, in order: [method, args] */
-  calls: { method: string; args: unknown[] }[]
+  /** every call, in order: the method, its arguments after the address, and the address */
+  calls: { method: string; args: unknown[]; at?: unknown }[]
   last(method: string): unknown[] | undefined
-  /** replaces one method's behaviour */
-  answer<K extends keyof Engine>(method: K, impl: Engine[K]): void
+  /** replaces one method's behaviour (given its arguments after the address) */
+  answer<K extends keyof Engine>(method: K, impl: WithoutAt<Engine[K]>): void
   healthState: EngineHealth
   closed: boolean
 }
@@ -28,11 +31,13 @@ export function successResult(params: SimulateParams, id = 'sim_00000000-0000-40
 export function createTestEngine(): TestEngine {
   const calls: TestEngine['calls'] = []
   const stored = new Map<string, SimulationResult>()
-  const impl: Partial<Engine> = {}
+  const impl: Partial<Record<keyof Engine, unknown>> = {}
   const record =
-    <K extends keyof Engine>(method: K, fallback: Engine[K]) =>
-    (...args: unknown[]) => {
-      calls.push({ method, args })
+    <K extends keyof Engine>(method: K, fallback: WithoutAt<Engine[K]>) =>
+    (...withAt: unknown[]) => {
+      // metrics and close take no address
+      const [at, ...args] = method === 'metrics' || method === 'close' ? [undefined, ...withAt] : withAt
+      calls.push({ method, args, at })
       const f = (impl[method] ?? fallback) as (...a: unknown[]) => unknown
       return f(...args)
     }
@@ -49,10 +54,10 @@ export function createTestEngine(): TestEngine {
       const result = successResult(params, `sim_00000000-0000-4000-8000-${String(stored.size + 1).padStart(12, '0')}`)
       stored.set(result.simulationId, result)
       return result
-    }) as Engine['simulate'],
+    }) as unknown as Engine['simulate'],
     previewSignature: record('previewSignature', async () => {
       throw new Error('previewSignature: no answer given')
-    }) as Engine['previewSignature'],
+    }) as unknown as Engine['previewSignature'],
     simulateSteps: record(
       'simulateSteps',
       async (): Promise<StepTraceResult> => ({
@@ -63,38 +68,35 @@ export function createTestEngine(): TestEngine {
         returnValue: '0x',
         trace: { steps: [], storageChanges: {}, memoryChanges: [] },
       }),
-    ) as Engine['simulateSteps'],
-    getSimulation: record('getSimulation', async (id: string) => stored.get(id)) as Engine['getSimulation'],
-    accessList: record('accessList', async () => ({ accessList: [], gasUsed: '0x5208' })) as Engine['accessList'],
-    traceTransaction: record('traceTransaction', async (): Promise<TraceResult> => ({ callTracer: { type: 'CALL' } })) as Engine['traceTransaction'],
-    traceCall: record('traceCall', async (): Promise<TraceResult> => ({ callTracer: { type: 'CALL' } })) as Engine['traceCall'],
+    ) as unknown as Engine['simulateSteps'],
+    getSimulation: record('getSimulation', async (id: string) => stored.get(id)) as unknown as Engine['getSimulation'],
+    accessList: record('accessList', async () => ({ accessList: [], gasUsed: '0x5208' })) as unknown as Engine['accessList'],
+    traceTransaction: record('traceTransaction', async (): Promise<TraceResult> => ({ callTracer: { type: 'CALL' } })) as unknown as Engine['traceTransaction'],
+    traceCall: record('traceCall', async (): Promise<TraceResult> => ({ callTracer: { type: 'CALL' } })) as unknown as Engine['traceCall'],
     traceCallMany: record('traceCallMany', async (p: { bundles: { transactions: unknown[] }[] }) =>
       p.bundles.map((b) => b.transactions.map(() => ({ callTracer: { type: 'CALL' } }))),
-    ) as Engine['traceCallMany'],
-    simulateV1: record('simulateV1', async () => []) as Engine['simulateV1'],
-    traceBlock: record('traceBlock', async () => []) as Engine['traceBlock'],
-    call: record('call', async () => ({ status: 'success', returnData: '0x', gasUsed: '0x5208' })) as Engine['call'],
-    estimateGas: record('estimateGas', async () => ({ gas: '0x5208' })) as Engine['estimateGas'],
-    readChain: record('readChain', async (method: string) => (method === 'eth_chainId' ? '0x7a69' : null)) as Engine['readChain'],
+    ) as unknown as Engine['traceCallMany'],
+    simulateV1: record('simulateV1', async () => []) as unknown as Engine['simulateV1'],
+    traceBlock: record('traceBlock', async () => []) as unknown as Engine['traceBlock'],
+    call: record('call', async () => ({ status: 'success', returnData: '0x', gasUsed: '0x5208' })) as unknown as Engine['call'],
+    estimateGas: record('estimateGas', async () => ({ gas: '0x5208' })) as unknown as Engine['estimateGas'],
+    readChain: record('readChain', async (method: string) => (method === 'eth_chainId' ? '0x7a69' : null)) as unknown as Engine['readChain'],
     createFork: record('createFork', async () => {
       throw new Error('the test engine has no forks')
-    }) as Engine['createFork'],
+    }) as unknown as Engine['createFork'],
     getFork: record('getFork', async () => {
       throw new Error('the test engine has no forks')
-    }) as Engine['getFork'],
-    listForks: record('listForks', async () => []) as Engine['listForks'],
-    deleteFork: record('deleteFork', async () => {}) as Engine['deleteFork'],
-    onFork: record('onFork', async () => {
-      throw new Error('the test engine has no forks')
-    }) as Engine['onFork'],
+    }) as unknown as Engine['getFork'],
+    listForks: record('listForks', async () => []) as unknown as Engine['listForks'],
+    deleteFork: record('deleteFork', async () => {}) as unknown as Engine['deleteFork'],
     forkRpc: record('forkRpc', async () => {
       throw new Error('the test engine has no forks')
-    }) as Engine['forkRpc'],
-    health: record('health', async () => engine.healthState) as Engine['health'],
-    metrics: record('metrics', async () => ({ forksOpen: 0 })) as Engine['metrics'],
+    }) as unknown as Engine['forkRpc'],
+    health: record('health', async () => engine.healthState) as unknown as Engine['health'],
+    metrics: record('metrics', async () => ({ forksOpen: 0 })) as unknown as Engine['metrics'],
     close: record('close', async () => {
       engine.closed = true
-    }) as Engine['close'],
+    }) as unknown as Engine['close'],
   }
   return engine
 }

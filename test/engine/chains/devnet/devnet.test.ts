@@ -13,6 +13,7 @@ import { EngineError } from '../../../../engine/platform/errors.js'
 import { createEngine } from '../../../../engine/index.js'
 import type { Engine, SimulateParams } from '../../../../engine/types.js'
 import { DEV_ACCOUNTS as ANVIL_ACCOUNTS } from '../../../support/anvil.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const erc20 = parseAbi([
   'function transfer(address,uint256) returns (bool)',
@@ -94,6 +95,7 @@ describe('devnet', () => {
 describe('engine over the devnet', () => {
   it('simulates a token transfer with a decoded log, transfers, asset changes, and stores it', async () => {
     const r = await engine.simulate(
+      ON_CHAIN,
       params([{ from: B, to: DEMO_TOKEN_ADDRESS, data: transfer(C, 10n ** 18n) }], { traceTransfers: true, traceAssetChanges: true, account: C }),
     )
     expect(r.simulationId).toMatch(/^sim_[0-9a-f-]{36}$/)
@@ -106,13 +108,14 @@ describe('engine over the devnet', () => {
       { type: 'erc20', token: DEMO_TOKEN_ADDRESS, from: B, to: C, amount: toHex(10n ** 18n), name: 'Demo Token', symbol: 'DEMO', decimals: 18, formatted: '1' },
     ])
     expect(r.assetChanges?.[0]).toMatchObject({ account: C, token: DEMO_TOKEN_ADDRESS, delta: (10n ** 18n).toString() })
-    expect(await engine.getSimulation(r.simulationId)).toEqual(r)
-    expect(await engine.getSimulation('sim_00000000-0000-4000-8000-000000000000')).toBeUndefined()
+    expect(await engine.getSimulation(ON_CHAIN, r.simulationId)).toEqual(r)
+    expect(await engine.getSimulation(ON_CHAIN, 'sim_00000000-0000-4000-8000-000000000000')).toBeUndefined()
   })
 
   it('runs calls in order on one state and numbers logs across the simulation', async () => {
     // B holds 1000 DEMO after block 4 and sent 250 in block 5: 750 left; move it all, then once more
     const r = await engine.simulate(
+      ON_CHAIN,
       params([
         { from: B, to: DEMO_TOKEN_ADDRESS, data: transfer(C, 750n * 10n ** 18n) },
         { from: C, to: DEMO_TOKEN_ADDRESS, data: transfer(A, 1n) },
@@ -133,18 +136,18 @@ describe('engine over the devnet', () => {
 
   it('decodes Error(string) reverts', async () => {
     const data = encodeFunctionData({ abi: erc20, functionName: 'transferFrom', args: [A, B, 1n] })
-    const r = await engine.simulate(params([{ from: C, to: DEMO_TOKEN_ADDRESS, data }]))
+    const r = await engine.simulate(ON_CHAIN, params([{ from: C, to: DEMO_TOKEN_ADDRESS, data }]))
     expect(r.calls[0]!.error?.revertReason).toBe('DEMO: allowance exceeded')
     expect(r.calls[0]!.error?.revertData?.slice(0, 10)).toBe('0x08c379a0')
   })
 
   it('gives the exact lowest gas limit for an out-of-gas call', async () => {
-    const r = await engine.simulate(params([{ from: A, to: DEMO_TOKEN_ADDRESS, data: transfer(B, 1n), gas: 25_000n }]))
+    const r = await engine.simulate(ON_CHAIN, params([{ from: A, to: DEMO_TOKEN_ADDRESS, data: transfer(B, 1n), gas: 25_000n }]))
     const err = r.calls[0]!.error!
     expect(r.calls[0]!.status).toBe('failed')
     expect(err.message).toMatch(/^out of gas/) // geth may add the cause, e.g. ': not enough gas for reentrancy sentry'
     const required = BigInt(err.gasRequired!)
-    const at = (gas: bigint) => engine.simulate(params([{ from: A, to: DEMO_TOKEN_ADDRESS, data: transfer(B, 1n), gas }]))
+    const at = (gas: bigint) => engine.simulate(ON_CHAIN, params([{ from: A, to: DEMO_TOKEN_ADDRESS, data: transfer(B, 1n), gas }]))
     expect((await at(required)).status).toBe('success')
     expect((await at(required - 1n)).status).toBe('failed')
   })
@@ -152,6 +155,7 @@ describe('engine over the devnet', () => {
   it('a gas limit below intrinsic gas is INSUFFICIENT_GAS naming the call and the gas it needs', async () => {
     const err = await engine
       .simulate(
+        ON_CHAIN,
         params([
           { from: A, to: B, data: '0x', value: 1n },
           { from: A, to: DEMO_TOKEN_ADDRESS, data: transfer(B, 1n), gas: 21_000n },
@@ -165,14 +169,14 @@ describe('engine over the devnet', () => {
   it('validation=true rejects a wrong nonce and an unaffordable fee, naming the call', async () => {
     const good = { from: A, to: B, data: '0x' as Hex, value: 1n, nonce: 7n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 0n }
     // without a gas limit, each call gets what the block has left: two calls fit one block
-    const ok = await engine.simulate(params([good, { ...good, nonce: 8n }], { validation: true }))
+    const ok = await engine.simulate(ON_CHAIN, params([good, { ...good, nonce: 8n }], { validation: true }))
     expect(ok.calls.map((c) => c.status)).toEqual(['success', 'success'])
-    const err = await engine.simulate(params([good, { ...good, nonce: 7n }], { validation: true })).catch((e: unknown) => e)
+    const err = await engine.simulate(ON_CHAIN, params([good, { ...good, nonce: 7n }], { validation: true })).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(EngineError)
     expect(err).toMatchObject({ code: 'VALIDATION_ERROR', details: { callIndex: 1 } })
     expect((err as Error).message).toMatch(/^calls\[1\]: .*nonce/i)
     const poor = await engine
-      .simulate(params([{ ...good, from: '0x000000000000000000000000000000000000dead', nonce: 0n }], { validation: true }))
+      .simulate(ON_CHAIN, params([{ ...good, from: '0x000000000000000000000000000000000000dead', nonce: 0n }], { validation: true }))
       .catch((e: unknown) => e)
     expect(poor).toMatchObject({ code: 'VALIDATION_ERROR', details: { callIndex: 0 } })
   })
@@ -180,10 +184,11 @@ describe('engine over the devnet', () => {
   it('simulates on an older block and applies state and block overrides', async () => {
     // before block 4, B had no DEMO at all
     const balance = encodeFunctionData({ abi: erc20, functionName: 'balanceOf', args: [B] })
-    const old = await engine.simulate(params([{ from: A, to: DEMO_TOKEN_ADDRESS, data: balance }], { block: { number: 3n } }))
+    const old = await engine.simulate(ON_CHAIN, params([{ from: A, to: DEMO_TOKEN_ADDRESS, data: balance }], { block: { number: 3n } }))
     expect(old.blockNumber).toBe('0x3')
     expect(BigInt(old.calls[0]!.returnData)).toBe(0n)
     const rich = await engine.simulate(
+      ON_CHAIN,
       params([{ from: '0x00000000000000000000000000000000000000aa', to: B, data: '0x', value: 5n * 10n ** 18n }], {
         stateOverrides: { '0x00000000000000000000000000000000000000aa': { balance: 10n ** 19n } },
         blockOverrides: { number: 100n, time: 2_000_000_000n },
@@ -196,13 +201,13 @@ describe('engine over the devnet', () => {
   it('creates a contract and reports its address', async () => {
     // init code returning one STOP byte as runtime code: PUSH1 1 PUSH1 0 ... (returns 0x00)
     const init: Hex = '0x60016000f3'
-    const r = await engine.simulate(params([{ from: A, data: init }]))
+    const r = await engine.simulate(ON_CHAIN, params([{ from: A, data: init }]))
     expect(r.status).toBe('success')
     expect(r.calls[0]!.contractAddress).toMatch(/^0x[0-9a-f]{40}$/)
   })
 
   it('shape B: steps, storage changes of a transfer, logs, success', async () => {
-    const r = await engine.simulateSteps({
+    const r = await engine.simulateSteps(ON_CHAIN, {
       call: { from: B, to: DEMO_TOKEN_ADDRESS, data: transfer(C, 5n) },
       block: { tag: 'latest' },
       traceConfig: { enableStorage: true, enableMemory: true },
@@ -220,7 +225,7 @@ describe('engine over the devnet', () => {
 
   it('traces a demo transaction by its hash (callTracer with logs)', async () => {
     const hash = devnet.receipts()[4]!.transactionHash
-    const t = (await engine.traceTransaction(hash, { callTracer: { withLog: true } })).callTracer as Record<string, unknown>
+    const t = (await engine.traceTransaction(ON_CHAIN, hash, { callTracer: { withLog: true } })).callTracer as Record<string, unknown>
     expect(t).toMatchObject({ from: A, to: DEMO_TOKEN_ADDRESS, type: 'CALL', gasUsed: toHex(devnet.receipts()[4]!.gasUsed) })
     expect((t.logs as unknown[]).length).toBe(1)
   })
@@ -234,14 +239,14 @@ describe('engine over the devnet', () => {
     )
     const strip = (r: Awaited<ReturnType<Engine['simulate']>>) => ({ ...r, simulationId: '' })
     const sequential = []
-    for (const p of requests) sequential.push(strip(await engine.simulate(p)))
-    const concurrent = (await Promise.all(requests.map((p) => engine.simulate(p)))).map(strip)
+    for (const p of requests) sequential.push(strip(await engine.simulate(ON_CHAIN, p)))
+    const concurrent = (await Promise.all(requests.map((p) => engine.simulate(ON_CHAIN, p)))).map(strip)
     expect(concurrent).toEqual(sequential)
     // 750 DEMO left for B: transfers of 800+ revert, so both outcomes are exercised
     expect(new Set(sequential.map((r) => r.status))).toEqual(new Set(['success', 'reverted']))
   })
 
   it('rejects an empty call list', async () => {
-    await expect(engine.simulate(params([]))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+    await expect(engine.simulate(ON_CHAIN, params([]))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
   })
 })

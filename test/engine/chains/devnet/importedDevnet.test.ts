@@ -21,6 +21,7 @@ import { DEV_ACCOUNTS } from '../../../../engine/chains/memory/accounts.js'
 import { createImportedDevnet } from '../../../../engine/chains/devnet/importedDevnet.js'
 import { createEngine } from '../../../../engine/index.js'
 import type { Engine, SimulateV1Params } from '../../../../engine/types.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const dev = DEV_ACCOUNTS[0]!
 const MINER: Address = '0x00000000000000000000000000000000000000aa'
@@ -104,7 +105,7 @@ beforeAll(async () => {
 afterAll(() => engine?.close())
 
 const simulate = (p: Partial<SimulateV1Params> & Pick<SimulateV1Params, 'blockStateCalls' | 'block'>) =>
-  engine.simulateV1({ traceTransfers: false, validation: false, returnFullTransactions: false, ...p }) as Promise<Record<string, unknown>[]>
+  engine.simulateV1(ON_CHAIN, { traceTransfers: false, validation: false, returnFullTransactions: false, ...p }) as Promise<Record<string, unknown>[]>
 
 describe('a devnet imported from a geth genesis and its blocks', () => {
   it('has the genesis and the blocks ethereumjs built, hash for hash', async () => {
@@ -119,9 +120,12 @@ describe('a devnet imported from a geth genesis and its blocks', () => {
   })
 
   it('answers reads of its state and history as the chain holds them', async () => {
-    expect(await engine.readChain('eth_getBalance', [PAYEE, 'latest'])).toBe('0xbb8')
-    expect(await engine.readChain('eth_getBalance', [PAYEE, '0x1'])).toBe('0x3e8')
-    const receipt = (await engine.readChain('eth_getTransactionReceipt', [bytesToHex(reference.blocks[2]!.transactions[0]!.hash())])) as Record<string, unknown>
+    expect(await engine.readChain(ON_CHAIN, 'eth_getBalance', [PAYEE, 'latest'])).toBe('0xbb8')
+    expect(await engine.readChain(ON_CHAIN, 'eth_getBalance', [PAYEE, '0x1'])).toBe('0x3e8')
+    const receipt = (await engine.readChain(ON_CHAIN, 'eth_getTransactionReceipt', [bytesToHex(reference.blocks[2]!.transactions[0]!.hash())])) as Record<
+      string,
+      unknown
+    >
     expect(receipt).toMatchObject({ status: '0x1', gasUsed: '0x5208', blockNumber: '0x3', from: dev.address })
   })
 

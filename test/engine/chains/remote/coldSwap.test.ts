@@ -14,6 +14,7 @@ import { createEngine, type Engine } from '../../../../engine/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../../support/anvil.js'
 import { compile } from '../../../support/solc.js'
 import { startCountingProxy, type CountingProxy } from '../../../support/countingProxy.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const SOURCE = `
 // SPDX-License-Identifier: MIT
@@ -98,7 +99,7 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
     const block = BigInt(await anvil.rpc<Hex>('eth_blockNumber'))
     const data = encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, 10n ** 18n] })
     proxy.reset()
-    const r = await engine.simulate({
+    const r = await engine.simulate(ON_CHAIN, {
       calls: [{ from: A, to: router, data }],
       block: { number: block },
       validation: false,
@@ -125,7 +126,7 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
     try {
       const data = encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, 3n * 10n ** 17n] })
       const run = () =>
-        perRequest.simulate({
+        perRequest.simulate(ON_CHAIN, {
           calls: [{ from: A, to: router, data }],
           block: { tag: 'latest' },
           validation: false,
@@ -157,7 +158,7 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
     })
     try {
       const run = (amount: bigint) =>
-        perRequest.simulate({
+        perRequest.simulate(ON_CHAIN, {
           calls: [{ from: A, to: router, data: encodeFunctionData({ abi: routeAbi, functionName: 'route', args: [pools[0], pools[1], B, amount] }) }],
           block: { tag: 'latest' },
           validation: false,
@@ -184,17 +185,23 @@ describe.runIf(requireAnvil())('cold two-hop swap', () => {
   // the other doors into a run, each on a block of its own that nothing has read: the same
   // 2 round trips (block + hints, then the state), whatever the operation does with the run
   const operations: [string, (e: Engine, call: { from: Address; to: Address; data: Hex }, block: bigint) => Promise<unknown>][] = [
-    ['traceCall (callTracer)', (e, call, block) => e.traceCall({ call, block: { number: block }, tracerConfig: { callTracer: {} } })],
-    ['traceCall (prestateTracer)', (e, call, block) => e.traceCall({ call, block: { number: block }, tracerConfig: { prestateTracer: {} } })],
-    ['traceCall (struct logger)', (e, call, block) => e.traceCall({ call, block: { number: block }, tracerConfig: { structLogger: { disableMemory: true } } })],
-    ['traceCallMany', (e, call, block) => e.traceCallMany({ bundles: [{ transactions: [call] }], block: { number: block }, tracerConfig: { callTracer: {} } })],
-    ['accessList', (e, call, block) => e.accessList({ call, block: { number: block } })],
-    ['call (eth_call)', (e, call, block) => e.call({ call, block: { number: block } })],
-    ['estimateGas', (e, call, block) => e.estimateGas({ call, block: { number: block } })],
+    ['traceCall (callTracer)', (e, call, block) => e.traceCall(ON_CHAIN, { call, block: { number: block }, tracerConfig: { callTracer: {} } })],
+    ['traceCall (prestateTracer)', (e, call, block) => e.traceCall(ON_CHAIN, { call, block: { number: block }, tracerConfig: { prestateTracer: {} } })],
+    [
+      'traceCall (struct logger)',
+      (e, call, block) => e.traceCall(ON_CHAIN, { call, block: { number: block }, tracerConfig: { structLogger: { disableMemory: true } } }),
+    ],
+    [
+      'traceCallMany',
+      (e, call, block) => e.traceCallMany(ON_CHAIN, { bundles: [{ transactions: [call] }], block: { number: block }, tracerConfig: { callTracer: {} } }),
+    ],
+    ['accessList', (e, call, block) => e.accessList(ON_CHAIN, { call, block: { number: block } })],
+    ['call (eth_call)', (e, call, block) => e.call(ON_CHAIN, { call, block: { number: block } })],
+    ['estimateGas', (e, call, block) => e.estimateGas(ON_CHAIN, { call, block: { number: block } })],
     [
       'simulateV1',
       (e, call, block) =>
-        e.simulateV1({
+        e.simulateV1(ON_CHAIN, {
           blockStateCalls: [{ calls: [call] }],
           block: { number: block },
           traceTransfers: false,

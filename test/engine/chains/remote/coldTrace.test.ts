@@ -12,6 +12,7 @@ import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.
 import { createEngine, type Engine } from '../../../../engine/index.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../../support/anvil.js'
 import { startCountingProxy, type CountingProxy } from '../../../support/countingProxy.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 describe.skipIf(!requireAnvil())('cold trace of a mined transaction', () => {
   let anvil: AnvilInstance
@@ -43,13 +44,13 @@ describe.skipIf(!requireAnvil())('cold trace of a mined transaction', () => {
 
   it('costs 3 round trips: transaction; block and its hint; state and the earlier hints; another transaction of the block then 1', async () => {
     proxy.reset()
-    const trace = await engine.traceTransaction(hashes[2]!, { prestateTracer: {} })
+    const trace = await engine.traceTransaction(ON_CHAIN, hashes[2]!, { prestateTracer: {} })
     expect(proxy.requests(), JSON.stringify(proxy.counts())).toBeLessThanOrEqual(3)
     // the state came from the batch, and it is the state geth would show: the sender paid fees before
     const pre = trace.prestateTracer as Record<string, { balance?: Hex }>
     expect(Object.keys(pre)).toContain(DEV_ACCOUNTS[2]!.toLowerCase())
     proxy.reset()
-    await engine.traceTransaction(hashes[1]!, { callTracer: {} })
+    await engine.traceTransaction(ON_CHAIN, hashes[1]!, { callTracer: {} })
     // the transaction's own lookup: everything else is held
     expect(proxy.requests(), JSON.stringify(proxy.counts())).toBe(1)
   })

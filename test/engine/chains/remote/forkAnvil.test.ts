@@ -11,6 +11,7 @@ import { createEngine } from '../../../../engine/index.js'
 import type { CallInput, Engine, SimulateParams } from '../../../../engine/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../../support/anvil.js'
 import { engineContracts } from '../../contracts.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const [A, B, C] = DEV_ACCOUNTS as unknown as [Address, Address, Address]
 const z = engineContracts()
@@ -101,7 +102,7 @@ afterAll(async () => {
 
 /** the scenario of each test: our simulation next to what Anvil mined */
 async function compare(calls: CallInput[], extra: Partial<SimulateParams> = {}) {
-  const ours = await engine!.simulate(params(calls, extra))
+  const ours = await engine!.simulate(ON_CHAIN, params(calls, extra))
   const theirs = await anvilRun(calls)
   ours.calls.forEach((c, i) => {
     const r = theirs[i]!
@@ -146,7 +147,7 @@ describe('engine over an Anvil fork equals Anvil', () => {
   })
 
   it('the contract that reverted is the inner one, and a caught inner revert changes nothing', async () => {
-    const inner = await engine!.simulate(params([call('Probe', probe, 'nested', [token, C, 10n ** 30n])]))
+    const inner = await engine!.simulate(ON_CHAIN, params([call('Probe', probe, 'nested', [token, C, 10n ** 30n])]))
     expect(inner.calls[0]!.error?.contractAddress).toBe(token)
     await compare([call('Probe', probe, 'tryMove', [token])])
   })
@@ -170,11 +171,11 @@ describe('engine over an Anvil fork equals Anvil', () => {
     const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [B, 0n]))
     const c = call('Token', token, 'balanceOf', [B])
     const value = toHex(777n, { size: 32 })
-    const ours = await engine!.simulate(params([c], { stateOverrides: { [token]: { stateDiff: { [slot]: value } } } }))
+    const ours = await engine!.simulate(ON_CHAIN, params([c], { stateOverrides: { [token]: { stateDiff: { [slot]: value } } } }))
     const theirs = await anvil!.rpc<Hex>('eth_call', [rpcTx(c), 'latest', { [token]: { stateDiff: { [slot]: value } } }])
     expect(ours.calls[0]!.returnData).toBe(theirs)
     expect(BigInt(theirs)).toBe(777n)
-    const coded = await engine!.simulate(params([{ ...c, to: C }], { stateOverrides: { [C]: { code: z.Token!.deployedBytecode } } }))
+    const coded = await engine!.simulate(ON_CHAIN, params([{ ...c, to: C }], { stateOverrides: { [C]: { code: z.Token!.deployedBytecode } } }))
     expect(coded.calls[0]!.returnData).toBe(toHex(0n, { size: 32 }))
   })
 
@@ -182,7 +183,7 @@ describe('engine over an Anvil fork equals Anvil', () => {
     // with a gas price: at price 0 geth's eth_call zeroes BASEFEE (NoBaseFee) while Anvil keeps it
     const c = call('Probe', probe, 'env', [], { gasPrice: 10n })
     const o = { number: 4242n, time: 1_900_000_000n, baseFee: 7n, coinbase: C }
-    const ours = await engine!.simulate(params([c], { blockOverrides: o }))
+    const ours = await engine!.simulate(ON_CHAIN, params([c], { blockOverrides: o }))
     const theirs = await anvil!.rpc<Hex>('eth_call', [
       rpcTx(c),
       'latest',
@@ -196,7 +197,7 @@ describe('engine over an Anvil fork equals Anvil', () => {
   it('BLOCKHASH of earlier blocks equals Anvil’s', async () => {
     for (const back of [1n, 2n]) {
       const c = call('Probe', probe, 'prevHash', [back])
-      const ours = await engine!.simulate(params([c]))
+      const ours = await engine!.simulate(ON_CHAIN, params([c]))
       const theirs = await anvil!.rpc<Hex>('eth_call', [rpcTx(c), 'latest'])
       expect(ours.calls[0]!.returnData).toBe(theirs)
       expect(BigInt(theirs)).not.toBe(0n)
@@ -223,7 +224,7 @@ describe('engine over an Anvil fork equals Anvil', () => {
       deployChild,
     ]
     for (const c of cases) {
-      const ours = await engine!.accessList({ call: { ...c, gas: undefined }, block: { tag: 'latest' } })
+      const ours = await engine!.accessList(ON_CHAIN, { call: { ...c, gas: undefined }, block: { tag: 'latest' } })
       const theirs = await anvil!.rpc<{ accessList: { address: Address; storageKeys: Hex[] }[]; gasUsed: Hex }>('eth_createAccessList', [
         { from: c.from, ...(c.to && { to: c.to }), data: c.data, ...(c.value !== undefined && { value: toHex(c.value) }) },
         'latest',
@@ -236,7 +237,7 @@ describe('engine over an Anvil fork equals Anvil', () => {
       expect(ours.gasUsed).toBe(theirs.gasUsed)
       expect(ours.error).toBeUndefined()
     }
-    const failing = await engine!.accessList({ call: call('Probe', probe, 'check', [11n]), block: { tag: 'latest' } })
+    const failing = await engine!.accessList(ON_CHAIN, { call: call('Probe', probe, 'check', [11n]), block: { tag: 'latest' } })
     expect(failing.error).toBe('execution reverted')
     expect(failing.accessList).toEqual([]) // check() is pure: nothing to list
   })
@@ -251,8 +252,8 @@ describe('engine over an Anvil fork equals Anvil', () => {
     )
     const strip = (r: Awaited<ReturnType<Engine['simulate']>>) => ({ ...r, simulationId: '' })
     const sequential = []
-    for (const p of requests) sequential.push(strip(await engine!.simulate(p)))
-    const concurrent = (await Promise.all(requests.map((p) => engine!.simulate(p)))).map(strip)
+    for (const p of requests) sequential.push(strip(await engine!.simulate(ON_CHAIN, p)))
+    const concurrent = (await Promise.all(requests.map((p) => engine!.simulate(ON_CHAIN, p)))).map(strip)
     expect(concurrent).toEqual(sequential)
     expect(new Set(sequential.map((r) => r.status))).toEqual(new Set(['success', 'reverted']))
   })
@@ -273,11 +274,11 @@ describe('engine over an Anvil fork equals Anvil', () => {
     }
     const [r1, r2] = await Promise.all(hashes.map(receiptOf))
     expect((r1 as unknown as { blockNumber: Hex }).blockNumber).toBe((r2 as unknown as { blockNumber: Hex }).blockNumber)
-    const traced = (await engine!.traceTransaction(hashes[1]!, { callTracer: { withLog: true } })).callTracer as Record<string, unknown>
+    const traced = (await engine!.traceTransaction(ON_CHAIN, hashes[1]!, { callTracer: { withLog: true } })).callTracer as Record<string, unknown>
     expect(traced.error).toBeUndefined()
     expect(traced.gasUsed).toBe(r2!.gasUsed)
     expect(traced.from).toBe(B)
     expect((traced.logs as unknown[]).length).toBe(1)
-    await expect(engine!.traceTransaction(`0x${'ab'.repeat(32)}`, { callTracer: {} })).rejects.toMatchObject({ code: 'TRANSACTION_NOT_FOUND' })
+    await expect(engine!.traceTransaction(ON_CHAIN, `0x${'ab'.repeat(32)}`, { callTracer: {} })).rejects.toMatchObject({ code: 'TRANSACTION_NOT_FOUND' })
   })
 })

@@ -8,6 +8,7 @@ import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.
 import { createEngine } from '../../../../engine/index.js'
 import type { Engine, SimulateParams } from '../../../../engine/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../../support/anvil.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const [A, B] = DEV_ACCOUNTS as unknown as [Address, Address]
 let anvil: AnvilInstance | undefined
@@ -43,12 +44,12 @@ describe('pruned upstream state', () => {
   it('has a real Anvil', () => expect(anvil, 'Anvil missing').toBeDefined())
 
   it('an old block whose state is gone is BLOCK_NOT_FOUND; the head still simulates', async () => {
-    const err = await engine!.simulate(params({ number: 1n })).catch((e: unknown) => e)
+    const err = await engine!.simulate(ON_CHAIN, params({ number: 1n })).catch((e: unknown) => e)
     expect(err).toMatchObject({ code: 'BLOCK_NOT_FOUND' })
     expect((err as Error).message).toMatch(/pruned/)
     expect((err as Error).message).not.toContain(anvil!.url)
     const head = BigInt(await anvil!.rpc<Hex>('eth_blockNumber'))
-    const ok = await engine!.simulate(params({ number: head }))
+    const ok = await engine!.simulate(ON_CHAIN, params({ number: head }))
     expect(ok.status).toBe('success')
   })
 })

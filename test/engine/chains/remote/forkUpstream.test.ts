@@ -16,6 +16,7 @@ import { createRpcClient } from '../../../../engine/upstream/rpcClient.js'
 import type { SimulateParams } from '../../../../engine/types.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../../support/anvil.js'
 import { engineContracts } from '../../contracts.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const [A, B] = DEV_ACCOUNTS as unknown as [Address, Address]
 const z = engineContracts()
@@ -171,7 +172,7 @@ describe('fork upstream', () => {
       simulationTtlSeconds: 60,
     })
     const head = BigInt(await anvil!.rpc<Hex>('eth_blockNumber'))
-    const err = await engine.simulate(params({ number: head + 1000n })).catch((e: unknown) => e)
+    const err = await engine.simulate(ON_CHAIN, params({ number: head + 1000n })).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(EngineError)
     expect((err as EngineError).code).toBe('BLOCK_NOT_FOUND')
     expectNoSecret(err)
@@ -192,15 +193,15 @@ describe('fork upstream', () => {
       })
       mode = trouble
       const started = Date.now()
-      const err = await engine.simulate(params({ tag: 'latest' }, 3n)).catch((e: unknown) => e)
+      const err = await engine.simulate(ON_CHAIN, params({ tag: 'latest' }, 3n)).catch((e: unknown) => e)
       expect(Date.now() - started).toBeLessThan(10_000)
       expect(err).toBeInstanceOf(EngineError)
       expect((err as EngineError).code).toBe('STATE_ACCESS_ERROR')
       expectNoSecret(err)
       // health asks eth_blockNumber, which state-down still answers
-      expect((await engine.health()).upstreamOk).toBe(trouble === 'state-down')
+      expect((await engine.health(ON_CHAIN)).upstreamOk).toBe(trouble === 'state-down')
       mode = 'pass'
-      expect((await engine.health()).upstreamOk).toBe(true)
+      expect((await engine.health(ON_CHAIN)).upstreamOk).toBe(true)
       await engine.close()
     },
   )

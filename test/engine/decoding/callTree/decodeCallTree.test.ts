@@ -14,6 +14,7 @@ import type { DecodedCallFrame } from '../../../../engine/decoding/callTree/inde
 import { contracts } from '../contracts.js'
 import { chain } from '../anvilChain.js'
 import { callTreeContracts } from './contracts.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const [A, B] = DEV_ACCOUNTS as unknown as Address[]
 const zoo = contracts()
@@ -49,7 +50,7 @@ afterAll(async () => {
 const data = (abi: Abi, functionName: string, args: unknown[] = []) => encodeFunctionData({ abi, functionName, args } as never)
 
 async function trace(to: Address, input: Hex, tracerConfig: TracerConfig): Promise<DecodedCallFrame> {
-  const result = await engine!.traceCall({ call: { from: A!, to, data: input, gas: 1_000_000n }, block: { tag: 'latest' }, tracerConfig })
+  const result = await engine!.traceCall(ON_CHAIN, { call: { from: A!, to, data: input, gas: 1_000_000n }, block: { tag: 'latest' }, tracerConfig })
   return result.callTree as DecodedCallFrame
 }
 
@@ -81,10 +82,10 @@ describe('decoded call tree (tracer callTree) on Anvil', () => {
   it('keeps the geth frame as it is: callTracer beside callTree is unchanged, callTree alone runs no geth tracer', async () => {
     const input = data(zoo.Token!.abi, 'transfer', [B, 1n])
     const call = { from: A!, to: addr.token!, data: input, gas: 1_000_000n }
-    const plain = await engine!.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: { withLog: true } } })
-    const both = await engine!.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTracer: { withLog: true }, callTree: {} } })
+    const plain = await engine!.traceCall(ON_CHAIN, { call, block: { tag: 'latest' }, tracerConfig: { callTracer: { withLog: true } } })
+    const both = await engine!.traceCall(ON_CHAIN, { call, block: { tag: 'latest' }, tracerConfig: { callTracer: { withLog: true }, callTree: {} } })
     expect(JSON.stringify(both.callTracer)).toBe(JSON.stringify(plain.callTracer))
-    const alone = await engine!.traceCall({ call, block: { tag: 'latest' }, tracerConfig: { callTree: {} } })
+    const alone = await engine!.traceCall(ON_CHAIN, { call, block: { tag: 'latest' }, tracerConfig: { callTree: {} } })
     expect(Object.keys(alone)).toEqual(['callTree'])
     // every geth key of the frame, in geth's order, before the decoded ones
     const gethKeys = Object.keys(plain.callTracer as object)

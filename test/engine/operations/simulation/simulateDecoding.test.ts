@@ -11,6 +11,7 @@ import type { Engine, SimulateParams } from '../../../../engine/types.js'
 import { createEngine } from '../../../../engine/index.js'
 import { contracts } from '../../decoding/contracts.js'
 import { chain } from '../../decoding/anvilChain.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const [A, B, C] = DEV_ACCOUNTS as unknown as Address[]
 const z = contracts()
@@ -67,7 +68,7 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
   })
 
   it('decodes a Transfer with the token’s symbol and decimals read from the simulated state', async () => {
-    const result = await engine!.simulate(params([{ from: A!, to: addr.token, data: data('Token', 'transfer', [B, parseEther('1.5')]) }]))
+    const result = await engine!.simulate(ON_CHAIN, params([{ from: A!, to: addr.token, data: data('Token', 'transfer', [B, parseEther('1.5')]) }]))
     expect(result.status).toBe('success')
     const [log] = result.calls[0]!.logs
     expect(log?.decoded).toEqual({
@@ -81,6 +82,7 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
 
   it('reports internal native transfers, and none of a reverted inner call', async () => {
     const result = await engine!.simulate(
+      ON_CHAIN,
       params([
         { from: A!, to: addr.fwd, value: parseEther('1'), data: data('Forwarder', 'forward', [C]) },
         { from: A!, to: addr.fwd, value: 10n, data: data('Forwarder', 'split', [B, addr.rejecter]) },
@@ -100,13 +102,14 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
     expect(result.calls[2]!.transfers).toEqual([])
     expect(result.calls[2]!.logs).toEqual([])
     // a CALL that fails its balance check: geth still shows the frame, but no value moved
-    const overspent = await engine!.simulate(params([{ from: A!, to: addr.fwd, data: data('Forwarder', 'overspend', [C]) }]))
+    const overspent = await engine!.simulate(ON_CHAIN, params([{ from: A!, to: addr.fwd, data: data('Forwarder', 'overspend', [C]) }]))
     expect(overspent.calls[0]!.status).toBe('success')
     expect(overspent.calls[0]!.transfers).toEqual([])
   })
 
   it('reports the real balance change of a fee-on-transfer token, not the event amount', async () => {
     const result = await engine!.simulate(
+      ON_CHAIN,
       params([{ from: A!, to: addr.fee, data: data('FeeToken', 'transfer', [B, parseEther('100')]) }], {
         traceAssetChanges: true,
         account: B,
@@ -130,6 +133,7 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
 
   it('reads asset changes from the state the calls start from, state overrides included', async () => {
     const result = await engine!.simulate(
+      ON_CHAIN,
       params(
         [
           { from: A!, to: addr.fwd, value: parseEther('1'), data: data('Forwarder', 'forward', [C]) },
@@ -170,8 +174,9 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
     const mint = (r: Awaited<ReturnType<Engine['simulate']>>) => r.calls.flatMap((c) => c.logs).find((l) => l.decoded?.name === 'Transfer')
     // traced (transfers) and untraced: the created code is seen in the state either way
     for (const traceTransfers of [true, false]) {
-      const first = await engine!.simulate(params([{ from: A!, to: addr.factory, data: data('TokenFactory', 'deploy') }], { traceTransfers }))
+      const first = await engine!.simulate(ON_CHAIN, params([{ from: A!, to: addr.factory, data: data('TokenFactory', 'deploy') }], { traceTransfers }))
       const second = await engine!.simulate(
+        ON_CHAIN,
         params(
           [
             { from: A!, to: addr.factory, data: data('TokenFactory', 'setSymbol', ['BBB']) },
@@ -190,6 +195,7 @@ describe('Engine.simulate: decoded logs, transfers, asset changes', () => {
 
   it('reports the value a SELFDESTRUCT sends, and no transfer for DELEGATECALL value', async () => {
     const result = await engine!.simulate(
+      ON_CHAIN,
       params([
         { from: A!, to: addr.doomed, data: data('Doomed', 'kill', [C]) },
         { from: A!, to: addr.delegator, value: 7n, data: data('Delegator', 'run', [addr.sink]) },
@@ -219,7 +225,7 @@ describe('Engine.simulate on the embedded devnet', () => {
   it('decodes the demo token and NFT with their symbols and reports the NFT moving', async () => {
     const erc20 = encodeFunctionData({ abi: z.Token!.abi, functionName: 'transfer', args: [C, parseEther('2.5')] })
     const erc721 = encodeFunctionData({ abi: z.Nft!.abi, functionName: 'transferFrom', args: [B, C, 2n] })
-    const result = await devnet!.simulate({
+    const result = await devnet!.simulate(ON_CHAIN, {
       calls: [
         { from: A!, to: TOKEN, data: erc20 },
         { from: B!, to: NFT, data: erc721 },

@@ -27,6 +27,7 @@ import {
   type Prestate,
   type StructLog,
 } from '../../../tracers/gethRules.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const hasAnvil = requireAnvil()
 const GAS = 1_000_000n
@@ -69,7 +70,7 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
       maxStructLogSteps: 200_000,
       simulationTtlSeconds: 60,
     })
-    ctx = { engine, config }
+    ctx = { engine, config, at: ON_CHAIN }
   })
 
   afterAll(async () => {
@@ -196,7 +197,7 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
       expect(mine).toEqual(gethMined(await anvil.rpc<Frame>('debug_traceTransaction', [hashB, cfg]), GAS, rb.gasUsed, ra.logs.length))
       expect(mine.logs?.[0]?.index).toBe(toHex(ra.logs.length))
       // the REST /v1/trace/tx engine operation numbers them the same way
-      expect((await engine.traceTransaction(hashB, { callTracer: { withLog: true } })).callTracer).toEqual(mine)
+      expect((await engine.traceTransaction(ON_CHAIN, hashB, { callTracer: { withLog: true } })).callTracer).toEqual(mine)
       const structs = (await ours('debug_traceTransaction', [hashB, { enableMemory: true }])) as Logs
       const theirs = await anvil.rpc<Logs>('debug_traceTransaction', [hashB, { enableMemory: true }])
       expect(firstStepDifference(comparableStructLogs(structs.structLogs), comparableStructLogs(theirs.structLogs))).toBeUndefined()
@@ -266,7 +267,7 @@ describe.runIf(hasAnvil)('debug_* handlers vs Anvil (fork)', () => {
         expect(entries[1]).toEqual({ txHash: short, result: await ours('debug_traceTransaction', [short, {}]) })
         // the struct logger, callTracer and prestateTracer in one run: the refused long one is
         // applied untraced, so the short one sees its state and counts its logs
-        const both = await tight.traceBlock({
+        const both = await tight.traceBlock(ON_CHAIN, {
           block: { number: BigInt(rl.blockNumber) },
           tracerConfig: { structLogger: {}, callTracer: { withLog: true }, prestateTracer: {} },
         })

@@ -12,6 +12,7 @@ import type { Engine } from '../../../../engine/types.js'
 import { debugMethods } from '../../../../src/rpc/methods/debug.js'
 import { RpcError } from '../../../../src/rpc/rpcError.js'
 import type { RpcContext } from '../../../../src/rpc/types.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3' as Address
 const ACCOUNTS = [
@@ -52,7 +53,7 @@ describe('debug_* handlers on the devnet engine', () => {
       maxStructLogSteps: config.limits.max_struct_log_steps,
       simulationTtlSeconds: config.cache.simulation_ttl_seconds,
     })
-    ctx = { engine, config }
+    ctx = { engine, config, at: ON_CHAIN }
   })
   afterAll(() => engine?.close())
 
@@ -62,7 +63,7 @@ describe('debug_* handlers on the devnet engine', () => {
       const second = (await call('debug_traceTransaction', [BLOCK4_TX1, { tracer: 'callTracer', tracerConfig: { withLog: true } }])) as Frame
       expect(first.logs?.map((l) => l.index)).toEqual(['0x0'])
       expect(second.logs?.map((l) => l.index)).toEqual(['0x1'])
-      const rest = await engine.traceTransaction(BLOCK4_TX1, { callTracer: { withLog: true } })
+      const rest = await engine.traceTransaction(ON_CHAIN, BLOCK4_TX1, { callTracer: { withLog: true } })
       expect(rest.callTracer).toEqual(second)
     })
 
@@ -167,7 +168,7 @@ describe('debug_* handlers on the devnet engine', () => {
       expect(byNumber[1]!.result).toEqual(await call('debug_traceTransaction', [BLOCK4_TX1, cfg]))
       expect(byNumber.map((e) => e.result.logs?.[0]?.index)).toEqual(['0x0', '0x1'])
 
-      expect(await engine.traceBlock({ block: { number: 4n }, tracerConfig: { noopTracer: true } })).toEqual([
+      expect(await engine.traceBlock(ON_CHAIN, { block: { number: 4n }, tracerConfig: { noopTracer: true } })).toEqual([
         { txHash: BLOCK4_TX0, result: { noopTracer: {} } },
         { txHash: BLOCK4_TX1, result: { noopTracer: {} } },
       ])

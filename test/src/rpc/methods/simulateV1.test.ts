@@ -15,6 +15,7 @@ import type { Engine } from '../../../../engine/types.js'
 import { simulateV1Methods } from '../../../../src/rpc/methods/simulateV1.js'
 import { RpcError } from '../../../../src/rpc/rpcError.js'
 import type { RpcContext } from '../../../../src/rpc/types.js'
+import { ON_CHAIN } from '../../../../engine/types.js'
 
 const C0: Address = '0xc000000000000000000000000000000000000000'
 const C1: Address = '0xc100000000000000000000000000000000000000'
@@ -86,7 +87,7 @@ describe('eth_simulateV1 on the devnet', () => {
       ],
       traceTransfers: true,
     })
-    const head = await engine.health()
+    const head = await engine.health(ON_CHAIN)
     expect(block!.calls.map((c) => [c.status, c.gasUsed, c.maxUsedGas, c.returnData])).toEqual([
       ['0x1', '0x5208', '0x5208', '0x'],
       ['0x1', '0x5208', '0x5208', '0x'],
@@ -304,7 +305,7 @@ describe('eth_simulateV1 on the devnet', () => {
       s: '0x0',
       yParity: '0x0',
     })
-    const { chainId } = await engine.health()
+    const { chainId } = await engine.health(ON_CHAIN)
     expect(tx.hash).toBe(
       keccak256(
         serializeTransaction(
@@ -423,7 +424,7 @@ describe('eth_simulateV1 on the devnet', () => {
     expect(block!.blobGasUsed).toBe('0x20000')
     const tx = (block!.transactions as Record<string, unknown>[])[0]!
     expect(tx).toMatchObject({ type: '0x3', maxFeePerBlobGas: '0xa', blobVersionedHashes: [hash], to: C2 })
-    const { chainId } = await engine.health()
+    const { chainId } = await engine.health(ON_CHAIN)
     expect(tx.hash).toBe(
       keccak256(
         serializeTransaction(
