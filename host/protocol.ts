@@ -13,6 +13,7 @@
  * suggestion intact.
  */
 import { EngineError, isEngineError, type EngineErrorCode } from '../engine/platform/errors.js'
+import { toQuantity } from '../engine/platform/quantity.js'
 import type { EngineOperation, EngineOptions } from '../engine/types.js'
 
 /** the CacheStore operations that cross a channel (close is each side's own) */
@@ -145,5 +146,5 @@ export function deserializeError(s: SerializedError): Error {
  * error details or a log object): bigints become hex strings, the rest what JSON makes of it.
  */
 export function plainCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? (v < 0n ? `-0x${(-v).toString(16)}` : `0x${v.toString(16)}`) : v)) ?? 'null') as T
+  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? (v < 0n ? `-${toQuantity(-v)}` : toQuantity(v)) : v)) ?? 'null') as T
 }

@@ -13,6 +13,7 @@
  * t.result() // { from, gas, gasUsed, to, input, ..., type: 'CALL' }
  */
 import type { Address, Hex } from 'viem'
+import { toQuantity as q } from './evmWords.js'
 import { unpackRevert } from './gethRevert.js'
 import { TracerError } from './tracerError.js'
 import type { CallType, EnterEvent, ExitEvent, LogEvent, Tracer, TxContext, TxEndEvent } from './types.js'
@@ -71,7 +72,6 @@ interface CallFrame {
 
 const REVERTED = 'execution reverted'
 
-const q = (n: bigint | number): Hex => `0x${n.toString(16)}` as Hex
 function processOutput(f: CallFrame, output: Hex, error: string | undefined, reverted: boolean): void {
   // pre-Homestead code-store OOG does not revert: geth clears the error
   if (error !== undefined && !reverted) error = undefined

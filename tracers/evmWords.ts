@@ -8,6 +8,14 @@ const EMPTY = new Uint8Array(0)
 
 const MASK160 = (1n << 160n) - 1n
 
+/**
+ * A non-negative integer as a JSON-RPC quantity (geth's hexutil.Big, hexutil.Uint64): `0x` and its
+ * minimal lowercase hex digits, `0x0` for zero. Every layer's one definition (the engine's is
+ * engine/platform/quantity.ts, re-exporting this one); a plain concatenation, cheap enough for the
+ * per-step paths.
+ */
+export const toQuantity = (n: bigint | number): Hex => `0x${n.toString(16)}`
+
 /** Bytes20() of a stack word: the low 160 bits as a lowercase address */
 export const wordToAddress = (w: bigint): Address => `0x${(w & MASK160).toString(16).padStart(40, '0')}` as Address
 

@@ -18,6 +18,7 @@
  */
 import type { Address, Hex } from 'viem'
 import { createCallTracer, type CallFrameJson } from './callTracer.js'
+import { toQuantity } from './evmWords.js'
 import type { EnterEvent, ExitEvent, LogEvent, Tracer, TxContext, TxEndEvent } from './types.js'
 
 export interface FlatCallTracerConfig {
@@ -130,8 +131,8 @@ export function createFlatCallTracer(config: FlatCallTracerConfig = {}, context:
       const out: FlatCallFrame[] = []
       const root = inner.result()
       if (config.parity && rootGas !== undefined) {
-        root.gas = `0x${rootGas.toString(16)}`
-        if (rootGasUsed !== undefined) root.gasUsed = `0x${rootGasUsed.toString(16)}`
+        root.gas = toQuantity(rootGas)
+        if (rootGasUsed !== undefined) root.gasUsed = toQuantity(rootGasUsed)
       }
       flatten(root, [], true, out)
       if (config.parity) for (const f of out) if (f.result === undefined) (f as { result: unknown }).result = null

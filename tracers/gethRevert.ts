@@ -4,6 +4,7 @@
  * callTracer's `revertReason` and the simulation's reasons both read it.
  */
 import type { Hex } from 'viem'
+import { toQuantity } from './evmWords.js'
 
 /** Error(string) and Panic(uint256), as the 4 bytes lead revert data */
 export const ERROR_SELECTOR = '08c379a0'
@@ -26,7 +27,7 @@ export const PANIC_REASONS: Record<number, string> = {
 /** geth's text for a Panic(uint256) code */
 export function panicReason(code: bigint): string {
   const known = code <= 0xffn ? PANIC_REASONS[Number(code)] : undefined
-  return known ?? `unknown panic code: 0x${code.toString(16)}`
+  return known ?? `unknown panic code: ${toQuantity(code)}`
 }
 
 /** geth accounts/abi UnpackRevert: Error(string) and Panic(uint256); undefined when it fails */

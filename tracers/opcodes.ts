@@ -4,6 +4,7 @@
  * bytes as `opcode 0xef not defined`) and the stack pops/pushes behind geth's minStack/maxStack
  * checks, which geth runs before the tracer sees the step.
  */
+import { toQuantity } from './evmWords.js'
 
 interface OpInfo {
   name: string
@@ -106,7 +107,7 @@ const STACK_LIMIT = 1024
 
 /** geth's OpCode.String(). */
 export function gethOpName(code: number): string {
-  return TABLE[code]?.name ?? `opcode 0x${code.toString(16)} not defined`
+  return TABLE[code]?.name ?? `opcode ${toQuantity(code)} not defined`
 }
 
 /** geth's minStack of an opcode (its pops); per step, where stackBounds' object would cost */

@@ -9,6 +9,7 @@ import type { Common } from '@ethereumjs/common'
 import { Capability, getCalldataFloorGas, isBlob4844Tx, type TypedTransaction } from '@ethereumjs/tx'
 import type { Address as EjsAddress } from '@ethereumjs/util'
 import { EngineError } from '../platform/errors.js'
+import { toQuantity } from '../platform/quantity.js'
 
 /** EIP-4844 GAS_PER_BLOB (2^17), unchanged by later forks */
 const BLOB_GAS_PER_BLOB = 131072n
@@ -90,7 +91,7 @@ export function validateTx(v: ValidateTxInput): void {
     throw new EngineError(
       'VALIDATION_ERROR',
       `insufficient funds for gas * price + value: address ${who} have ${v.senderBalance} want ${want}`,
-      { rule: 'funds', have: `0x${v.senderBalance.toString(16)}`, want: `0x${want.toString(16)}` },
+      { rule: 'funds', have: toQuantity(v.senderBalance), want: toQuantity(want) },
       'fund the sender (a balance state override) or lower value, gas or gas price',
     )
   }
@@ -104,7 +105,7 @@ export function validateTx(v: ValidateTxInput): void {
     throw new EngineError(
       'INSUFFICIENT_GAS',
       `intrinsic gas too low: have ${tx.gasLimit}, want ${intrinsic}`,
-      { gasRequired: `0x${intrinsic.toString(16)}` },
+      { gasRequired: toQuantity(intrinsic) },
       `set gas to at least ${intrinsic}`,
     )
   }
@@ -114,7 +115,7 @@ export function validateTx(v: ValidateTxInput): void {
       throw new EngineError(
         'INSUFFICIENT_GAS',
         `insufficient gas for floor data gas cost: have ${tx.gasLimit}, want ${floor}`,
-        { gasRequired: `0x${floor.toString(16)}` },
+        { gasRequired: toQuantity(floor) },
         `set gas to at least ${floor}`,
       )
     }

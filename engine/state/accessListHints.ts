@@ -19,6 +19,7 @@ import type { RpcClient } from '../upstream/rpcClient.js'
 import { forkKeys } from './forkCacheCodec.js'
 import { accessListDigest, parseAccessList, type PrefetchCall } from './forkPrefetch.js'
 import type { UpstreamBudget } from '../upstream/upstreamBudget.js'
+import { toQuantity } from '../platform/quantity.js'
 
 // made once: a TextEncoder or TextDecoder per hint read or written costs microseconds
 const utf8Encoder = new TextEncoder()
@@ -73,7 +74,7 @@ export class AccessListHints {
     })
     if (ask.length) {
       const lists = await this.request(
-        `0x${block.toString(16)}`,
+        toQuantity(block),
         ask.map((i) => calls[i]!),
         budget,
       )
@@ -127,7 +128,7 @@ export class AccessListHints {
       calls.map(async (c) => {
         const params: Record<string, string> = { from: c.from, data: c.data }
         if (c.to) params.to = c.to
-        if (c.value) params.value = `0x${c.value.toString(16)}`
+        if (c.value) params.value = toQuantity(c.value)
         try {
           return parseAccessList(await this.rpc.request('eth_createAccessList', [params, tag], { budget }))
         } catch (e) {

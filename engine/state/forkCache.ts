@@ -21,6 +21,7 @@ import type { Hex } from 'viem'
 import type { CacheStore } from './store/cacheStore.js'
 import type { RpcClient } from '../upstream/rpcClient.js'
 import type { UpstreamBudget } from '../upstream/upstreamBudget.js'
+import { toQuantity } from '../platform/quantity.js'
 import { decodeAccount, decodeSlot, encodeAccount, encodeSlot, forkKeys } from './forkCacheCodec.js'
 import { AccessListHints, type AccessList } from './accessListHints.js'
 import type { PrefetchCall } from './forkPrefetch.js'
@@ -183,7 +184,7 @@ export class ForkCache {
 
   private async fetch(q: Queued, writes: { key: string; value: Uint8Array; ttlSeconds?: number }[]): Promise<void> {
     const r = q.read
-    const tag = `0x${r.block.toString(16)}`
+    const tag = toQuantity(r.block)
     // a read joins the batch with the budget of the request that asked for it
     const o = { budget: q.budget }
     try {

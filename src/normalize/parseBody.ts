@@ -10,7 +10,11 @@ import type { z } from '@hono/zod-openapi'
 import { MAX_JSON_DEPTH, scanJson } from './jsonShape.js'
 import { ApiError, formatPath, joinPath, validationError, type ValidationIssue } from '../errors/apiError.js'
 
-export async function readJson(c: Context): Promise<unknown> {
+/**
+ * The body's JSON value. `ifEmpty`: what an empty (or all-whitespace) body reads as, for a route
+ * whose every field is optional (POST /v1/forks); without it an empty body is refused.
+ */
+export async function readJson(c: Context, opts: { ifEmpty?: unknown } = {}): Promise<unknown> {
   let text: string
   try {
     text = await c.req.text()
@@ -18,6 +22,7 @@ export async function readJson(c: Context): Promise<unknown> {
     if (err instanceof ApiError) throw err
     throw validationError([{ path: '', message: 'the request body could not be read' }])
   }
+  if (text.trim() === '' && 'ifEmpty' in opts) return opts.ifEmpty
   if (text.trim() === '') throw validationError([{ path: '', message: 'the request body is empty; expected JSON' }])
   let body: unknown
   try {

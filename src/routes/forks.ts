@@ -9,8 +9,7 @@ import { runAt } from '../runAt.js'
 import type { Context } from 'hono'
 import type { ForkInfo } from '../../engine/types.js'
 import type { HttpEnv } from '../httpEnv.js'
-import { validate } from '../normalize/parseBody.js'
-import { validationError } from '../errors/apiError.js'
+import { readJson, validate } from '../normalize/parseBody.js'
 import { createForkRequest, forkDetailsEnvelope, forkEnvelope, forkIdParam, forkListEnvelope } from '../schemas/forks.js'
 import { envelope } from '../schemas/responses.js'
 import { z } from '@hono/zod-openapi'
@@ -50,16 +49,8 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     errors: [400, 404, 409, 502, 504],
   })
   app.post(FORKS_PATH, async (c) => {
-    const text = await c.req.text()
-    let body: unknown = {}
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text)
-      } catch (err) {
-        throw validationError([{ path: '', message: `malformed JSON: ${(err as Error).message}` }])
-      }
-    }
-    const req = validate(createForkRequest, body)
+    // every field is optional: an empty body is a fork of the latest block
+    const req = validate(createForkRequest, await readJson(c, { ifEmpty: {} }))
     const created = await ctx.engine.createFork(runAt(c), {
       ...(req.blockNumber !== undefined && { blockNumber: BigInt(req.blockNumber) }),
       ...(req.blockTag !== undefined && { blockTag: req.blockTag }),

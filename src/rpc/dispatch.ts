@@ -13,8 +13,9 @@
  * - a request nested deeper than MAX_JSON_DEPTH (src/normalize/jsonShape.ts) is refused before
  *   anything reads it: -32602 when its params are that deep, else -32600; params holding a number
  *   beyond the float range (`1e309`, which JSON.parse makes Infinity) → -32602;
- * - unknown method → -32601 `the method X does not exist/is not available`; a sending or admin
- *   method → -32601 saying this endpoint never sends.
+ * - unknown method → -32601 `the method X does not exist/is not available`, whatever its params
+ *   (geth looks the method up before it reads them), and the name as sent: `"eth_call\n"` is a
+ *   method no node has; a sending or admin method → -32601 saying this endpoint never sends.
  * Batch items run concurrently; each gets its own answer, errors included.
  *
  * @example
@@ -84,11 +85,11 @@ async function runOne(msg: unknown, opts: DispatchOptions, shape: ScannedItem | 
   const notification = !('id' in msg)
   const id = notification ? NULL_ID : idText(msg.id, shape)
   const method = msg.method
-  const refused = shape && shapeRefusal(shape)
+  const refused = shape && requestRefusal(shape)
   if (refused) return notification ? undefined : failure(id, refused)
   let result: unknown
   try {
-    result = await invoke(method, msg.params, opts)
+    result = await invoke(method, msg.params, opts, shape)
   } catch (err) {
     if (notification) return undefined
     const { error, internal } = toRpcErrorObject(err)
@@ -104,12 +105,14 @@ async function runOne(msg: unknown, opts: DispatchOptions, shape: ScannedItem | 
   return { id, result: result === undefined ? null : result }
 }
 
-async function invoke(method: string, params: unknown, opts: DispatchOptions): Promise<unknown> {
+async function invoke(method: string, params: unknown, opts: DispatchOptions, shape: ScannedItem | undefined): Promise<unknown> {
   const handler = Object.hasOwn(opts.methods, method) ? opts.methods[method] : undefined
   if (!handler) {
     if (opts.explainRefusals !== false && isRefused(method)) throw refusal(method)
     throw new RpcError(-32601, `the method ${method} does not exist/is not available`)
   }
+  const unreadable = shape && paramsRefusal(shape)
+  if (unreadable) throw new RpcError(unreadable.code, unreadable.message)
   if (params !== undefined && params !== null && !Array.isArray(params)) throw new RpcError(-32602, 'non-array args')
   return handler((params as unknown[] | undefined | null) ?? [], opts.ctx)
 }
@@ -118,13 +121,18 @@ function failure(id: string, error: RpcErrorObject): RpcResponse {
   return { id, error }
 }
 
-/** what JSON.parse cannot show: a body too deep to read safely, a number no float holds */
-function shapeRefusal(shape: ScannedItem): RpcErrorObject | undefined {
-  if (shape.depth > MAX_JSON_DEPTH) {
-    // the params are the deepest part: the method's arguments are at fault, not the framing
-    if (shape.paramsDepth + 1 >= shape.depth) return { code: -32602, message: `invalid params: nested more than ${MAX_JSON_DEPTH - 1} levels deep` }
+/** what JSON.parse cannot show, outside the params: a request too deep to read safely */
+function requestRefusal(shape: ScannedItem): RpcErrorObject | undefined {
+  // the params are the deepest part: the method's arguments are at fault, not the framing (paramsRefusal)
+  if (shape.depth > MAX_JSON_DEPTH && shape.paramsDepth + 1 < shape.depth) {
     return { code: -32600, message: `invalid request: nested more than ${MAX_JSON_DEPTH} levels deep` }
   }
+  return undefined
+}
+
+/** what JSON.parse cannot show in a known method's params: nesting too deep to read safely, a number no float holds */
+function paramsRefusal(shape: ScannedItem): RpcErrorObject | undefined {
+  if (shape.depth > MAX_JSON_DEPTH) return { code: -32602, message: `invalid params: nested more than ${MAX_JSON_DEPTH - 1} levels deep` }
   if (shape.paramsNonFinite) return { code: -32602, message: 'invalid params: a number beyond the range of a 64-bit float' }
   return undefined
 }

@@ -28,6 +28,7 @@ import { genesisBlock, mineBlock, type DevnetBlock, type DevnetReceipt } from '.
 import { mineRuledBlock } from '../memory/mineRuledBlock.js'
 import { opStackDevnet } from './opDevnet.js'
 import type { ChainKind, ChainRules } from '../rules.js'
+import { toQuantity } from '../../platform/quantity.js'
 
 /** Permit2's canonical address (the same on every chain Uniswap deployed it to) */
 export const PERMIT2_ADDRESS = permit2.address as Hex
@@ -181,5 +182,3 @@ export function devnetOver(blocks: DevnetBlock[], shape: DevnetShape): Devnet {
     async close() {},
   }
 }
-
-const toQuantity = (n: bigint) => `0x${n.toString(16)}`

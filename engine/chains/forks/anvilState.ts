@@ -16,6 +16,7 @@ import { gunzipSync, gzipSync } from 'node:zlib'
 import { bytesToHex } from '@ethereumjs/util'
 import type { Address, Hex } from 'viem'
 import { EngineError } from '../../platform/errors.js'
+import { toQuantity as q } from '../../platform/quantity.js'
 import type { OverlayStateManager, StateWrites } from '../../state/index.js'
 import type { StateOverrides } from '../../vocabulary.js'
 
@@ -34,7 +35,6 @@ export interface AnvilState {
   transactions: []
 }
 
-const q = (n: bigint): Hex => `0x${n.toString(16)}`
 const word = (b: Uint8Array): Hex => `0x${bytesToHex(b).slice(2).padStart(64, '0')}`
 const hex32 = (n: bigint): Hex => `0x${n.toString(16).padStart(64, '0')}`
 

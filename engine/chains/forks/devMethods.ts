@@ -7,7 +7,7 @@
  * Every change is a `write` of the fork service: it runs on the newest head and lands as one
  * atomic commit (a new block with its receipts and state changes, or a new record), or not at all.
  */
-import type { Address, Hex } from 'viem'
+import type { Address } from 'viem'
 import type { ChainSource } from '../types.js'
 import { DEV_ACCOUNTS, DEVNET_CHAIN_ID } from '../memory/accounts.js'
 import { EngineError } from '../../platform/errors.js'
@@ -23,8 +23,7 @@ import { storedBlockJson, type ForkMark, type ForkRecord, type PoolTx, type Stor
 import { createAddressFromString } from '@ethereumjs/util'
 import type { OverlayStateManager, StateWrites } from '../../state/index.js'
 import type { StateOverrides } from '../../vocabulary.js'
-
-const q = (n: bigint | number): Hex => `0x${n.toString(16)}`
+import { toQuantity as q } from '../../platform/quantity.js'
 
 export interface DevDeps {
   forks: ForkService

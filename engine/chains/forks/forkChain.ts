@@ -22,6 +22,7 @@ import type { RunStop } from '../../execution/types.js'
 import type { DevnetReceipt } from '../memory/mineBlock.js'
 import { headerInfo } from '../memory/mineBlock.js'
 import { EngineError } from '../../platform/errors.js'
+import { toQuantity } from '../../platform/quantity.js'
 import { OverlayStateManager, type AccessList, type StateSource, type StateWrites } from '../../state/index.js'
 import type { BlockSelector } from '../../vocabulary.js'
 import { DiffLayer, ForkedStateSource, writesFromJson } from './forkState.js'
@@ -194,13 +195,13 @@ export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.c
         return { ...(own(head())?.header ?? view.base.header) }
       }
       const n = selector.number
-      if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block 0x${n.toString(16)} is beyond the fork's head 0x${head().toString(16)}`)
+      if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block ${toQuantity(n)} is beyond the fork's head ${toQuantity(head())}`)
       if (n === fork) return { ...view.base.header }
       return n > fork ? { ...own(n)!.header } : baseChain.resolveBlock(selector)
     },
     async stateAfter(n: bigint): Promise<OverlayStateManager> {
       if (n < fork) return baseChain.stateAfter(n)
-      if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block 0x${n.toString(16)} is beyond the fork's head 0x${head().toString(16)}`)
+      if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block ${toQuantity(n)} is beyond the fork's head ${toQuantity(head())}`)
       const layer = n === fork ? root : own(n)!.end
       // the cheats made after block n: folded into the next block, or still pending at the head
       const after = n === head() ? view.pending : own(n + 1n)?.pre
@@ -221,7 +222,7 @@ export function forkChainOf(view: ForkView, baseChain: ChainSource = view.base.c
       return at ? at.block.transactions[at.index] : baseChain.getTransaction(hash)
     },
     async getBlockTransactions(n: bigint): Promise<MinedTransaction[]> {
-      if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block 0x${n.toString(16)} is beyond the fork's head 0x${head().toString(16)}`)
+      if (n > head()) throw new EngineError('BLOCK_NOT_FOUND', `block ${toQuantity(n)} is beyond the fork's head ${toQuantity(head())}`)
       return n > fork ? [...own(n)!.transactions] : baseChain.getBlockTransactions(n)
     },
     async prefetch(n, calls, opts) {

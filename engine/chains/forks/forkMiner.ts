@@ -26,8 +26,8 @@ import { PLACEHOLDER_STATE_ROOT } from '../../state/index.js'
 import { decodePoolTx, forkChainOf, headNumber, readAheadAccounts, type ForkView } from './forkChain.js'
 import { writesToJson } from './forkState.js'
 import type { PoolTx, StoredBlock, StoredReceipt } from './types.js'
+import { toQuantity as q } from '../../platform/quantity.js'
 
-const q = (n: bigint): Hex => `0x${n.toString(16)}`
 const utf8 = new TextEncoder()
 const ZERO_ROOT = `0x${'00'.repeat(32)}` as Hex
 

@@ -11,6 +11,7 @@ import type { ChainSource } from '../types.js'
 import { DEV_ACCOUNTS, DEVNET_CHAIN_ID } from '../memory/accounts.js'
 import { devnetRead, type DevnetView, type ReadableBlock } from '../memory/devnetReads.js'
 import { EngineError } from '../../platform/errors.js'
+import { toQuantity as q } from '../../platform/quantity.js'
 import type { ForkView } from './forkChain.js'
 
 export interface ForkReadContext {
@@ -19,7 +20,6 @@ export interface ForkReadContext {
   head(): bigint
 }
 
-const q = (n: bigint): Hex => `0x${n.toString(16)}`
 const HASH = /^0x[0-9a-fA-F]{64}$/
 
 const BY_NUMBER = new Set([

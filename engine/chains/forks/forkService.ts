@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto'
 import { createBlockHeader } from '@ethereumjs/block'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
-import type { Hex } from 'viem'
+import { toQuantity as q } from '../../platform/quantity.js'
 import type { ChainSource } from '../types.js'
 import { EngineError } from '../../platform/errors.js'
 import { PLACEHOLDER_STATE_ROOT } from '../../state/index.js'
@@ -23,7 +23,6 @@ import { indexBlocks, loadBlock, type ForkBase, type ForkView } from './forkChai
 import { DiffLayer, writesFromJson } from './forkState.js'
 import type { CreateForkParams, ForkInfo, ForkLimits, ForkRecord, ForkStore, StoredBlock, StoredFork } from './types.js'
 
-const q = (n: bigint): Hex => `0x${n.toString(16)}`
 const iso = (ms: number) => new Date(ms).toISOString()
 const FORK_ID = /^fork_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** attempts of one change against writers on other instances */

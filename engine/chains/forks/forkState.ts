@@ -18,6 +18,7 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import type { Hex } from 'viem'
 import { EMPTY_BYTES } from '../../state/stateKeys.js'
+import { toQuantity as q } from '../../platform/quantity.js'
 import type { AccountRead, AccountReadResult, AccountState, SourceAccount, StateSource, StateWrites, StorageWrites } from '../../state/types.js'
 
 const MAX_DEPTH = 32
@@ -179,8 +180,6 @@ export interface WritesJson {
   code: Record<string, Hex>
   storage: Record<string, { cleared: boolean; slots: Record<string, Hex> }>
 }
-
-const q = (n: bigint): Hex => `0x${n.toString(16)}`
 
 export function writesToJson(w: StateWrites): WritesJson {
   const accounts: WritesJson['accounts'] = {}

@@ -16,6 +16,7 @@ import { hexToBytes, keccak256, toHex, type Address, type Hex } from 'viem'
 import { keccak256 as keccakBytes } from '../../platform/keccak.js'
 import { BlockRefError, parseBlockRef, type BlockRef } from '../../platform/blockRef.js'
 import { EngineError } from '../../platform/errors.js'
+import { toQuantity as q } from '../../platform/quantity.js'
 import type { DevnetBlock, DevnetReceipt } from './mineBlock.js'
 
 /** what the read methods need of a block (a writable fork's blocks have no state of their own) */
@@ -41,7 +42,6 @@ export interface DevnetView {
 /** the tip the devnet suggests (its demo transactions pay 1 gwei) */
 const SUGGESTED_TIP = 1_000_000_000n
 const EMPTY_UNCLES: Hex = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347'
-const q = (n: bigint | number): Hex => `0x${n.toString(16)}`
 
 export async function devnetRead(view: DevnetView, method: string, params: unknown[]): Promise<unknown> {
   const p = (i: number) => params[i]

@@ -33,6 +33,7 @@ import { planRun, warmRead, type PrefetchView } from './prefetchPolicy.js'
 import { chainRulesFor, type ChainKind, type ChainRules } from '../rules.js'
 import type { AlsoReads, BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from '../types.js'
 import type { RunStop } from '../../execution/types.js'
+import { toQuantity as q } from '../../platform/quantity.js'
 
 /** blocks this close to the head may still be replaced: their cached state expires */
 const REORG_DEPTH = 64n
@@ -75,8 +76,6 @@ export const DEFAULT_HEAD_MAX_AGE_MS = 1_000
 type RpcBlock = NonNullable<UpstreamAnswer<'eth_getBlockByNumber(hashes)'>>
 type RpcFullBlock = NonNullable<UpstreamAnswer<'eth_getBlockByNumber(full)'>>
 type RpcTx = NonNullable<UpstreamAnswer<'eth_getTransactionByHash'>>
-
-const q = (n: bigint): Hex => `0x${n.toString(16)}`
 
 export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
   const baseRpc = opts.rpc ?? createRpcClient({ url: opts.url, timeoutMs: opts.timeoutMs })

@@ -12,6 +12,7 @@
 import type { EVMOpts } from '@ethereumjs/evm'
 import { Address as EjsAddress, hexToBytes } from '@ethereumjs/util'
 import { EngineError } from '../../platform/errors.js'
+import { toQuantity } from '../../platform/quantity.js'
 import type { ChainRules } from '../rules.js'
 
 const ARBITRUM_CHAIN_IDS = new Set([42161, 42170, 421614])
@@ -73,7 +74,7 @@ export const arbitrumRules: ChainRules = {
   async decodeTx(json) {
     const type = json.type === undefined ? 0 : Number(BigInt(json.type as string))
     const name = ARBITRUM_TX_TYPES[type]
-    if (name) throw notEmulated(`transaction type 0x${type.toString(16)} (${name})`, { transactionHash: json.hash, type: `0x${type.toString(16)}` })
+    if (name) throw notEmulated(`transaction type ${toQuantity(type)} (${name})`, { transactionHash: json.hash, type: toQuantity(type) })
     return undefined
   },
   precompiles: () => arbosPrecompiles(),

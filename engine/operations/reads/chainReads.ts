@@ -20,6 +20,7 @@ import type { CacheStore } from '../../state/store/cacheStore.js'
 import type { ChainSource } from '../../chains/types.js'
 import { EngineError } from '../../platform/errors.js'
 import { BlockRefError, parseBlockRef, type BlockRef } from '../../platform/blockRef.js'
+import { toQuantity as q } from '../../platform/quantity.js'
 import { resolveBlockRef } from '../../run/index.js'
 import { READ_METHODS, STATE_READS } from './readMethods.js'
 
@@ -27,8 +28,6 @@ export interface ReadDeps {
   chain: ChainSource
   cache: CacheStore
 }
-
-const q = (n: bigint | number): Hex => `0x${n.toString(16)}`
 
 export function unsupportedMethod(method: string): EngineError {
   return new EngineError('NOT_FOUND', `the method ${method} does not exist/is not available`, { unsupportedMethod: true })

@@ -91,6 +91,20 @@ describe('bodies too deep or out of range', () => {
     ])
   })
 
+  it('answers an unknown method -32601 whatever its params, a name with stray whitespace included (geth looks the method up first)', async () => {
+    for (const method of ['eth_call\n', ' eth_call', 'eth_call ', '\teth_chainId', 'eth_nope']) {
+      const unknown = { code: -32601, message: `the method ${method} does not exist/is not available` }
+      const name = JSON.stringify(method)
+      for (const params of ['[]', '[1e309]', '{"a":1e309}', nested(10_000), `[{"to":"${to}"}, "latest"]`, '{}']) {
+        const res = await app.rpc(`{"jsonrpc":"2.0","id":8,"method":${name},"params":${params}}`)
+        expect(res.json, `${name} ${params.slice(0, 20)}`).toEqual({ jsonrpc: '2.0', id: 8, error: unknown })
+      }
+    }
+    // the same params on a method the endpoint serves are its arguments' fault
+    expect((await app.rpc(body('9', 'eth_call', '[1e309]'))).json.error.code).toBe(-32602)
+    noInternalErrorLogged()
+  })
+
   it('reads params exactly at the depth bound', async () => {
     // params 63 deep: the item is 64 deep, within the bound; the param is merely wrong
     const res = await app.rpc(body('5', 'trace_replayTransaction', `["${txHash}", ${nested(MAX_JSON_DEPTH - 2, '"trace"')}]`))

@@ -16,6 +16,7 @@ import { bigIntToUnpaddedBytes, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { keccak256 } from '../../../platform/keccak.js'
 import type { Address, Hex } from 'viem'
 import { EngineError } from '../../../platform/errors.js'
+import { toQuantity } from '../../../platform/quantity.js'
 import { createImpersonatedTx } from '../../../execution/impersonatedTx.js'
 import type { DecodedTx } from '../../rules.js'
 
@@ -110,7 +111,7 @@ export function depositJson(tx: TypedTransaction): Record<string, unknown> | und
   return {
     type: '0x7e',
     sourceHash: d.sourceHash,
-    mint: `0x${d.mint.toString(16)}`,
+    mint: toQuantity(d.mint),
     isSystemTx: d.isSystemTx,
     gasPrice: '0x0',
     v: '0x0',

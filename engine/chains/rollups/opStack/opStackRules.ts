@@ -29,6 +29,7 @@ import type { Address } from 'viem'
 import { OP_INPUT_LIMIT_ERRORS } from '../../../../tracers/gethErrors.js'
 import { EngineError } from '../../../platform/errors.js'
 import { createCommonFactory } from '../../../platform/hardfork.js'
+import { toQuantity as hexOf } from '../../../platform/quantity.js'
 import type { ExecutionContext } from '../../../execution/types.js'
 import type { ChainRules, FeeRun, FeeSettlement, RollupFees, SpecialRun } from '../../rules.js'
 import { decodeOpExtraData, encodeOpExtraData, opNextBaseFee } from './baseFee.js'
@@ -104,7 +105,7 @@ export function createOpStackRules(opts: OpStackRulesOptions): OpStackRules {
       throw new EngineError(
         'VALIDATION_ERROR',
         `insufficient funds for l1 fee + operator fee: address ${sender.toString()} have ${account.balance} want ${upfront}`,
-        { l1Fee: `0x${cost.l1Fee.toString(16)}`, operatorFee: `0x${operatorOnLimit.toString(16)}` },
+        { l1Fee: hexOf(cost.l1Fee), operatorFee: hexOf(operatorOnLimit) },
       )
     }
     if (upfront > 0n) {
@@ -179,8 +180,6 @@ export function createOpStackRules(opts: OpStackRulesOptions): OpStackRules {
       opReceiptFields(forkAt(ctx.block), depositOf(tx) !== undefined, await readL1BlockInfo(ctx.state, forkAt(ctx.block)), fees, nonceBefore, daFootprint),
   }
 }
-
-const hexOf = (n: bigint): string => `0x${n.toString(16)}`
 
 /**
  * The fields op-geth adds to a receipt (core/types/receipt.go deriveFields, internal/ethapi
