@@ -57,6 +57,40 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   // one of several HTTP processes (host/cluster/): its index on every line it logs
   const forked = cluster.isWorker
   const logger = forked ? root.child({ process: Number(process.env[PROCESS_INDEX_ENV]) }) : root
+  const shape = instanceShape(config)
+  const { processes, memory } = shape
+  // several processes on memory://: the store's half of the budget, half for the primary's store,
+  // half for the simulations each process keeps (host/cluster/processCacheStore.ts)
+  if (processes > 1 && cluster.isPrimary) return runPrimary({ config, processes, storeBytes: Math.floor(memory.storeBytes / 2), logger })
+
+  // one of several HTTP processes: the instance's memory store is the primary's; Redis is shared anyway
+  const primaryStop = forked ? stopRequested() : undefined
+  const onMemory = forked && !isSharedCacheUrl(config.cache.url)
+  const cache = onMemory
+    ? createProcessCacheStore({ localBytes: memory.workerCacheBytes, simulationBytes: Math.floor(memory.storeBytes / 2 / processes) })
+    : createCacheStore(config.cache.url, { logger, memoryMaxBytes: Math.floor(memory.storeBytes / (forked ? processes : 1)) })
+  const { engine, named, chains } = await startEngines(config, cache, engineOptions(config, shape, onMemory, logger), shape.chainCount)
+  // several processes on memory://: each reserves blocks of counts far from the limit (host/cluster/leasedCounter.ts)
+  const rateLimitCounter = onMemory ? createLeasedCounter(cache, { limit: config.api.rate_limit_requests, processes }) : undefined
+  const metrics = serviceMetrics(config, engine, named, forked)
+  const app = opts.app({ engine, cache, logger, rateLimitCounter, metrics, ...(chains && { chains }) })
+  const server = await listen(app, { host: config.server.host, port: config.server.port })
+  logger.info(
+    {
+      env: config.env,
+      url: server.url,
+      workers: shape.workers,
+      chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC',
+      chains: chains?.names() ?? [],
+      auth: config.api.auth_token !== '',
+    },
+    'listening',
+  )
+  stopOnSignals({ config, logger, server, engines: chains ?? engine, cache, primaryStop })
+}
+
+/** how many HTTP processes and engine threads the instance runs, and the memory each may use */
+function instanceShape(config: ServiceConfig) {
   const processes = config.server.processes === 0 ? defaultWorkerCount() : config.server.processes
   // workers = 0: one engine per core for the instance, so each of several processes takes its share
   const workers = config.server.workers === 0 ? Math.max(1, Math.floor(defaultWorkerCount() / processes)) : config.server.workers
@@ -64,17 +98,14 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   // every chain runs engines of its own: the budget is shared by all of them
   const chainCount = 1 + Object.keys(config.chains).length
   const memory = splitMemoryBudget(config.cache.max_memory_mb, processes * workers * chainCount)
-  // several processes on memory://: the store's half of the budget, half for the primary's store,
-  // half for the simulations each process keeps (host/cluster/processCacheStore.ts)
-  if (processes > 1 && cluster.isPrimary) return runPrimary({ config, processes, storeBytes: Math.floor(memory.storeBytes / 2), logger })
+  return { processes, workers, chainCount, memory }
+}
 
-  // one of several HTTP processes: the instance's memory store is the primary's; Redis is shared anyway
-  const primaryStop = forked ? stopRequested() : undefined
-  const cache =
-    forked && !isSharedCacheUrl(config.cache.url)
-      ? createProcessCacheStore({ localBytes: memory.workerCacheBytes, simulationBytes: Math.floor(memory.storeBytes / 2 / processes) })
-      : createCacheStore(config.cache.url, { logger, memoryMaxBytes: Math.floor(memory.storeBytes / (forked ? processes : 1)) })
-  const engineOptions = {
+type InstanceShape = ReturnType<typeof instanceShape>
+
+/** the engine options every chain's pool shares; `onMemory`: one of several processes on memory:// */
+function engineOptions(config: ServiceConfig, { workers, processes, memory }: InstanceShape, onMemory: boolean, logger: HostLogger) {
+  return {
     workers,
     cacheUrl: config.cache.url,
     gasCap: BigInt(config.chain.gas_cap),
@@ -94,14 +125,17 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
       maxStateBytes: config.forks.max_state_mb * 2 ** 20,
     },
     // several processes on memory://: each would hold forks of its own, unknown to the others
-    ...(forked &&
-      !isSharedCacheUrl(config.cache.url) && {
-        forksUnavailable: `writable forks need a shared cache store with ${processes} HTTP processes (PROCESSES): on memory:// each process would hold forks the others cannot see`,
-      }),
+    ...(onMemory && {
+      forksUnavailable: `writable forks need a shared cache store with ${processes} HTTP processes (PROCESSES): on memory:// each process would hold forks the others cannot see`,
+    }),
     logger,
   }
+}
+
+/** the default chain's engine, and the named chains' (an engine, a pool, each, its own key space in the store: host/chains.ts) */
+async function startEngines(config: ServiceConfig, cache: CacheStore, options: ReturnType<typeof engineOptions>, chainCount: number) {
   const engine = await createWorkerPoolEngine({
-    ...engineOptions,
+    ...options,
     cache,
     ...(config.chain.rpc_url !== '' && { rpcUrl: config.chain.rpc_url }),
     ...(config.chain.hardfork !== '' && { hardfork: config.chain.hardfork }),
@@ -111,36 +145,31 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     // beside named chains, say which one failed
     throw chainCount > 1 ? new Error(`chain 'default': ${e instanceof Error ? e.message : String(e)}`) : e
   })
-  // the named chains: an engine (a pool) each, its own key space in the store (host/chains.ts)
-  let chains: ChainSet | undefined
-  let named: Record<string, Engine> = {}
-  if (chainCount > 1) {
-    named = await startNamedChains(
-      config.chains,
-      cache,
-      (c) =>
-        createWorkerPoolEngine({
-          ...engineOptions,
-          cache: c.cache,
-          // a worker on Redis reaches the store itself: the same key space by prefix
-          cachePrefix: `evmsim:${c.cachePrefix}`,
-          ...(c.rpcUrl && { rpcUrl: c.rpcUrl }),
-          ...(c.hardfork && { hardfork: c.hardfork }),
-          ...(c.chainKind && { chainKind: c.chainKind }),
-          ...(c.expectChainId !== undefined && { expectChainId: c.expectChainId }),
-        }),
-      { logger },
-    ).catch(async (e: unknown) => {
-      await engine.close().catch(() => undefined)
-      throw e
-    })
-    chains = createChainSet(engine, named)
-  }
+  if (chainCount === 1) return { engine, named: {} as Record<string, Engine>, chains: undefined }
+  const named = await startNamedChains(
+    config.chains,
+    cache,
+    (c) =>
+      createWorkerPoolEngine({
+        ...options,
+        cache: c.cache,
+        // a worker on Redis reaches the store itself: the same key space by prefix
+        cachePrefix: `evmsim:${c.cachePrefix}`,
+        ...(c.rpcUrl && { rpcUrl: c.rpcUrl }),
+        ...(c.hardfork && { hardfork: c.hardfork }),
+        ...(c.chainKind && { chainKind: c.chainKind }),
+        ...(c.expectChainId !== undefined && { expectChainId: c.expectChainId }),
+      }),
+    { logger: options.logger },
+  ).catch(async (e: unknown) => {
+    await engine.close().catch(() => undefined)
+    throw e
+  })
+  return { engine, named, chains: createChainSet(engine, named) }
+}
 
-  // several processes on memory://: each reserves blocks of counts far from the limit (host/cluster/leasedCounter.ts)
-  const rateLimitCounter =
-    forked && !isSharedCacheUrl(config.cache.url) ? createLeasedCounter(cache, { limit: config.api.rate_limit_requests, processes }) : undefined
-  // one of several processes: /metrics on it reports them all, through the primary
+/** the instance's metrics; on one of several processes, /metrics reports them all, through the primary */
+function serviceMetrics(config: ServiceConfig, engine: Engine, named: Record<string, Engine>, forked: boolean): ServiceMetrics {
   let viaPrimary: (() => Promise<object[][]>) | undefined
   const metrics = createServiceMetrics({
     chains: [{ name: 'default', engine }, ...Object.entries(named).map(([name, e]) => ({ name, engine: e }))],
@@ -148,31 +177,36 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     ...(forked && { gather: () => viaPrimary!() }),
   })
   if (forked) viaPrimary = metricsThroughPrimary(metrics.collect)
-  const app = opts.app({ engine, cache, logger, rateLimitCounter, metrics, ...(chains && { chains }) })
-  const server = await listen(app, { host: config.server.host, port: config.server.port })
-  logger.info(
-    {
-      env: config.env,
-      url: server.url,
-      workers,
-      chain: config.chain.rpc_url === '' ? 'embedded devnet' : 'upstream RPC',
-      chains: chains?.names() ?? [],
-      auth: config.api.auth_token !== '',
-    },
-    'listening',
-  )
+  return metrics
+}
 
+interface Stoppable {
+  config: ServiceConfig
+  logger: HostLogger
+  server: { close(graceMs: number): Promise<unknown> }
+  /** the engines: the default chain's, or the chain set that closes them all */
+  engines: { close(): Promise<void> }
+  cache: CacheStore
+  /** the primary asks this process to stop (one of several HTTP processes) */
+  primaryStop: Promise<string> | undefined
+}
+
+/**
+ * A graceful stop on SIGTERM/SIGINT or the primary's word: stop accepting, finish in-flight
+ * requests, close the engines and the cache, exit 0. A second signal while stopping exits at once.
+ */
+function stopOnSignals(s: Stoppable): void {
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    logger.info({ signal }, 'stopping: finishing in-flight requests')
-    await server.close(config.server.request_timeout_ms + 1_000)
-    await (chains ?? engine).close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'engine close failed'))
-    await cache.close().catch((err: unknown) => logger.warn({ err: (err as Error).name }, 'cache close failed'))
-    logger.info({}, 'stopped')
+    s.logger.info({ signal }, 'stopping: finishing in-flight requests')
+    await s.server.close(s.config.server.request_timeout_ms + 1_000)
+    await s.engines.close().catch((err: unknown) => s.logger.warn({ err: (err as Error).name }, 'engine close failed'))
+    await s.cache.close().catch((err: unknown) => s.logger.warn({ err: (err as Error).name }, 'cache close failed'))
+    s.logger.info({}, 'stopped')
     // the log destination is asynchronous: let the last lines out before leaving
-    await new Promise<void>((resolve) => logger.flush(() => resolve()))
+    await new Promise<void>((resolve) => s.logger.flush(() => resolve()))
     process.exit(0)
   }
   const onSignal = (signal: string) => {
@@ -182,5 +216,5 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   }
   process.on('SIGTERM', () => onSignal('SIGTERM'))
   process.on('SIGINT', () => onSignal('SIGINT'))
-  void primaryStop?.then((why) => stop(why))
+  void s.primaryStop?.then((why) => stop(why))
 }

@@ -109,91 +109,138 @@ class TransportFailure {
 }
 
 export function createRpcClient(opts: RpcClientOptions): RpcClient {
-  const retries = opts.retries ?? 2
-  const retryDelayMs = opts.retryDelayMs ?? 100
-  const maxBatch = Math.max(1, opts.maxBatchSize ?? 100)
-  const stats: RpcStats = { httpRequests: 0, calls: 0 }
-  const metrics = new UpstreamMetrics()
+  return new BatchingRpcClient(opts)
+}
+
+/**
+ * The client's state is its queue of calls for the next batch and what it knows of the node
+ * (stalled since when, probed when). Read top-down: a request joins the queue, the queue leaves
+ * as batches, a batch is attempted (and retried), its answer settles each call.
+ */
+class BatchingRpcClient implements RpcClient {
+  readonly stats: RpcStats = { httpRequests: 0, calls: 0 }
+  readonly metrics = new UpstreamMetrics()
+  private readonly url: string
+  /** per HTTP attempt */
+  private readonly timeoutMs: number
+  private readonly retries: number
+  private readonly retryDelayMs: number
+  private readonly maxBatch: number
   /** failures that are the node not answering in time (counted as `timeout`, not `error`) */
-  const timeouts = new WeakSet<object>()
-  const timedOut = <E extends object>(e: E): E => (timeouts.add(e), e)
-  const redact = redactor(opts.url)
-  let queue: PendingCall[] = []
-  let scheduled = false
-  let nextId = 1
-  let closed = false
+  private readonly timeouts = new WeakSet<object>()
+  private readonly redact: (s: string) => string
+  private queue: PendingCall[] = []
+  private scheduled = false
+  private nextId = 1
+  private closed = false
   /** the node accepted and did not answer: since when (undefined: it answers) */
-  let stalledSince: number | undefined
+  private stalledSince: number | undefined
   /** when the last probe of a stalled node was sent (epoch ms) */
-  let lastProbeAt = 0
+  private lastProbeAt = 0
+  /** what setImmediate runs when a tick's calls leave, bound once */
+  private readonly flushSoon = () => this.flush()
 
-  const fail = (what: string, details?: Record<string, unknown>) =>
-    new EngineError('STATE_ACCESS_ERROR', redact(`upstream RPC ${what}`), details, 'check that the upstream node is reachable and healthy')
-
-  async function attempt(calls: PendingCall[]): Promise<RpcAnswer[] | RpcAnswer> {
-    stats.httpRequests++
-    const body = calls.length === 1 ? callJson(calls[0]!) : calls.map(callJson)
-    const ctrl = new AbortController()
-    // nobody waits past the latest deadline in the batch: neither does the attempt
-    const now = Date.now()
-    const waitMs = Math.max(1, Math.min(opts.timeoutMs, Math.max(...calls.map((c) => (c.budget ? c.budget.deadline - now : opts.timeoutMs)))))
-    const timer = setTimeout(() => ctrl.abort(), waitMs)
-    try {
-      let res: Response
-      try {
-        res = await fetch(opts.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify(body),
-          signal: ctrl.signal,
-        })
-      } catch (e) {
-        if (ctrl.signal.aborted) {
-          // a wait cut short by a caller's nearly spent budget says little about the node
-          if (waitMs * 2 >= opts.timeoutMs) stalledSince ??= Date.now()
-          throw new TransportFailure(`did not answer within ${waitMs} ms`, true, true)
-        }
-        throw new TransportFailure(networkReason(e), true)
-      }
-      // the node answers (whatever it says): not stalled
-      stalledSince = undefined
-      let text: string
-      try {
-        text = await res.text()
-      } catch {
-        if (ctrl.signal.aborted) throw new TransportFailure(`did not answer within ${waitMs} ms`, true, true)
-        throw new TransportFailure('connection dropped while reading the answer', true)
-      }
-      if (!res.ok) {
-        // a batch-level JSON-RPC error may come with a 4xx/5xx status; prefer its message
-        const parsed = tryParse(text)
-        if (parsed && !Array.isArray(parsed) && parsed.error) return parsed
-        throw new TransportFailure(`answered HTTP ${res.status}`, res.status === 429 || res.status >= 500)
-      }
-      const parsed = tryParse(text)
-      if (parsed === undefined) throw new TransportFailure('answered with a body that is not JSON', true)
-      return parsed
-    } finally {
-      clearTimeout(timer)
-    }
+  constructor(opts: RpcClientOptions) {
+    this.url = opts.url
+    this.timeoutMs = opts.timeoutMs
+    this.retries = opts.retries ?? 2
+    this.retryDelayMs = opts.retryDelayMs ?? 100
+    this.maxBatch = Math.max(1, opts.maxBatchSize ?? 100)
+    this.redact = redactor(opts.url)
   }
 
-  async function send(batch: PendingCall[]): Promise<void> {
-    if (stalledSince === undefined) return sendNow(batch)
+  request<T>(method: string, params: unknown[] = [], o: RpcRequestOptions = {}): Promise<T> {
+    if (this.closed) return Promise.reject(this.fail('client is closed'))
+    const budget = o.budget
+    if (budget && budget.deadline <= Date.now()) {
+      this.metrics.record(method, 'timeout', 0)
+      return Promise.reject(upstreamOutOfTime(budget, method))
+    }
+    this.stats.calls++
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push(this.newCall(method, params, o, resolve as (v: unknown) => void, reject))
+      // the engine call waits on the upstream until this is settled (upstreamBudget.ts)
+      budget?.waits?.begin()
+      if (!o.deferred) this.schedule()
+    })
+  }
+
+  flushDeferred(): void {
+    if (this.queue.some((c) => !c.done)) this.schedule()
+  }
+
+  close(): void {
+    this.closed = true
+  }
+
+  /** a call that settles once: its deadline's timer cleared, its wait ended, its outcome counted */
+  private newCall(method: string, params: unknown[], o: RpcRequestOptions, resolve: (v: unknown) => void, reject: (e: unknown) => void): PendingCall {
+    const { budget } = o
+    const { metrics, timeouts } = this
+    const started = performance.now()
+    let timer: NodeJS.Timeout | undefined
+    const call: PendingCall = {
+      id: this.nextId++,
+      method,
+      params,
+      idempotent: o.idempotent ?? true,
+      budget,
+      probe: o.probe,
+      done: false,
+      resolve(v) {
+        if (call.done) return
+        call.done = true
+        clearTimeout(timer)
+        budget?.waits?.end()
+        metrics.record(method, 'ok', (performance.now() - started) / 1000)
+        resolve(v)
+      },
+      reject(e) {
+        if (call.done) return
+        call.done = true
+        clearTimeout(timer)
+        budget?.waits?.end()
+        metrics.record(method, typeof e === 'object' && e !== null && timeouts.has(e) ? 'timeout' : 'error', (performance.now() - started) / 1000)
+        reject(e)
+      },
+    }
+    // the deadline holds even while the call waits in a batch that waits on another's answer
+    if (budget) timer = setTimeout(() => call.reject(this.timedOut(upstreamOutOfTime(budget, method))), budget.deadline - Date.now())
+    return call
+  }
+
+  /** the queued calls leave on the next turn of the event loop: every call of this tick in one batch */
+  private schedule(): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(this.flushSoon)
+  }
+
+  private flush(): void {
+    this.scheduled = false
+    const calls = this.queue.filter((c) => !c.done)
+    this.queue = []
+    for (let i = 0; i < calls.length; i += this.maxBatch) void this.send(calls.slice(i, i + this.maxBatch))
+  }
+
+  private async send(batch: PendingCall[]): Promise<void> {
+    if (this.stalledSince === undefined) return this.sendNow(batch)
     // stalled: a health probe still asks the node; every other call fails at once
     const probes = batch.filter((c) => c.probe)
     const refused = batch.filter((c) => !c.probe)
-    if (refused.length > 0) {
-      probe()
-      const err = timedOut(
-        fail(
-          `did not answer (stalled since ${new Date(stalledSince).toISOString()}: no answer within ${opts.timeoutMs} ms); failing fast until it answers again (${describe(refused)})`,
-          { stalled: true },
-        ),
-      )
-      for (const c of refused) c.reject(err)
-    }
-    if (probes.length > 0) return sendNow(probes)
+    if (refused.length > 0) this.refuseWhileStalled(refused, this.stalledSince)
+    if (probes.length > 0) return this.sendNow(probes)
+  }
+
+  private refuseWhileStalled(refused: PendingCall[], since: number): void {
+    this.probe()
+    const err = this.timedOut(
+      this.fail(
+        `did not answer (stalled since ${new Date(since).toISOString()}: no answer within ${this.timeoutMs} ms); failing fast until it answers again (${describe(refused)})`,
+        { stalled: true },
+      ),
+    )
+    for (const c of refused) c.reject(err)
   }
 
   /**
@@ -201,140 +248,161 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
    * stall); a new one at most every quarter of `timeoutMs`, so a node that recovers is found soon
    * while one that stays silent costs a handful of requests per timeout
    */
-  function probe(): void {
-    if (closed || Date.now() - lastProbeAt < opts.timeoutMs / 4) return
-    lastProbeAt = Date.now()
-    const call: PendingCall = { id: nextId++, method: 'eth_blockNumber', params: [], idempotent: true, done: false, resolve() {}, reject() {} }
-    void attempt([call]).catch(() => undefined)
+  private probe(): void {
+    if (this.closed || Date.now() - this.lastProbeAt < this.timeoutMs / 4) return
+    this.lastProbeAt = Date.now()
+    const call: PendingCall = { id: this.nextId++, method: 'eth_blockNumber', params: [], idempotent: true, done: false, resolve() {}, reject() {} }
+    void this.attempt([call]).catch(() => undefined)
   }
 
-  async function sendNow(batch: PendingCall[]): Promise<void> {
+  /** a batch attempted until it is answered, retried after a transport failure while retrying may help */
+  private async sendNow(batch: PendingCall[]): Promise<void> {
     const canRetry = batch.every((c) => c.idempotent)
     let calls = batch
-    let answer: RpcAnswer[] | RpcAnswer | undefined
     for (let i = 0; ; i++) {
+      let answer: RpcAnswer[] | RpcAnswer
       try {
-        answer = await attempt(calls)
-        break
+        answer = await this.attempt(calls)
       } catch (e) {
         const t = e instanceof TransportFailure ? e : new TransportFailure('request failed', false)
         calls = calls.filter((c) => !c.done)
-        // a request's call is not retried on a node that let an attempt wait out the timeout: it
-        // would wait out the same silence (start-up reads, without a budget, still try again)
-        if (!canRetry || !t.retry || i >= retries || closed || (stalledSince !== undefined && calls.every((c) => c.budget))) {
-          const err = fail(`${t.message} (${describe(calls)})`)
-          if (t.timeout) timedOut(err)
-          for (const c of calls) c.reject(err)
-          return
-        }
-        const delay = retryDelayMs * 2 ** i
-        // a retry only for calls whose budget outlasts the backoff; the others end now
-        const late = calls.filter((c) => c.budget && c.budget.deadline - Date.now() <= delay)
-        for (const c of late) c.reject(timedOut(upstreamOutOfTime(c.budget!, `${t.message}; ${c.method}`)))
-        calls = calls.filter((c) => !c.done)
+        if (!canRetry || !this.mayRetry(t, i, calls)) return this.failAll(calls, t)
+        calls = await this.backOff(calls, t, i)
         if (calls.length === 0) return
-        await new Promise((r) => setTimeout(r, delay))
-        calls = calls.filter((c) => !c.done)
-        if (calls.length === 0) return
+        continue
       }
+      return this.settle(calls, answer)
     }
-    settle(calls, answer)
   }
 
-  function settle(calls: PendingCall[], answer: RpcAnswer[] | RpcAnswer): void {
+  /**
+   * a request's call is not retried on a node that let an attempt wait out the timeout: it would
+   * wait out the same silence (start-up reads, without a budget, still try again)
+   */
+  private mayRetry(t: TransportFailure, attempt: number, calls: PendingCall[]): boolean {
+    return t.retry && attempt < this.retries && !this.closed && !(this.stalledSince !== undefined && calls.every((c) => c.budget))
+  }
+
+  private failAll(calls: PendingCall[], t: TransportFailure): void {
+    const err = this.fail(`${t.message} (${describe(calls)})`)
+    if (t.timeout) this.timedOut(err)
+    for (const c of calls) c.reject(err)
+  }
+
+  /** waits before retry `attempt`; the calls whose budget would not outlast the wait end now. The calls still wanted after it. */
+  private async backOff(calls: PendingCall[], t: TransportFailure, attempt: number): Promise<PendingCall[]> {
+    const delay = this.retryDelayMs * 2 ** attempt
+    const late = calls.filter((c) => c.budget && c.budget.deadline - Date.now() <= delay)
+    for (const c of late) c.reject(this.timedOut(upstreamOutOfTime(c.budget!, `${t.message}; ${c.method}`)))
+    const left = calls.filter((c) => !c.done)
+    if (left.length === 0) return left
+    await new Promise((r) => setTimeout(r, delay))
+    return left.filter((c) => !c.done)
+  }
+
+  /** one HTTP exchange: a TransportFailure when the exchange itself fails, else the node's JSON */
+  private async attempt(calls: PendingCall[]): Promise<RpcAnswer[] | RpcAnswer> {
+    this.stats.httpRequests++
+    const body = calls.length === 1 ? callJson(calls[0]!) : calls.map(callJson)
+    const ctrl = new AbortController()
+    // nobody waits past the latest deadline in the batch: neither does the attempt
+    const now = Date.now()
+    const waitMs = Math.max(1, Math.min(this.timeoutMs, Math.max(...calls.map((c) => (c.budget ? c.budget.deadline - now : this.timeoutMs)))))
+    const timer = setTimeout(() => ctrl.abort(), waitMs)
+    try {
+      const res = await this.post(body, ctrl.signal, waitMs)
+      // the node answers (whatever it says): not stalled
+      this.stalledSince = undefined
+      return answerOf(res, await readBody(res, ctrl.signal, waitMs))
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  private async post(body: unknown, signal: AbortSignal, waitMs: number): Promise<Response> {
+    try {
+      return await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+        signal,
+      })
+    } catch (e) {
+      if (signal.aborted) {
+        // a wait cut short by a caller's nearly spent budget says little about the node
+        if (waitMs * 2 >= this.timeoutMs) this.stalledSince ??= Date.now()
+        throw new TransportFailure(`did not answer within ${waitMs} ms`, true, true)
+      }
+      throw new TransportFailure(networkReason(e), true)
+    }
+  }
+
+  /** each call's answer out of the node's: its result, its error, or the batch refused as a whole */
+  private settle(calls: PendingCall[], answer: RpcAnswer[] | RpcAnswer): void {
     // one object answering a batch = the node refused the batch as a whole
     const list = Array.isArray(answer) ? answer : calls.length === 1 || answer?.error ? [answer] : undefined
     if (!list) {
-      const err = fail(`answered a batch with a malformed body (${describe(calls)})`)
+      const err = this.fail(`answered a batch with a malformed body (${describe(calls)})`)
       for (const c of calls) c.reject(err)
       return
     }
     const byId = new Map<unknown, RpcAnswer>()
     for (const a of list) if (a && typeof a === 'object') byId.set(a.id, a)
     const whole = !Array.isArray(answer) && answer?.error && (calls.length > 1 || answer.id === null) ? answer : undefined
-    for (const c of calls) {
-      const a = whole ?? byId.get(c.id) ?? (calls.length === 1 && list.length === 1 ? list[0] : undefined)
-      if (!a || typeof a !== 'object') {
-        c.reject(fail(`answer is missing the result of ${c.method} (wrong batch shape)`))
-      } else if (a.error) {
-        const code = typeof a.error.code === 'number' ? a.error.code : undefined
-        const msg = typeof a.error.message === 'string' ? a.error.message.slice(0, 300) : 'unknown error'
-        c.reject(fail(`${c.method} failed: ${msg}`, { method: c.method, rpcCode: code, rpcMessage: redact(msg), rpcData: redactData(a.error.data, redact) }))
-      } else if (!('result' in a)) {
-        c.reject(fail(`answer for ${c.method} has neither result nor error`))
-      } else {
-        c.resolve(a.result)
-      }
+    for (const c of calls) this.settleCall(c, whole ?? byId.get(c.id) ?? (calls.length === 1 && list.length === 1 ? list[0] : undefined))
+  }
+
+  private settleCall(c: PendingCall, a: RpcAnswer | undefined): void {
+    if (!a || typeof a !== 'object') {
+      c.reject(this.fail(`answer is missing the result of ${c.method} (wrong batch shape)`))
+    } else if (a.error) {
+      const code = typeof a.error.code === 'number' ? a.error.code : undefined
+      const msg = typeof a.error.message === 'string' ? a.error.message.slice(0, 300) : 'unknown error'
+      c.reject(
+        this.fail(`${c.method} failed: ${msg}`, {
+          method: c.method,
+          rpcCode: code,
+          rpcMessage: this.redact(msg),
+          rpcData: redactData(a.error.data, this.redact),
+        }),
+      )
+    } else if (!('result' in a)) {
+      c.reject(this.fail(`answer for ${c.method} has neither result nor error`))
+    } else {
+      c.resolve(a.result)
     }
   }
 
-  function flush(): void {
-    scheduled = false
-    const calls = queue.filter((c) => !c.done)
-    queue = []
-    for (let i = 0; i < calls.length; i += maxBatch) void send(calls.slice(i, i + maxBatch))
+  /** every failure, its words free of the URL */
+  private fail(what: string, details?: Record<string, unknown>): EngineError {
+    return new EngineError('STATE_ACCESS_ERROR', this.redact(`upstream RPC ${what}`), details, 'check that the upstream node is reachable and healthy')
   }
 
-  return {
-    stats,
-    metrics,
-    request<T>(method: string, params: unknown[] = [], o: RpcRequestOptions = {}): Promise<T> {
-      if (closed) return Promise.reject(fail('client is closed'))
-      const budget = o.budget
-      if (budget && budget.deadline <= Date.now()) {
-        metrics.record(method, 'timeout', 0)
-        return Promise.reject(upstreamOutOfTime(budget, method))
-      }
-      stats.calls++
-      const started = performance.now()
-      return new Promise<T>((resolve, reject) => {
-        let timer: NodeJS.Timeout | undefined
-        const call: PendingCall = {
-          id: nextId++,
-          method,
-          params,
-          idempotent: o.idempotent ?? true,
-          budget,
-          probe: o.probe,
-          done: false,
-          resolve(v) {
-            if (call.done) return
-            call.done = true
-            clearTimeout(timer)
-            budget?.waits?.end()
-            metrics.record(method, 'ok', (performance.now() - started) / 1000)
-            resolve(v as T)
-          },
-          reject(e) {
-            if (call.done) return
-            call.done = true
-            clearTimeout(timer)
-            budget?.waits?.end()
-            metrics.record(method, typeof e === 'object' && e !== null && timeouts.has(e) ? 'timeout' : 'error', (performance.now() - started) / 1000)
-            reject(e)
-          },
-        }
-        // the deadline holds even while the call waits in a batch that waits on another's answer
-        if (budget) timer = setTimeout(() => call.reject(timedOut(upstreamOutOfTime(budget, method))), budget.deadline - Date.now())
-        queue.push(call)
-        // the engine call waits on the upstream until this is settled (upstreamBudget.ts)
-        budget?.waits?.begin()
-        if (!scheduled && !o.deferred) {
-          scheduled = true
-          setImmediate(flush)
-        }
-      })
-    },
-    flushDeferred() {
-      if (!scheduled && queue.some((c) => !c.done)) {
-        scheduled = true
-        setImmediate(flush)
-      }
-    },
-    close() {
-      closed = true
-    },
+  /** marks a failure as the node not answering in time */
+  private timedOut<E extends object>(e: E): E {
+    this.timeouts.add(e)
+    return e
   }
+}
+
+async function readBody(res: Response, signal: AbortSignal, waitMs: number): Promise<string> {
+  try {
+    return await res.text()
+  } catch {
+    if (signal.aborted) throw new TransportFailure(`did not answer within ${waitMs} ms`, true, true)
+    throw new TransportFailure('connection dropped while reading the answer', true)
+  }
+}
+
+/** the node's JSON; a batch-level JSON-RPC error may come with a 4xx/5xx status: its message is preferred */
+function answerOf(res: Response, text: string): RpcAnswer[] | RpcAnswer {
+  const parsed = tryParse(text)
+  if (!res.ok) {
+    if (parsed && !Array.isArray(parsed) && parsed.error) return parsed
+    throw new TransportFailure(`answered HTTP ${res.status}`, res.status === 429 || res.status >= 500)
+  }
+  if (parsed === undefined) throw new TransportFailure('answered with a body that is not JSON', true)
+  return parsed
 }
 
 function callJson(c: PendingCall) {

@@ -63,105 +63,34 @@ export interface RedisCacheStore extends CacheStore {
 }
 
 export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheStore {
-  const prefix = opts.prefix ?? 'evmsim:'
-  const opTimeoutMs = opts.opTimeoutMs ?? 250
-  const maxDelay = opts.maxReconnectDelayMs ?? 2000
-  const where = redactUrl(opts.url)
   // counters while Redis is away: per-instance limits are better than no limits at all
   const fallback = createMemoryCacheStore({ maxBytes: 1024 * 1024 })
-  let closed = false
-
-  const client = createClient({
-    url: opts.url,
-    // while reconnecting, commands fail at once instead of piling up behind a dead socket
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: opts.connectTimeoutMs ?? 2000,
-      reconnectStrategy: (retries) => (closed ? false : Math.min(50 * 2 ** Math.min(retries, 10), maxDelay)),
-    },
-    // binary-safe: bulk strings come back as Buffers, never decoded as UTF-8
-    commandOptions: { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer }, timeout: opTimeoutMs },
-  })
-
-  // One warning per outage, not one per reconnect attempt; never the URL's password.
-  let down = false
-  client.on('error', (err: Error) => {
-    if (!down && !closed) opts.logger?.warn({ cache: where, err: err.message }, 'redis unavailable; cache degraded to misses')
-    down = true
-  })
-  client.on('ready', () => {
-    if (down) opts.logger?.info?.({ cache: where }, 'redis reachable again')
-    down = false
-  })
-  // connect() settles only once connected (or on close); reconnects run by themselves
-  client.connect().catch(() => {})
-
-  const key = (k: string) => prefix + k
-  const toBuffer = (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
-  const toBytes = (v: unknown): Uint8Array | undefined => (v instanceof Uint8Array ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : undefined)
-
-  // A stalled Redis (socket open, no answers) would cost every request opTimeoutMs: after a few
-  // failures in a row it is skipped for a moment, then one operation tries it again.
-  const BREAK_AFTER_FAILURES = 3
-  const BREAK_MS = 1000
-  let failures = 0
-  let skipUntil = 0
-
-  /**
-   * runs op when Redis is ready, within opTimeoutMs; otherwise (or on any failure) `otherwise`.
-   * `probe` (ping) ignores the pause: health must say what Redis does now.
-   */
-  async function guarded<T>(op: () => Promise<T>, otherwise: () => T | Promise<T>, probe = false): Promise<T> {
-    if (closed || !client.isReady || (!probe && Date.now() < skipUntil)) return otherwise()
-    let timer: NodeJS.Timeout | undefined
-    try {
-      const value = await Promise.race([
-        op(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new RedisTimeoutError()), opTimeoutMs + 50)
-        }),
-      ])
-      failures = 0
-      skipUntil = 0
-      return value
-    } catch (err) {
-      failures++
-      if (failures >= BREAK_AFTER_FAILURES) skipUntil = Date.now() + BREAK_MS
-      // one line per streak, not one per request
-      if (failures === 1 && !down && !closed) {
-        const reason = err instanceof RedisTimeoutError ? 'timeout' : (err as Error).message
-        opts.logger?.warn({ cache: where, err: reason }, 'redis operation failed; treated as a miss')
-      }
-      return otherwise()
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-
-  const setArgs = (k: string, value: Uint8Array, ttlSeconds?: number): Array<string | Buffer> =>
-    ttlSeconds && ttlSeconds > 0 ? ['SET', key(k), toBuffer(value), 'PX', String(Math.ceil(ttlSeconds * 1000))] : ['SET', key(k), toBuffer(value)]
-
+  const link = connect(opts)
+  const { client } = link
   return {
     get ready() {
-      return client.isReady && !closed
+      return client.isReady && !link.closed
     },
     async get(k) {
       return guarded(
-        async () => toBytes(await client.sendCommand(['GET', key(k)])),
+        link,
+        async () => toBytes(await client.sendCommand(['GET', link.prefix + k])),
         () => undefined,
       )
     },
     async set(k, value, ttlSeconds) {
       await guarded(
-        async () => void (await client.sendCommand(setArgs(k, value, ttlSeconds))),
+        link,
+        async () => void (await client.sendCommand(setArgs(link, k, value, ttlSeconds))),
         () => undefined,
       )
     },
     async getMany(keys) {
       if (keys.length === 0) return []
       return guarded(
+        link,
         async () => {
-          const values = (await client.sendCommand(['MGET', ...keys.map(key)])) as unknown[]
+          const values = (await client.sendCommand(['MGET', ...keys.map((k) => link.prefix + k)])) as unknown[]
           return keys.map((_, i) => toBytes(values[i]))
         },
         () => keys.map(() => undefined),
@@ -170,35 +99,34 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
     async setMany(entries) {
       if (entries.length === 0) return
       await guarded(
+        link,
         async () => {
           // one pipeline (no MULTI: the entries are independent), each with its own TTL
           const pipeline = client.multi()
-          for (const e of entries) pipeline.addCommand(setArgs(e.key, e.value, e.ttlSeconds))
+          for (const e of entries) pipeline.addCommand(setArgs(link, e.key, e.value, e.ttlSeconds))
           await pipeline.execAsPipeline()
         },
         () => undefined,
       )
     },
     async increment(k, windowSeconds, by = 1) {
-      const windowMs = Math.max(1, Math.ceil(windowSeconds * 1000))
       return guarded(
-        async () => {
-          const [count, pttl] = (await client.sendCommand(['EVAL', INCREMENT_SCRIPT, '1', key(k), String(windowMs), String(by)])) as [number, number]
-          return { count: Number(count), resetSeconds: Math.max(1, Math.ceil(Number(pttl) / 1000)) }
-        },
+        link,
+        () => incrementIn(link, k, windowSeconds, by),
         () => fallback.increment(k, windowSeconds, by),
       )
     },
     async ping() {
       return guarded(
+        link,
         async () => String(await client.sendCommand(['PING'])) === 'PONG',
         () => false,
         true,
       )
     },
     async close() {
-      if (closed) return
-      closed = true
+      if (link.closed) return
+      link.closed = true
       await fallback.close()
       try {
         if (client.isReady) await client.close()
@@ -208,4 +136,118 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
       }
     },
   }
+}
+
+/** one connection to Redis and what the store knows of it */
+interface Link {
+  readonly client: RedisClient
+  /** namespace of every key */
+  readonly prefix: string
+  readonly opTimeoutMs: number
+  /** the URL without its password, for logs */
+  readonly where: string
+  readonly logger: RedisCacheStoreOptions['logger']
+  closed: boolean
+  /** an outage was reported: one warning per outage, not one per reconnect attempt */
+  down: boolean
+  /** operations that failed in a row */
+  failures: number
+  /** while a stalled Redis is skipped: until when (epoch ms; 0 when it is not) */
+  skipUntil: number
+}
+
+type RedisClient = ReturnType<typeof newClient>
+
+function newClient(opts: RedisCacheStoreOptions, opTimeoutMs: number, isClosed: () => boolean) {
+  const maxDelay = opts.maxReconnectDelayMs ?? 2000
+  return createClient({
+    url: opts.url,
+    // while reconnecting, commands fail at once instead of piling up behind a dead socket
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: opts.connectTimeoutMs ?? 2000,
+      reconnectStrategy: (retries) => (isClosed() ? false : Math.min(50 * 2 ** Math.min(retries, 10), maxDelay)),
+    },
+    // binary-safe: bulk strings come back as Buffers, never decoded as UTF-8
+    commandOptions: { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer }, timeout: opTimeoutMs },
+  })
+}
+
+/** a client that connects, and reconnects with backoff, by itself; its outages logged once each, never with the URL's password */
+function connect(opts: RedisCacheStoreOptions): Link {
+  const opTimeoutMs = opts.opTimeoutMs ?? 250
+  const where = redactUrl(opts.url)
+  const link: Link = {
+    client: newClient(opts, opTimeoutMs, () => link.closed),
+    prefix: opts.prefix ?? 'evmsim:',
+    opTimeoutMs,
+    where,
+    logger: opts.logger,
+    closed: false,
+    down: false,
+    failures: 0,
+    skipUntil: 0,
+  }
+  link.client.on('error', (err: Error) => {
+    if (!link.down && !link.closed) opts.logger?.warn({ cache: where, err: err.message }, 'redis unavailable; cache degraded to misses')
+    link.down = true
+  })
+  link.client.on('ready', () => {
+    if (link.down) opts.logger?.info?.({ cache: where }, 'redis reachable again')
+    link.down = false
+  })
+  // connect() settles only once connected (or on close); reconnects run by themselves
+  link.client.connect().catch(() => {})
+  return link
+}
+
+// A stalled Redis (socket open, no answers) would cost every request opTimeoutMs: after a few
+// failures in a row it is skipped for a moment, then one operation tries it again.
+const BREAK_AFTER_FAILURES = 3
+const BREAK_MS = 1000
+
+/**
+ * runs op when Redis is ready, within opTimeoutMs; otherwise (or on any failure) `otherwise`.
+ * `probe` (ping) ignores the pause: health must say what Redis does now.
+ */
+async function guarded<T>(link: Link, op: () => Promise<T>, otherwise: () => T | Promise<T>, probe = false): Promise<T> {
+  if (link.closed || !link.client.isReady || (!probe && Date.now() < link.skipUntil)) return otherwise()
+  let timer: NodeJS.Timeout | undefined
+  try {
+    const value = await Promise.race([
+      op(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new RedisTimeoutError()), link.opTimeoutMs + 50)
+      }),
+    ])
+    link.failures = 0
+    link.skipUntil = 0
+    return value
+  } catch (err) {
+    link.failures++
+    if (link.failures >= BREAK_AFTER_FAILURES) link.skipUntil = Date.now() + BREAK_MS
+    // one line per streak, not one per request
+    if (link.failures === 1 && !link.down && !link.closed) {
+      const reason = err instanceof RedisTimeoutError ? 'timeout' : (err as Error).message
+      link.logger?.warn({ cache: link.where, err: reason }, 'redis operation failed; treated as a miss')
+    }
+    return otherwise()
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const toBuffer = (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+const toBytes = (v: unknown): Uint8Array | undefined => (v instanceof Uint8Array ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : undefined)
+
+function setArgs(link: Link, k: string, value: Uint8Array, ttlSeconds?: number): Array<string | Buffer> {
+  const key = link.prefix + k
+  return ttlSeconds && ttlSeconds > 0 ? ['SET', key, toBuffer(value), 'PX', String(Math.ceil(ttlSeconds * 1000))] : ['SET', key, toBuffer(value)]
+}
+
+/** one window's counter, incremented by `by` (INCREMENT_SCRIPT) */
+async function incrementIn(link: Link, k: string, windowSeconds: number, by: number) {
+  const windowMs = Math.max(1, Math.ceil(windowSeconds * 1000))
+  const [count, pttl] = (await link.client.sendCommand(['EVAL', INCREMENT_SCRIPT, '1', link.prefix + k, String(windowMs), String(by)])) as [number, number]
+  return { count: Number(count), resetSeconds: Math.max(1, Math.ceil(Number(pttl) / 1000)) }
 }

@@ -42,118 +42,149 @@ export interface PrimaryOptions {
 const RESPAWN_MAX_DELAY_MS = 30_000
 
 export async function runPrimary(opts: PrimaryOptions): Promise<void> {
-  const { config, processes, logger } = opts
   // structured clone over the IPC channel: cache values are bytes, which JSON would mangle
   cluster.setupPrimary({ serialization: 'advanced' })
-  const store: CacheStore | undefined = isSharedCacheUrl(config.cache.url) ? undefined : createCacheStore(config.cache.url, { memoryMaxBytes: opts.storeBytes })
-  let stopping = false
-  // until every process first listens, a process that exits fails the start instead
-  let started = false
-  const failures = new Map<number, number>()
-  // a process hears messages only once its code listens for them: one still starting is asked
-  // to stop when it is up
-  const listening = new WeakSet<Worker>()
-
-  const simulations = createSiblingLookup()
-  // GET /metrics on any process reports every process (metricsGather.ts)
-  const metrics = createMetricsGather()
-  const countListening = () =>
-    metrics.setListening(Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && !w.isDead() && listening.has(w)).length)
-  const siblingsOf = (asker: Worker): Worker[] =>
-    Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w !== asker && w.isConnected() && listening.has(w))
-
-  const fork = (index: number): Worker => {
-    const worker = cluster.fork({ [PROCESS_INDEX_ENV]: String(index) })
-    // the store as this process sees it: a stored simulation is asked of the others, which keep them
-    const view: CacheStore | undefined = store && {
-      ...store,
-      get: (key) => (isSimulationKey(key) ? simulations.find(key, siblingsOf(worker)) : store.get(key)),
-    }
-    worker.on('message', (msg: FromProcess) => {
-      if (msg?.type === 'lookupReply') return simulations.onReply(msg)
-      if (msg?.type === 'metricsCollected') return metrics.onCollected(msg)
-      if (msg?.type === 'metricsAsk') {
-        const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && listening.has(w) && w.isConnected())
-        const channel = (w: Worker) => ({ send: (m: ToProcess) => void (w.isConnected() && w.send(m)) })
-        return metrics.onAsk(msg, channel(worker), live.map(channel))
-      }
-      if (msg?.type !== 'cache' || !view) return
-      void answerCacheOp(view, msg, (reply) => {
-        if (worker.isConnected()) worker.send(reply satisfies ToProcess)
-      })
-    })
-    worker.once('listening', () => {
-      listening.add(worker)
-      failures.set(index, 0)
-      countListening()
-    })
-    worker.once('exit', (code, signal) => {
-      countListening()
-      if (stopping || !started) return
-      metrics.processReplaced()
-      const failed = (failures.get(index) ?? 0) + 1
-      failures.set(index, failed)
-      const delay = Math.min(RESPAWN_MAX_DELAY_MS, 250 * 2 ** (failed - 1))
-      logger.error({ process: index, code, signal, restartInMs: delay }, 'HTTP process exited; starting a replacement')
-      setTimeout(() => !stopping && fork(index), delay).unref()
-    })
-    return worker
+  const primary: Primary = {
+    opts,
+    store: isSharedCacheUrl(opts.config.cache.url) ? undefined : createCacheStore(opts.config.cache.url, { memoryMaxBytes: opts.storeBytes }),
+    stopping: false,
+    started: false,
+    failures: new Map(),
+    listening: new WeakSet(),
+    simulations: createSiblingLookup(),
+    metrics: createMetricsGather(),
   }
+  await startProcesses(primary)
+  primary.started = true
+  opts.logger.info({ processes: opts.processes, port: opts.config.server.port }, 'HTTP processes listening')
+  process.on('SIGTERM', () => stop(primary, 'SIGTERM'))
+  process.on('SIGINT', () => stop(primary, 'SIGINT'))
+}
 
-  // start-up: every process listening, or the whole instance fails (port taken, bad chain, ...)
-  const first = Array.from({ length: processes }, (_, i) => fork(i))
-  await Promise.all(
-    first.map(
-      (worker, index) =>
-        new Promise<void>((resolve, reject) => {
-          const onExit = (code: number | null) => reject(new Error(`HTTP process ${index} exited with code ${code} while starting`))
-          worker.once('exit', onExit)
-          worker.once('listening', () => {
-            worker.off('exit', onExit)
-            resolve()
-          })
-        }),
-    ),
-  ).catch((err: unknown) => {
-    stopping = true
-    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL')
+/** what the primary keeps while it runs */
+interface Primary {
+  readonly opts: PrimaryOptions
+  /** the instance's memory:// store (undefined with Redis, which every process connects to) */
+  readonly store: CacheStore | undefined
+  stopping: boolean
+  /** until every process first listens, a process that exits fails the start instead */
+  started: boolean
+  /** per process index, its replacements that died in a row */
+  readonly failures: Map<number, number>
+  /** a process hears messages only once its code listens for them: one still starting is asked to stop when it is up */
+  readonly listening: WeakSet<Worker>
+  /** stored simulations, found among the processes */
+  readonly simulations: ReturnType<typeof createSiblingLookup>
+  /** GET /metrics on any process reports every process (metricsGather.ts) */
+  readonly metrics: ReturnType<typeof createMetricsGather>
+}
+
+const processes = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined)
+
+const countListening = (p: Primary) => p.metrics.setListening(processes().filter((w) => !w.isDead() && p.listening.has(w)).length)
+
+const siblingsOf = (p: Primary, asker: Worker): Worker[] => processes().filter((w) => w !== asker && w.isConnected() && p.listening.has(w))
+
+/** start-up: every process listening, or the whole instance fails (port taken, bad chain, ...) */
+async function startProcesses(p: Primary): Promise<void> {
+  const first = Array.from({ length: p.opts.processes }, (_, i) => forkProcess(p, i))
+  await Promise.all(first.map(listeningOrExit)).catch((err: unknown) => {
+    p.stopping = true
+    for (const w of processes()) w.process.kill('SIGKILL')
     throw err
   })
-  started = true
-  logger.info({ processes, port: config.server.port }, 'HTTP processes listening')
+}
 
-  const stop = (signal: string) => {
-    // a second signal while stopping: the operator wants out now
-    if (stopping) {
-      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL')
-      process.exit(1)
-    }
-    stopping = true
-    logger.info({ signal }, 'stopping: asking every HTTP process to finish its requests')
-    const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined)
-    // each process bounds its own stop by the request timeout; one that never gets there (stuck
-    // starting, say) is not waited for beyond that
-    const cut = setTimeout(() => live.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), config.server.request_timeout_ms + 5_000)
-    cut.unref()
-    void Promise.all(
-      live.map(
-        (w) =>
-          new Promise<void>((resolve) => {
-            if (w.isDead()) return resolve()
-            w.once('exit', () => resolve())
-            if (!w.isConnected()) w.process.kill('SIGTERM')
-            else if (listening.has(w)) w.send(STOP_MESSAGE satisfies ToProcess)
-            else w.once('listening', () => w.send(STOP_MESSAGE satisfies ToProcess))
-          }),
-      ),
-    ).then(async () => {
-      clearTimeout(cut)
-      await store?.close().catch(() => undefined)
-      logger.info({}, 'stopped')
-      await new Promise<void>((resolve) => logger.flush(() => resolve()))
-      process.exit(0)
+function listeningOrExit(worker: Worker, index: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`HTTP process ${index} exited with code ${code} while starting`))
+    worker.once('exit', onExit)
+    worker.once('listening', () => {
+      worker.off('exit', onExit)
+      resolve()
     })
+  })
+}
+
+/** forks the HTTP process at `index`, answering its messages and replacing it when it dies */
+function forkProcess(p: Primary, index: number): Worker {
+  const worker = cluster.fork({ [PROCESS_INDEX_ENV]: String(index) })
+  const view = storeFor(p, worker)
+  worker.on('message', (msg: FromProcess) => onMessage(p, worker, view, msg))
+  worker.once('listening', () => {
+    p.listening.add(worker)
+    p.failures.set(index, 0)
+    countListening(p)
+  })
+  worker.once('exit', (code, signal) => onExit(p, index, code, signal))
+  return worker
+}
+
+/** the store as this process sees it: a stored simulation is asked of the others, which keep them */
+function storeFor(p: Primary, worker: Worker): CacheStore | undefined {
+  const store = p.store
+  return (
+    store && {
+      ...store,
+      get: (key) => (isSimulationKey(key) ? p.simulations.find(key, siblingsOf(p, worker)) : store.get(key)),
+    }
+  )
+}
+
+function onMessage(p: Primary, worker: Worker, view: CacheStore | undefined, msg: FromProcess) {
+  if (msg?.type === 'lookupReply') return p.simulations.onReply(msg)
+  if (msg?.type === 'metricsCollected') return p.metrics.onCollected(msg)
+  if (msg?.type === 'metricsAsk') {
+    const live = processes().filter((w) => p.listening.has(w) && w.isConnected())
+    const channel = (w: Worker) => ({ send: (m: ToProcess) => void (w.isConnected() && w.send(m)) })
+    return p.metrics.onAsk(msg, channel(worker), live.map(channel))
   }
-  process.on('SIGTERM', () => stop('SIGTERM'))
-  process.on('SIGINT', () => stop('SIGINT'))
+  if (msg?.type !== 'cache' || !view) return
+  void answerCacheOp(view, msg, (reply) => {
+    if (worker.isConnected()) worker.send(reply satisfies ToProcess)
+  })
+}
+
+/** a process that dies after the start is replaced, after a pause that grows while replacements keep dying */
+function onExit(p: Primary, index: number, code: number | null, signal: string | null) {
+  countListening(p)
+  if (p.stopping || !p.started) return
+  p.metrics.processReplaced()
+  const failed = (p.failures.get(index) ?? 0) + 1
+  p.failures.set(index, failed)
+  const delay = Math.min(RESPAWN_MAX_DELAY_MS, 250 * 2 ** (failed - 1))
+  p.opts.logger.error({ process: index, code, signal, restartInMs: delay }, 'HTTP process exited; starting a replacement')
+  setTimeout(() => !p.stopping && forkProcess(p, index), delay).unref()
+}
+
+/** asks every process to finish its requests, then exits 0; a second signal while stopping exits at once */
+function stop(p: Primary, signal: string) {
+  if (p.stopping) {
+    for (const w of processes()) w.process.kill('SIGKILL')
+    process.exit(1)
+  }
+  p.stopping = true
+  p.opts.logger.info({ signal }, 'stopping: asking every HTTP process to finish its requests')
+  const live = processes()
+  // each process bounds its own stop by the request timeout; one that never gets there (stuck
+  // starting, say) is not waited for beyond that
+  const cut = setTimeout(() => live.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), p.opts.config.server.request_timeout_ms + 5_000)
+  cut.unref()
+  void Promise.all(live.map((w) => stopProcess(p, w))).then(async () => {
+    clearTimeout(cut)
+    await p.store?.close().catch(() => undefined)
+    p.opts.logger.info({}, 'stopped')
+    await new Promise<void>((resolve) => p.opts.logger.flush(() => resolve()))
+    process.exit(0)
+  })
+}
+
+function stopProcess(p: Primary, w: Worker): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (w.isDead()) return resolve()
+    w.once('exit', () => resolve())
+    if (!w.isConnected()) w.process.kill('SIGTERM')
+    else if (p.listening.has(w)) w.send(STOP_MESSAGE satisfies ToProcess)
+    else w.once('listening', () => w.send(STOP_MESSAGE satisfies ToProcess))
+  })
 }

@@ -53,6 +53,9 @@ enum C {
 
 const isNumberChar = (ch: number) => (ch >= 48 && ch <= 57) || ch === 45 || ch === 43 || ch === 46 || ch === 101 || ch === 69
 
+// long: one pass over every character of a request body, a state machine whose state (depth,
+// the request being read, its member, where its params start) lives in locals: split into
+// functions, that state would move into an object read and written on every character
 export function scanJson(text: string): ScannedJson {
   const n = text.length
   const out: ScannedJson = { depth: 0, items: [] }

@@ -13,10 +13,12 @@
  * distinct, consecutive blocks, in nonce order, none lost and none twice.
  */
 import { randomUUID } from 'node:crypto'
+import { toQuantity as q } from '../../platform/quantity.js'
 import { createBlockHeader } from '@ethereumjs/block'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
-import { toQuantity as q } from '../../platform/quantity.js'
-import type { ChainSource } from '../types.js'
+import type { Hex } from 'viem'
+import type { Common } from '@ethereumjs/common'
+import type { BlockHeaderInfo, ChainSource } from '../types.js'
 import { EngineError } from '../../platform/errors.js'
 import { PLACEHOLDER_STATE_ROOT } from '../../state/index.js'
 import { indexBlocks, loadBlock, type ForkBase, type ForkView } from './forkChain.js'
@@ -81,188 +83,224 @@ export function infoOf(record: ForkRecord, expiresAt: number): ForkInfo {
   }
 }
 
+/** what one engine's forks share: the chain they fork, the store, and this instance's state of them */
+interface Forks {
+  readonly chain: ChainSource
+  readonly store: ForkStore
+  readonly limits: ForkLimits
+  /** the views this instance holds, least recently used first (at most HELD_FORKS) */
+  readonly views: Map<string, ForkView>
+  /** per fork, the tail of the changes queued in this instance */
+  readonly queues: Map<string, Promise<unknown>>
+}
+
 export function createForkService(opts: ForkServiceOptions): ForkService {
-  const { chain, store, limits } = opts
-  const views = new Map<string, ForkView>()
-  const queues = new Map<string, Promise<unknown>>()
-
-  async function openBase(record: ForkRecord): Promise<ForkBase> {
-    const number = BigInt(record.forkBlockNumber)
-    const header = await chain.resolveBlock({ number })
-    const common = chain.commonAt(header)
-    const ethHeader = createBlockHeader(
-      {
-        number,
-        timestamp: header.timestamp,
-        gasLimit: header.gasLimit,
-        gasUsed: header.gasUsed ?? 0n,
-        coinbase: createAddressFromString(header.coinbase),
-        difficulty: header.difficulty,
-        mixHash: hexToBytes(header.prevRandao),
-        stateRoot: PLACEHOLDER_STATE_ROOT,
-        ...(header.baseFeePerGas !== undefined && common.isActivatedEIP(1559) && { baseFeePerGas: header.baseFeePerGas }),
-        ...(common.isActivatedEIP(4844) && { excessBlobGas: header.excessBlobGas ?? 0n, blobGasUsed: header.blobGasUsed ?? 0n }),
-        ...(header.extraData && { extraData: hexToBytes(header.extraData) }),
-      },
-      { common, setHardfork: false },
-    )
-    const state = (await chain.stateAfter(number)).source
-    return { chain, header, ethHeader, state }
-  }
-
-  /** a view of `record`: `held` a view whose blocks are known to be its prefix, `fresh` blocks just written */
-  async function buildView(
-    stored: StoredFork,
-    base: ForkBase,
-    held: Pick<ForkView, 'blocks' | 'byHash'> | undefined,
-    fresh: StoredBlock[] = [],
-  ): Promise<ForkView> {
-    const { record } = stored
-    const fork = base.header.number
-    const count = Number(BigInt(record.head.number) - fork)
-    const blocks = (held?.blocks ?? []).slice(0, count)
-    const given = new Map(fresh.map((b) => [BigInt(b.number), b]))
-    const missing: bigint[] = []
-    for (let n = fork + 1n + BigInt(blocks.length); n <= fork + BigInt(count); n++) if (!given.has(n)) missing.push(n)
-    const fetched = new Map<bigint, StoredBlock | undefined>()
-    const got = await store.readBlocks(record.id, missing)
-    missing.forEach((n, i) => fetched.set(n, got[i]))
-    for (let n = fork + 1n + BigInt(blocks.length); n <= fork + BigInt(count); n++) {
-      const b = given.get(n) ?? fetched.get(n)
-      if (!b) throw new EngineError('INTERNAL_ERROR', `block ${n} of fork ${record.id} is missing from the store`)
-      const parentEnd = blocks.length ? blocks[blocks.length - 1]!.end : DiffLayer.root()
-      blocks.push(loadBlock(base, parentEnd, b))
-    }
-    const view: ForkView = {
-      record,
-      expiresAt: stored.expiresAt,
-      base,
-      blocks,
-      pending: record.pending ? writesFromJson(record.pending) : undefined,
-      byHash: indexBlocks(blocks, held),
-    }
-    hold(view)
-    return view
-  }
-
-  function hold(view: ForkView): void {
-    views.delete(view.record.id)
-    views.set(view.record.id, view)
-    if (views.size > HELD_FORKS) views.delete(views.keys().next().value!)
-  }
-
-  async function sync(stored: StoredFork): Promise<ForkView> {
-    const held = views.get(stored.record.id)
-    if (held && held.record.version === stored.record.version) {
-      held.expiresAt = stored.expiresAt
-      return held
-    }
-    const sameBase = held && held.record.forkBlockNumber === stored.record.forkBlockNumber
-    const base = sameBase ? held.base : await openBase(stored.record)
-    return buildView(stored, base, sameBase && held.record.epoch === stored.record.epoch ? held : undefined)
-  }
-
-  async function readStored(id: string): Promise<StoredFork> {
-    if (!FORK_ID.test(id)) throw forkNotFound(id)
-    const stored = await store.read(id)
-    if (!stored) {
-      views.delete(id)
-      throw forkNotFound(id)
-    }
-    // each use moves the expiry forward by the fork's TTL (at most one write a minute)
-    const ttlMs = stored.record.ttlSeconds * 1000
-    if (Date.now() + ttlMs - stored.expiresAt > Math.min(TOUCH_EVERY_MS, ttlMs / 10)) {
-      const moved = await store.touch(id, stored.record.ttlSeconds)
-      if (moved === undefined) throw forkNotFound(id)
-      stored.expiresAt = moved
-    }
-    return stored
-  }
-
-  const service: ForkService = {
-    limits,
-    async create(params) {
-      // a cheap early refusal (no upstream read when full); the store's create is the atomic check
-      if ((await store.count()) >= limits.maxForks) throw tooManyForks(limits.maxForks)
-      const header = await chain.resolveBlock(params.blockNumber !== undefined ? { number: params.blockNumber } : { tag: params.blockTag ?? 'latest' })
-      const id = `fork_${randomUUID()}`
-      const ttlSeconds = params.ttlSeconds ?? limits.defaultTtlSeconds
-      const record: ForkRecord = {
-        id,
-        label: params.label ?? null,
-        chainId: chain.chainId,
-        forkBlockNumber: q(header.number),
-        forkBlockHash: header.hash,
-        createdAt: Date.now(),
-        ttlSeconds,
-        version: 1,
-        epoch: 0,
-        head: { number: q(header.number), hash: header.hash },
-        pending: null,
-        timeOffset: '0',
-        nextTimestamp: null,
-        transactionCount: 0,
-        stateBytes: 0,
-        pool: [],
-        automine: true,
-        impersonated: [],
-        autoImpersonate: false,
-        nextBaseFee: null,
-        snapshots: {},
-        nextSnapshotId: 0,
-      }
-      const created = await store.create(id, record, limits.maxForks)
-      if (created === 'full') throw tooManyForks(limits.maxForks)
-      if (created === 'taken') throw new EngineError('INTERNAL_ERROR', 'a new fork id collided')
-      // the expiry the caller is told counts from the creation it is told of (the store's own is a moment later)
-      return infoOf(record, record.createdAt + ttlSeconds * 1000)
-    },
+  const forks: Forks = { chain: opts.chain, store: opts.store, limits: opts.limits, views: new Map(), queues: new Map() }
+  return {
+    limits: opts.limits,
+    create: (params) => createFork(forks, params),
     async get(id) {
-      const stored = await readStored(id)
+      const stored = await readStored(forks, id)
       return infoOf(stored.record, stored.expiresAt)
     },
     async list() {
-      const all = await store.list()
+      const all = await forks.store.list()
       return all.sort((a, b) => a.record.createdAt - b.record.createdAt).map((s) => infoOf(s.record, s.expiresAt))
     },
-    count: () => store.count(),
+    count: () => forks.store.count(),
     async delete(id) {
-      if (!FORK_ID.test(id) || !(await store.delete(id))) throw forkNotFound(id)
-      views.delete(id)
+      if (!FORK_ID.test(id) || !(await forks.store.delete(id))) throw forkNotFound(id)
+      forks.views.delete(id)
     },
-    async view(id) {
-      return sync(await readStored(id))
-    },
-    write<T>(id: string, change: Change<T>): Promise<T> {
-      const run = async (): Promise<T> => {
-        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-          const view = await service.view(id)
-          const { record, blocks = [], result, view: after } = await change(view)
-          const next: ForkRecord = { ...record, version: view.record.version + 1 }
-          if (await store.commit(id, view.record.version, next, blocks)) {
-            const stored = { record: next, expiresAt: Date.now() + next.ttlSeconds * 1000 }
-            // blocks up to the new head are unchanged unless the fork point moved (anvil_reset)
-            const sameBase = next.forkBlockNumber === view.record.forkBlockNumber
-            if (sameBase && after) await buildView(stored, view.base, after)
-            else await buildView(stored, sameBase ? view.base : await openBase(next), sameBase ? view : undefined, blocks)
-            return result
-          }
-          // another instance changed the fork first: run the change again on its result
-        }
-        throw new EngineError('STATE_ACCESS_ERROR', `fork ${id} is changed by too many writers at once; the change was not applied`, { forkId: id }, 'retry')
-      }
-      const prior = queues.get(id) ?? Promise.resolve()
-      const mine = prior.then(run, run)
-      const tail = mine.catch(() => undefined)
-      queues.set(id, tail)
-      void tail.then(() => {
-        if (queues.get(id) === tail) queues.delete(id)
-      })
-      return mine
-    },
+    view: (id) => viewOf(forks, id),
+    write: (id, change) => queueChange(forks, id, change),
     async close() {
-      await store.close()
+      await forks.store.close()
     },
   }
-  return service
+}
+
+// ---- creating a fork ----
+
+async function createFork({ chain, store, limits }: Forks, params: CreateForkParams): Promise<ForkInfo> {
+  // a cheap early refusal (no upstream read when full); the store's create is the atomic check
+  if ((await store.count()) >= limits.maxForks) throw tooManyForks(limits.maxForks)
+  const header = await chain.resolveBlock(params.blockNumber !== undefined ? { number: params.blockNumber } : { tag: params.blockTag ?? 'latest' })
+  const id = `fork_${randomUUID()}`
+  const ttlSeconds = params.ttlSeconds ?? limits.defaultTtlSeconds
+  const record = newForkRecord(id, chain.chainId, header, params.label ?? null, ttlSeconds)
+  const created = await store.create(id, record, limits.maxForks)
+  if (created === 'full') throw tooManyForks(limits.maxForks)
+  if (created === 'taken') throw new EngineError('INTERNAL_ERROR', 'a new fork id collided')
+  // the expiry the caller is told counts from the creation it is told of (the store's own is a moment later)
+  return infoOf(record, record.createdAt + ttlSeconds * 1000)
+}
+
+/** a fork just made at `header`: no block of its own yet, automining, no snapshot */
+function newForkRecord(id: string, chainId: number, header: BlockHeaderInfo, label: string | null, ttlSeconds: number): ForkRecord {
+  return {
+    id,
+    label,
+    chainId,
+    forkBlockNumber: q(header.number),
+    forkBlockHash: header.hash,
+    createdAt: Date.now(),
+    ttlSeconds,
+    version: 1,
+    epoch: 0,
+    head: { number: q(header.number), hash: header.hash },
+    pending: null,
+    timeOffset: '0',
+    nextTimestamp: null,
+    transactionCount: 0,
+    stateBytes: 0,
+    pool: [],
+    automine: true,
+    impersonated: [],
+    autoImpersonate: false,
+    nextBaseFee: null,
+    snapshots: {},
+    nextSnapshotId: 0,
+  }
+}
+
+// ---- reading a fork: its record, then the blocks this instance has not seen ----
+
+/** the newest view of fork `id` (throws FORK_NOT_FOUND) */
+async function viewOf(forks: Forks, id: string): Promise<ForkView> {
+  return sync(forks, await readStored(forks, id))
+}
+
+async function readStored({ store, views }: Forks, id: string): Promise<StoredFork> {
+  if (!FORK_ID.test(id)) throw forkNotFound(id)
+  const stored = await store.read(id)
+  if (!stored) {
+    views.delete(id)
+    throw forkNotFound(id)
+  }
+  // each use moves the expiry forward by the fork's TTL (at most one write a minute)
+  const ttlMs = stored.record.ttlSeconds * 1000
+  if (Date.now() + ttlMs - stored.expiresAt > Math.min(TOUCH_EVERY_MS, ttlMs / 10)) {
+    const moved = await store.touch(id, stored.record.ttlSeconds)
+    if (moved === undefined) throw forkNotFound(id)
+    stored.expiresAt = moved
+  }
+  return stored
+}
+
+/** the held view when it is the stored version; else one built on what is held of the same history */
+async function sync(forks: Forks, stored: StoredFork): Promise<ForkView> {
+  const held = forks.views.get(stored.record.id)
+  if (held && held.record.version === stored.record.version) {
+    held.expiresAt = stored.expiresAt
+    return held
+  }
+  const sameBase = held && held.record.forkBlockNumber === stored.record.forkBlockNumber
+  const base = sameBase ? held.base : await openBase(forks.chain, stored.record)
+  return buildView(forks, stored, base, sameBase && held.record.epoch === stored.record.epoch ? held : undefined)
+}
+
+/** the upstream block a fork starts from: its header as ethereumjs reads it, and its state */
+async function openBase(chain: ChainSource, record: ForkRecord): Promise<ForkBase> {
+  const number = BigInt(record.forkBlockNumber)
+  const header = await chain.resolveBlock({ number })
+  const ethHeader = forkPointHeader(number, header, chain.commonAt(header))
+  const state = (await chain.stateAfter(number)).source
+  return { chain, header, ethHeader, state }
+}
+
+function forkPointHeader(number: bigint, header: BlockHeaderInfo, common: Common) {
+  return createBlockHeader(
+    {
+      number,
+      timestamp: header.timestamp,
+      gasLimit: header.gasLimit,
+      gasUsed: header.gasUsed ?? 0n,
+      coinbase: createAddressFromString(header.coinbase),
+      difficulty: header.difficulty,
+      mixHash: hexToBytes(header.prevRandao),
+      stateRoot: PLACEHOLDER_STATE_ROOT,
+      ...(header.baseFeePerGas !== undefined && common.isActivatedEIP(1559) && { baseFeePerGas: header.baseFeePerGas }),
+      ...(common.isActivatedEIP(4844) && { excessBlobGas: header.excessBlobGas ?? 0n, blobGasUsed: header.blobGasUsed ?? 0n }),
+      ...(header.extraData && { extraData: hexToBytes(header.extraData) }),
+    },
+    { common, setHardfork: false },
+  )
+}
+
+/** a view of `record`: `held` a view whose blocks are known to be its prefix, `fresh` blocks just written */
+async function buildView(
+  forks: Forks,
+  stored: StoredFork,
+  base: ForkBase,
+  held: Pick<ForkView, 'blocks' | 'byHash'> | undefined,
+  fresh: StoredBlock[] = [],
+): Promise<ForkView> {
+  const { record } = stored
+  const fork = base.header.number
+  const count = Number(BigInt(record.head.number) - fork)
+  const blocks = (held?.blocks ?? []).slice(0, count)
+  const given = new Map(fresh.map((b) => [BigInt(b.number), b]))
+  const missing: bigint[] = []
+  for (let n = fork + 1n + BigInt(blocks.length); n <= fork + BigInt(count); n++) if (!given.has(n)) missing.push(n)
+  const fetched = new Map<bigint, StoredBlock | undefined>()
+  const got = await forks.store.readBlocks(record.id, missing)
+  missing.forEach((n, i) => fetched.set(n, got[i]))
+  for (let n = fork + 1n + BigInt(blocks.length); n <= fork + BigInt(count); n++) {
+    const b = given.get(n) ?? fetched.get(n)
+    if (!b) throw new EngineError('INTERNAL_ERROR', `block ${n} of fork ${record.id} is missing from the store`)
+    const parentEnd = blocks.length ? blocks[blocks.length - 1]!.end : DiffLayer.root()
+    blocks.push(loadBlock(base, parentEnd, b))
+  }
+  const view: ForkView = {
+    record,
+    expiresAt: stored.expiresAt,
+    base,
+    blocks,
+    pending: record.pending ? writesFromJson(record.pending) : undefined,
+    byHash: indexBlocks(blocks, held),
+  }
+  hold(forks.views, view)
+  return view
+}
+
+/** the view is held as the most recently used; the least recently used past HELD_FORKS is dropped */
+function hold(views: Map<string, ForkView>, view: ForkView): void {
+  views.delete(view.record.id)
+  views.set(view.record.id, view)
+  if (views.size > HELD_FORKS) views.delete(views.keys().next().value!)
+}
+
+// ---- writing: one change at a time per fork in this instance, compare-and-set against the others ----
+
+/** runs `change` after the changes to the fork queued before it, whatever their outcome */
+function queueChange<T>(forks: Forks, id: string, change: Change<T>): Promise<T> {
+  const run = () => commitChange(forks, id, change)
+  const prior = forks.queues.get(id) ?? Promise.resolve()
+  const mine = prior.then(run, run)
+  const tail = mine.catch(() => undefined)
+  forks.queues.set(id, tail)
+  void tail.then(() => {
+    if (forks.queues.get(id) === tail) forks.queues.delete(id)
+  })
+  return mine
+}
+
+/** the change run on the newest view and committed if the fork is still at that version; else run again on the newer one */
+async function commitChange<T>(forks: Forks, id: string, change: Change<T>): Promise<T> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const view = await viewOf(forks, id)
+    const { record, blocks = [], result, view: after } = await change(view)
+    const next: ForkRecord = { ...record, version: view.record.version + 1 }
+    if (await forks.store.commit(id, view.record.version, next, blocks)) {
+      const stored = { record: next, expiresAt: Date.now() + next.ttlSeconds * 1000 }
+      // blocks up to the new head are unchanged unless the fork point moved (anvil_reset)
+      const sameBase = next.forkBlockNumber === view.record.forkBlockNumber
+      if (sameBase && after) await buildView(forks, stored, view.base, after)
+      else await buildView(forks, stored, sameBase ? view.base : await openBase(forks.chain, next), sameBase ? view : undefined, blocks)
+      return result
+    }
+    // another instance changed the fork first: run the change again on its result
+  }
+  throw new EngineError('STATE_ACCESS_ERROR', `fork ${id} is changed by too many writers at once; the change was not applied`, { forkId: id }, 'retry')
 }

@@ -15,8 +15,7 @@
  * Every upstream failure is an EngineError STATE_ACCESS_ERROR from the RpcClient, URL-free.
  */
 import type { Common } from '@ethereumjs/common'
-import { createTxFromRPC, type TypedTransaction } from '@ethereumjs/tx'
-import { createAddressFromString } from '@ethereumjs/util'
+import { toQuantity as q } from '../../platform/quantity.js'
 import { LRUCache } from 'lru-cache'
 import type { Address, Hex } from 'viem'
 import type { CacheStore } from '../../state/store/cacheStore.js'
@@ -27,13 +26,14 @@ import { createRpcClient, withBudget, type RpcClient } from '../../upstream/rpcC
 import type { UpstreamBudget } from '../../upstream/upstreamBudget.js'
 import { stateBlock, type BlockSelector } from '../../platform/blockRef.js'
 import { checkForwarded } from '../../upstream/forwardedAnswers.js'
-import { readUpstream, type UpstreamAnswer } from '../../upstream/upstreamAnswers.js'
+import { readUpstream } from '../../upstream/upstreamAnswers.js'
 import { HeadTracker } from './headTracker.js'
 import { planRun, warmRead, type PrefetchView } from './prefetchPolicy.js'
+import { decodeHeader, encodeHeader, headerKey, toHeader, type RpcBlock, type RpcFullBlock } from './blockHeaders.js'
+import { toMined, type RpcTx } from './minedTransactions.js'
 import { chainRulesFor, type ChainKind, type ChainRules } from '../rules.js'
 import type { AlsoReads, BlockHeaderInfo, ChainSource, MinedTransaction, PrefetchCalls, SideReads } from '../types.js'
 import type { RunStop } from '../../execution/types.js'
-import { toQuantity as q } from '../../platform/quantity.js'
 
 /** blocks this close to the head may still be replaced: their cached state expires */
 const REORG_DEPTH = 64n
@@ -72,25 +72,292 @@ export interface RpcChain extends ChainSource {
 /** the default of `chain.head_max_age_ms`: about a tenth of a mainnet slot */
 export const DEFAULT_HEAD_MAX_AGE_MS = 1_000
 
-/** blocks and transactions as checked at the edge (upstreamAnswers.ts): every field read is well-formed */
-type RpcBlock = NonNullable<UpstreamAnswer<'eth_getBlockByNumber(hashes)'>>
-type RpcFullBlock = NonNullable<UpstreamAnswer<'eth_getBlockByNumber(full)'>>
-type RpcTx = NonNullable<UpstreamAnswer<'eth_getTransactionByHash'>>
-
+/** the chain over the upstream at `opts.url`: its id asked once (or known), its caches made */
 export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
+  const base = await openChain(opts)
+  return bindChain(base, base.baseRpc, undefined, undefined)
+}
+
+/** what every view of one chain shares: its identity, its caches, and the head it has seen */
+interface ChainBase {
+  readonly cache: CacheStore
+  /** the engine's own transport (no budget): every view's is made from it */
+  readonly baseRpc: RpcClient
+  readonly chainId: number
+  readonly rules: ChainRules | undefined
+  readonly commonFor: (at: { number: bigint; timestamp: bigint }) => Common
+  readonly fork: ForkCache
+  readonly headers: LRUCache<string, BlockHeaderInfo>
+  /** blocks read whole for a replay, briefly: the transaction's lookup and the replay share one read */
+  readonly recentBlocks: LRUCache<string, Promise<MinedTransaction[]>>
+  readonly head: HeadTracker
+  /** tags being resolved now: concurrent requests for one tag share one upstream call */
+  readonly tagsInFlight: Map<string, Promise<BlockHeaderInfo>>
+}
+
+/** one view of a chain: its base read over one transport, whose upstream waits end by `budget` */
+interface ChainView {
+  readonly base: ChainBase
+  readonly rpc: RpcClient
+  readonly budget: UpstreamBudget | undefined
+}
+
+async function openChain(opts: RpcChainOptions): Promise<ChainBase> {
   const baseRpc = opts.rpc ?? createRpcClient({ url: opts.url, timeoutMs: opts.timeoutMs })
-  const chainIdHex = opts.knownChainId !== undefined ? q(BigInt(opts.knownChainId)) : readUpstream('eth_chainId', await baseRpc.request('eth_chainId'))
+  const chainId = await upstreamChainId(baseRpc, opts.knownChainId)
+  const rules = chainRulesFor({ chainId, kind: opts.kind, hardfork: opts.hardfork })
+  return {
+    cache: opts.cache,
+    baseRpc,
+    chainId,
+    rules,
+    commonFor: rules?.commonFactory ?? createCommonFactory(chainId, opts.hardfork),
+    fork: new ForkCache({ rpc: baseRpc, chainId, cache: opts.cache, hotMaxBytes: opts.forkCacheBytes }),
+    headers: new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false }),
+    recentBlocks: new LRUCache<string, Promise<MinedTransaction[]>>({ max: 4, ttl: NEAR_HEAD_HEADER_TTL_MS }),
+    head: new HeadTracker(opts.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS),
+    tagsInFlight: new Map(),
+  }
+}
+
+/** the chain id the upstream answers (or `known`, not asked again), checked to be a usable one */
+async function upstreamChainId(rpc: RpcClient, known: number | undefined): Promise<number> {
+  const chainIdHex = known !== undefined ? q(BigInt(known)) : readUpstream('eth_chainId', await rpc.request('eth_chainId'))
   const chainId = Number(BigInt(chainIdHex))
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered an invalid chain id')
-  const rules = chainRulesFor({ chainId, kind: opts.kind, hardfork: opts.hardfork })
-  const commonFor = rules?.commonFactory ?? createCommonFactory(chainId, opts.hardfork)
-  const fork = new ForkCache({ rpc: baseRpc, chainId, cache: opts.cache, hotMaxBytes: opts.forkCacheBytes })
-  const headers = new LRUCache<string, BlockHeaderInfo>({ max: 512, ttlAutopurge: false })
-  /** blocks read whole for a replay, briefly: the transaction's lookup and the replay share one read */
-  const recentBlocks = new LRUCache<string, Promise<MinedTransaction[]>>({ max: 4, ttl: NEAR_HEAD_HEADER_TTL_MS })
-  const head = new HeadTracker(opts.headMaxAgeMs ?? DEFAULT_HEAD_MAX_AGE_MS)
-  /** what the prefetch policy reads of the head and of the fork cache */
-  const view = (): PrefetchView => ({
+  return chainId
+}
+
+/**
+ * The chain's methods over one transport: the engine's (no budget, start-up) or an engine call's,
+ * whose every upstream wait ends by its budget (`withBudget`, engine/upstream/upstreamBudget.ts) and
+ * whose runs stop where its `stop` says. `runStop` is a field of every view (undefined when
+ * there is none), so all of them share one shape: the engine reads the chain's methods from a
+ * new view on every call.
+ */
+function bindChain(base: ChainBase, rpc: RpcClient, budget: UpstreamBudget | undefined, stop: RunStop | undefined): RpcChain {
+  const v: ChainView = { base, rpc, budget }
+  const { chainId, rules, fork, head } = base
+  return {
+    chainId,
+    network: networkName(chainId),
+    ...(rules && { rules }),
+    rpc,
+    withBudget: (b, s) => bindChain(base, withBudget(base.baseRpc, b), b, s),
+    runStop: stop,
+    fork,
+    resolveBlock: (asked) => resolveBlock(v, asked),
+    async stateAfter(n: bigint): Promise<OverlayStateManager> {
+      return new OverlayStateManager(fork.at(n, { ttlSeconds: ttlFor(base, n), budget }))
+    },
+    commonAt: (header): Common => base.commonFor(header),
+    getBlockHash: (n) => blockHashAt(v, n),
+    headerByHash: (hash) => headerByHash(v, hash),
+    getTransaction: (hash) => minedTransaction(v, hash),
+    getBlockTransactions: (n) => blockTransactions(v, n),
+    prefetch: (n, calls, o) => prefetch(v, n, calls, undefined, o?.also),
+    resolveForCalls: (asked, calls, o) => resolveForCalls(v, asked, calls, o),
+    // every forwarded answer is checked: a malformed one never reaches a caller or the cache
+    rawRead: async (method, params) => checkForwarded(method, params, await rpc.request(method, params)),
+    reorgDepth: REORG_DEPTH,
+    forgetHead: () => head.forget(),
+    metrics: () => ({
+      upstream: { httpRequests: base.baseRpc.stats.httpRequests, calls: base.baseRpc.metrics.snapshot() },
+      forkReads: { ...fork.reads },
+      head: Number(head.number),
+    }),
+    ping: () => probeHead(v),
+    async close() {
+      rpc.close()
+    },
+  }
+}
+
+/** a probe: asks even a node that stalled, so health sees it answer again */
+async function probeHead({ base, rpc }: ChainView): Promise<boolean> {
+  try {
+    const n = readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber', [], { probe: true }))
+    // the head it answers is a head seen (what the metrics report of an idle chain)
+    base.head.saw(BigInt(n))
+    return true
+  } catch {
+    return false
+  }
+}
+
+// ---- headers: held in process, in the cache store, or read upstream ----
+
+/** a state entry or header this close to the head may be replaced by a reorg: it expires */
+function ttlFor(base: ChainBase, n: bigint): number | undefined {
+  return base.head.depthOf(n) <= REORG_DEPTH ? NEAR_HEAD_TTL_SECONDS : undefined
+}
+
+async function fetchBlock(rpc: RpcClient, tagOrNumber: Hex | string): Promise<RpcBlock | null> {
+  return readUpstream('eth_getBlockByNumber(hashes)', await rpc.request('eth_getBlockByNumber', [tagOrNumber, false]))
+}
+
+async function fetchFullBlock(rpc: RpcClient, n: bigint): Promise<RpcFullBlock | null> {
+  return readUpstream('eth_getBlockByNumber(full)', await rpc.request('eth_getBlockByNumber', [q(n), true]))
+}
+
+/** a header from the hot layer or the cache store (shared by instances on one Redis), never upstream */
+async function storedHeader(base: ChainBase, n: bigint): Promise<BlockHeaderInfo | undefined> {
+  const hit = base.headers.get(q(n))
+  if (hit) return hit
+  const raw = await base.cache.get(headerKey(base.chainId, n)).catch(() => undefined)
+  const h = raw && decodeHeader(raw)
+  if (!h || h.number !== n) return undefined
+  base.headers.set(q(n), h, base.head.depthOf(h.number) > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+  return h
+}
+
+/** a header read upstream, kept in process and in the cache store (briefly, near the head) */
+function keepHeader(base: ChainBase, h: BlockHeaderInfo): void {
+  const deep = base.head.depthOf(h.number) > REORG_DEPTH
+  base.headers.set(q(h.number), h, deep ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
+  base.cache.set(headerKey(base.chainId, h.number), encodeHeader(h), deep ? undefined : NEAR_HEAD_HEADER_TTL_MS / 1000).catch(() => undefined)
+}
+
+async function headerAt({ base, rpc }: ChainView, n: bigint): Promise<BlockHeaderInfo> {
+  const known = await storedHeader(base, n)
+  if (known) return known
+  const b = await fetchBlock(rpc, q(n))
+  if (!b) {
+    const latest = readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
+    throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is beyond the chain head ${latest} or not available upstream`)
+  }
+  const h = toHeader(b)
+  base.head.saw(h.number)
+  keepHeader(base, h)
+  return h
+}
+
+async function blockHashAt(v: ChainView, n: bigint): Promise<Hex | undefined> {
+  if (n < 0n) return undefined
+  try {
+    return (await headerAt(v, n)).hash
+  } catch (e) {
+    if (e instanceof EngineError && e.code === 'BLOCK_NOT_FOUND') return undefined
+    throw e
+  }
+}
+
+async function headerByHash({ rpc }: ChainView, hash: Hex): Promise<BlockHeaderInfo | undefined> {
+  const b = readUpstream('eth_getBlockByHash(hashes)', await rpc.request('eth_getBlockByHash', [hash, false]))
+  return b ? toHeader(b) : undefined
+}
+
+/** the block `asked` names: a number's header, the tracked head for `latest`, or the tag read upstream */
+async function resolveBlock(v: ChainView, asked: BlockSelector): Promise<BlockHeaderInfo> {
+  const selector = stateBlock(asked)
+  if ('number' in selector) return { ...(await headerAt(v, selector.number)) }
+  const tag = selector.tag
+  const tracked = tag === 'latest' ? v.base.head.latest() : undefined
+  if (tracked) return { ...tracked }
+  // concurrent requests for the same tag share one upstream call (never a stale answer)
+  const inFlight = v.base.tagsInFlight
+  let p = inFlight.get(tag)
+  if (!p) {
+    p = fetchTag(v, tag, 'tag' in asked ? asked.tag : tag)
+    inFlight.set(tag, p)
+    const done = () => inFlight.delete(tag)
+    p.then(done, done)
+  }
+  return { ...(await p) }
+}
+
+async function fetchTag({ base, rpc }: ChainView, tag: string, asked: string): Promise<BlockHeaderInfo> {
+  const b = await fetchBlock(rpc, tag)
+  if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${asked}' block`)
+  const h = toHeader(b)
+  if (tag === 'latest') base.head.sawLatest(h)
+  keepHeader(base, h)
+  return h
+}
+
+// ---- mined transactions, for replays ----
+
+/**
+ * A mined transaction by hash. A replay needs the whole block next: it is read whole now, header
+ * and transactions in one answer; and the transaction's own hint at the parent block rides in the
+ * same batch, so the replay's prefetch reads the state it names while it asks the earlier
+ * transactions'.
+ */
+async function minedTransaction(v: ChainView, hash: Hex): Promise<MinedTransaction | undefined> {
+  const t = readUpstream('eth_getTransactionByHash', await v.rpc.request('eth_getTransactionByHash', [hash]))
+  if (!t || t.blockNumber === null) return undefined
+  const n = BigInt(t.blockNumber)
+  const [txs] = await Promise.all([blockTransactions(v, n).catch(() => undefined), n > 0n ? hintOf(v, t, n - 1n) : undefined])
+  const own = txs?.find((x) => x.hash === t.hash.toLowerCase())
+  // not in the block read by number: replaced between the two answers (a reorg near the head)
+  return own ?? toMined(t, v.base.commonFor(await headerAt(v, BigInt(t.blockNumber))), v.base.rules)
+}
+
+/**
+ * Every transaction of block `n`, read whole (its header kept too). A replay asks for its
+ * transaction, then for the block's: the block read for the first answers the second, so a
+ * cold trace of a mined transaction costs the transaction; the block with the transaction's
+ * own hint; the state it names with the earlier transactions' hints (and a 4th round trip only
+ * for state those name besides). Kept briefly (few blocks, a header's TTL).
+ */
+function blockTransactions(v: ChainView, n: bigint): Promise<MinedTransaction[]> {
+  const recent = v.base.recentBlocks
+  const key = q(n)
+  let txs = recent.get(key)
+  if (!txs) {
+    txs = readBlockTransactions(v, n)
+    recent.set(key, txs)
+    txs.catch(() => recent.delete(key))
+  }
+  return txs
+}
+
+async function readBlockTransactions({ base, rpc }: ChainView, n: bigint): Promise<MinedTransaction[]> {
+  const b = await fetchFullBlock(rpc, n)
+  if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is not available upstream`)
+  const header = toHeader(b)
+  base.head.saw(header.number)
+  keepHeader(base, header)
+  return Promise.all(b.transactions.map((t) => toMined(t, base.commonFor(header), base.rules)))
+}
+
+/**
+ * A mined transaction's access-list hint at `block`: held, or in the cache store (another
+ * instance traced it), else asked now (with an in-process store, in the batch being built) and kept.
+ */
+async function hintOf({ base, budget }: ChainView, t: RpcTx, block: bigint): Promise<void> {
+  const call = { from: t.from as Address, to: (t.to ?? null) as Address | null, data: t.input as Hex, value: BigInt(t.value) }
+  await base.fork.hints.get(block, [call], ttlFor(base, block), budget)
+}
+
+// ---- a run's block and the state its calls read, in as few round trips as the cache allows ----
+
+interface ResolveOptions {
+  sideReads?: SideReads
+  also?: AlsoReads
+}
+
+/**
+ * The block and, when the calls look cold, their access-list hints in ONE batch (asked at the
+ * same tag or number as the block), then every account and slot named in one more: a cold run
+ * costs 2 round trips instead of 3. Warm-looking calls (hints cached at the known head) skip the
+ * hint request, so a warm run costs only what resolving the block costs.
+ */
+async function resolveForCalls(v: ChainView, asked: BlockSelector, calls: PrefetchCalls, o: ResolveOptions = {}): Promise<BlockHeaderInfo> {
+  const selector = stateBlock(asked)
+  const policy = prefetchView(v.base)
+  const { guess, warm } = planRun(selector, calls, policy)
+  if (warm) return resolveWarm(v, selector, calls, o, guess, policy)
+  if ('number' in selector) {
+    const stored = await resolveFromStore(v, selector.number, calls, o)
+    if (stored) return stored
+  }
+  return resolveCold(v, selector, calls, o)
+}
+
+/** what the prefetch policy reads of the head and of the fork cache */
+function prefetchView({ head, fork }: ChainBase): PrefetchView {
+  return {
     trackedHead: head.latest()?.number,
     get recentHead() {
       return head.recent()
@@ -101,374 +368,95 @@ export async function createRpcChain(opts: RpcChainOptions): Promise<RpcChain> {
         block,
         accounts.map((address) => ({ address })),
       ),
-  })
-  const tagsInFlight = new Map<string, Promise<BlockHeaderInfo>>()
+  }
+}
 
-  /**
-   * The chain's methods over one transport: the engine's (no budget, start-up) or an engine call's,
-   * whose every upstream wait ends by its budget (`withBudget`, engine/upstream/upstreamBudget.ts) and
-   * whose runs stop where its `stop` says. `runStop` is a field of every view (undefined when
-   * there is none), so all of them share one shape: the engine reads the chain's methods from a
-   * new view on every call.
-   */
-  function bind(rpc: RpcClient, budget: UpstreamBudget | undefined, stop: RunStop | undefined): RpcChain {
-    async function fetchBlock(tagOrNumber: Hex | string): Promise<RpcBlock | null> {
-      return readUpstream('eth_getBlockByNumber(hashes)', await rpc.request('eth_getBlockByNumber', [tagOrNumber, false]))
-    }
+/** the caller's other reads, with the block's coinbase (prefetch guesses only that one) */
+function alsoAt(also: AlsoReads | undefined, h: BlockHeaderInfo): AccessList | undefined {
+  return also && [{ address: h.coinbase, storageKeys: [] }, ...also(h)]
+}
 
-    async function fetchFullBlock(n: bigint): Promise<RpcFullBlock | null> {
-      return readUpstream('eth_getBlockByNumber(full)', await rpc.request('eth_getBlockByNumber', [q(n), true]))
-    }
-
-    function toHeader(b: RpcBlock | RpcFullBlock): BlockHeaderInfo {
-      try {
-        return {
-          number: BigInt(b.number),
-          timestamp: BigInt(b.timestamp),
-          gasLimit: BigInt(b.gasLimit),
-          coinbase: b.miner.toLowerCase() as Address,
-          baseFeePerGas: b.baseFeePerGas !== undefined ? BigInt(b.baseFeePerGas) : undefined,
-          difficulty: BigInt(b.difficulty ?? '0x0'),
-          prevRandao: (b.mixHash ?? `0x${'0'.repeat(64)}`).toLowerCase() as Hex,
-          excessBlobGas: b.excessBlobGas !== undefined ? BigInt(b.excessBlobGas) : undefined,
-          parentBeaconBlockRoot: b.parentBeaconBlockRoot?.toLowerCase() as Hex | undefined,
-          hash: b.hash.toLowerCase() as Hex,
-          parentHash: b.parentHash.toLowerCase() as Hex,
-          ...(b.gasUsed !== undefined && { gasUsed: BigInt(b.gasUsed) }),
-          ...(b.blobGasUsed !== undefined && { blobGasUsed: BigInt(b.blobGasUsed) }),
-          ...(b.extraData !== undefined && b.extraData !== '0x' && { extraData: b.extraData.toLowerCase() as Hex }),
-        }
-      } catch {
-        throw new EngineError('STATE_ACCESS_ERROR', 'the upstream node answered a malformed block')
-      }
-    }
-
-    /** a header from the hot layer or the cache store (shared by instances on one Redis), never upstream */
-    async function storedHeader(n: bigint): Promise<BlockHeaderInfo | undefined> {
-      const hit = headers.get(q(n))
-      if (hit) return hit
-      const raw = await opts.cache.get(headerKey(chainId, n)).catch(() => undefined)
-      const h = raw && decodeHeader(raw)
-      if (!h || h.number !== n) return undefined
-      headers.set(q(n), h, head.depthOf(h.number) > REORG_DEPTH ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
-      return h
-    }
-
-    function keepHeader(h: BlockHeaderInfo): void {
-      const deep = head.depthOf(h.number) > REORG_DEPTH
-      headers.set(q(h.number), h, deep ? undefined : { ttl: NEAR_HEAD_HEADER_TTL_MS })
-      opts.cache.set(headerKey(chainId, h.number), encodeHeader(h), deep ? undefined : NEAR_HEAD_HEADER_TTL_MS / 1000).catch(() => undefined)
-    }
-
-    async function headerAt(n: bigint): Promise<BlockHeaderInfo> {
-      const known = await storedHeader(n)
-      if (known) return known
-      const b = await fetchBlock(q(n))
-      if (!b) {
-        const latest = readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber'))
-        throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is beyond the chain head ${latest} or not available upstream`)
-      }
-      const h = toHeader(b)
-      head.saw(h.number)
-      keepHeader(h)
-      return h
-    }
-
-    /**
-     * Every transaction of block `n`, read whole (its header kept too). A replay asks for its
-     * transaction, then for the block's: the block read for the first answers the second, so a
-     * cold trace of a mined transaction costs the transaction; the block with the transaction's
-     * own hint; the state it names with the earlier transactions' hints (and a 4th round trip only
-     * for state those name besides). Kept briefly (few blocks, a header's TTL).
-     */
-    function blockTransactions(n: bigint): Promise<MinedTransaction[]> {
-      const key = q(n)
-      let txs = recentBlocks.get(key)
-      if (!txs) {
-        txs = (async () => {
-          const b = await fetchFullBlock(n)
-          if (!b) throw new EngineError('BLOCK_NOT_FOUND', `block ${q(n)} is not available upstream`)
-          const header = toHeader(b)
-          head.saw(header.number)
-          keepHeader(header)
-          return Promise.all(b.transactions.map((t) => mined(t, header)))
-        })()
-        recentBlocks.set(key, txs)
-        txs.catch(() => recentBlocks.delete(key))
-      }
-      return txs
-    }
-
-    /**
-     * A mined transaction's access-list hint at `block`: held, or in the cache store (another
-     * instance traced it), else asked now (with an in-process store, in the batch being built) and kept.
-     */
-    async function hintOf(t: RpcTx, block: bigint): Promise<void> {
-      const call = { from: t.from as Address, to: (t.to ?? null) as Address | null, data: t.input as Hex, value: BigInt(t.value) }
-      await fork.hints.get(block, [call], ttlFor(block), budget)
-    }
-
-    async function resolveBlock(asked: BlockSelector): Promise<BlockHeaderInfo> {
-      const selector = stateBlock(asked)
-      if ('number' in selector) return { ...(await headerAt(selector.number)) }
-      const tag = selector.tag
-      const tracked = tag === 'latest' ? head.latest() : undefined
-      if (tracked) return { ...tracked }
-      // concurrent requests for the same tag share one upstream call (never a stale answer)
-      let p = tagsInFlight.get(tag)
-      if (!p) {
-        p = fetchTag(tag, 'tag' in asked ? asked.tag : tag)
-        tagsInFlight.set(tag, p)
-        const done = () => tagsInFlight.delete(tag)
-        p.then(done, done)
-      }
-      return { ...(await p) }
-    }
-
-    async function fetchTag(tag: string, asked: string): Promise<BlockHeaderInfo> {
-      const b = await fetchBlock(tag)
-      if (!b) throw new EngineError('BLOCK_NOT_FOUND', `the upstream node has no '${asked}' block`)
-      const h = toHeader(b)
-      if (tag === 'latest') head.sawLatest(h)
-      keepHeader(h)
-      return h
-    }
-
-    async function prefetch(n: bigint, calls: PrefetchCalls, accessLists?: (AccessList | undefined)[], also?: AccessList): Promise<void> {
-      // the caller names what else the run reads, or the coinbase of this block is guessed at (a
-      // header read, usually cached: the block was just resolved)
-      const header = also ? undefined : await headerAt(n).catch(() => undefined)
-      const extra: AccessList = [...(also ?? (header ? [{ address: header.coinbase, storageKeys: [] }] : [])), { address: ZERO_ADDRESS, storageKeys: [] }]
-      await fork.prefetch(n, calls, { also: extra, ttlSeconds: ttlFor(n), accessLists, budget })
-    }
-
-    /**
-     * The block and, when the calls look cold, their access-list hints in ONE batch (asked at the
-     * same tag or number as the block), then every account and slot named in one more: a cold run
-     * costs 2 round trips instead of 3. Warm-looking calls (hints cached at the known head) skip the
-     * hint request, so a warm run costs only what resolving the block costs.
-     */
-    async function resolveForCalls(
-      asked: BlockSelector,
-      calls: PrefetchCalls,
-      opts: { sideReads?: SideReads; also?: AlsoReads } = {},
-    ): Promise<BlockHeaderInfo> {
-      const selector = stateBlock(asked)
-      // the caller's other reads, with the block's coinbase (prefetch guesses only that one)
-      const alsoAt = (h: BlockHeaderInfo): AccessList | undefined => opts.also && [{ address: h.coinbase, storageKeys: [] }, ...opts.also(h)]
-      const latest = 'tag' in selector && selector.tag === 'latest'
-      const policy = view()
-      const { guess, warm } = planRun(selector, calls, policy)
-      if (warm) {
-        const header = await resolveBlock(selector)
-        let known: (AccessList | undefined)[] | undefined
-        const read = warmRead(header.number, guess, calls, policy)
-        if (read === 'accounts') {
-          // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
-          known = calls.map(() => [])
-        } else if (read === 'moved') {
-          // the head moved past the block the hints were asked at: they still name what these
-          // calls touch (hints, never state), so the new block's state is read in one batch at
-          // once, instead of asking the hints again first (2 round trips, not 3)
-          known = await fork.hints.stored(guess!, calls)
-          if (known) {
-            fork.hints.remember(header.number, calls, known, ttlFor(header.number))
-            // a new block: what the run reads after it ran is not held at it either
-            await prefetchWithSideReads(header.number, calls, known, opts.sideReads, alsoAt(header))
-            return header
-          }
-        }
-        await prefetch(header.number, calls, known, alsoAt(header))
-        return header
-      }
-      if ('number' in selector) {
-        // another instance on the same store may have run these calls at this block: its header
-        // and hints are there, and the state they name too
-        const [header, lists] = await Promise.all([storedHeader(selector.number), fork.hints.stored(selector.number, calls, ttlFor(selector.number))])
-        if (header && lists) {
-          await prefetch(header.number, calls, lists, alsoAt(header))
-          return { ...header }
-        }
-      }
-      const tag = 'number' in selector ? q(selector.number) : latest ? 'latest' : selector.tag
-      // both issued before any await: one JSON-RPC batch
-      const [header, lists] = await Promise.all([resolveBlock(selector), fork.hints.request(tag, calls, budget)])
-      // at a tag the head may have moved between the two answers: the lists are hints, never state
-      fork.hints.remember(header.number, calls, lists, ttlFor(header.number))
-      await prefetchWithSideReads(header.number, calls, lists, opts.sideReads, alsoAt(header))
+/** warm-looking calls: the block alone, then the state known to be read */
+async function resolveWarm(
+  v: ChainView,
+  selector: BlockSelector,
+  calls: PrefetchCalls,
+  o: ResolveOptions,
+  guess: bigint | undefined,
+  policy: PrefetchView,
+): Promise<BlockHeaderInfo> {
+  const header = await resolveBlock(v, selector)
+  let known: (AccessList | undefined)[] | undefined
+  const read = warmRead(header.number, guess, calls, policy)
+  if (read === 'accounts') {
+    // warm by its accounts, not by a cached hint: no hint is asked (what is missing is read when read)
+    known = calls.map(() => [])
+  } else if (read === 'moved') {
+    // the head moved past the block the hints were asked at: they still name what these
+    // calls touch (hints, never state), so the new block's state is read in one batch at
+    // once, instead of asking the hints again first (2 round trips, not 3)
+    known = await v.base.fork.hints.stored(guess!, calls)
+    if (known) {
+      v.base.fork.hints.remember(header.number, calls, known, ttlFor(v.base, header.number))
+      // a new block: what the run reads after it ran is not held at it either
+      await prefetchWithSideReads(v, header.number, calls, known, o.sideReads, alsoAt(o.also, header))
       return header
     }
-
-    /** the state the hints name, with the caller's side reads in the same batch */
-    async function prefetchWithSideReads(
-      n: bigint,
-      calls: PrefetchCalls,
-      lists: (AccessList | undefined)[],
-      sideReads: SideReads | undefined,
-      also: AccessList | undefined,
-    ): Promise<void> {
-      // what is kept already is not asked again (a route's metadata at a block whose state is
-      // held: alone, these reads would be a round trip of their own); the rest waits for the
-      // state batch and leaves with it
-      const send = sideReads && (await sideReads(n, lists).catch(() => undefined))
-      const side = send?.((method, params) => rpc.request(method, params, { deferred: true }))
-      try {
-        await prefetch(n, calls, lists, also)
-      } finally {
-        // what no state batch carried (all state held already) leaves now
-        rpc.flushDeferred()
-      }
-      await side?.catch(() => undefined)
-    }
-
-    function mined(t: RpcTx, blockHeader: BlockHeaderInfo): Promise<MinedTransaction> {
-      return toMined(t, commonFor(blockHeader), rules)
-    }
-
-    function ttlFor(n: bigint): number | undefined {
-      return head.depthOf(n) <= REORG_DEPTH ? NEAR_HEAD_TTL_SECONDS : undefined
-    }
-
-    return {
-      chainId,
-      network: networkName(chainId),
-      ...(rules && { rules }),
-      rpc,
-      withBudget: (b, s) => bind(withBudget(baseRpc, b), b, s),
-      runStop: stop,
-      fork,
-      resolveBlock,
-      async stateAfter(n: bigint): Promise<OverlayStateManager> {
-        return new OverlayStateManager(fork.at(n, { ttlSeconds: ttlFor(n), budget }))
-      },
-      commonAt: (header): Common => commonFor(header),
-      async getBlockHash(n: bigint) {
-        if (n < 0n) return undefined
-        try {
-          return (await headerAt(n)).hash
-        } catch (e) {
-          if (e instanceof EngineError && e.code === 'BLOCK_NOT_FOUND') return undefined
-          throw e
-        }
-      },
-      async headerByHash(hash: Hex) {
-        const b = readUpstream('eth_getBlockByHash(hashes)', await rpc.request('eth_getBlockByHash', [hash, false]))
-        return b ? toHeader(b) : undefined
-      },
-      async getTransaction(hash: Hex) {
-        const t = readUpstream('eth_getTransactionByHash', await rpc.request('eth_getTransactionByHash', [hash]))
-        if (!t || t.blockNumber === null) return undefined
-        const n = BigInt(t.blockNumber)
-        // a replay needs the whole block next: read it whole now, header and transactions in one
-        // answer; and the transaction's own hint at the parent block rides in the same batch, so
-        // the replay's prefetch reads the state it names while it asks the earlier transactions'
-        const [txs] = await Promise.all([blockTransactions(n).catch(() => undefined), n > 0n ? hintOf(t, n - 1n) : undefined])
-        const own = txs?.find((x) => x.hash === t.hash.toLowerCase())
-        // not in the block read by number: replaced between the two answers (a reorg near the head)
-        return own ?? mined(t, await headerAt(BigInt(t.blockNumber)))
-      },
-      getBlockTransactions: blockTransactions,
-      prefetch: (n, calls, opts) => prefetch(n, calls, undefined, opts?.also),
-      resolveForCalls,
-      // every forwarded answer is checked: a malformed one never reaches a caller or the cache
-      rawRead: async (method, params) => checkForwarded(method, params, await rpc.request(method, params)),
-      reorgDepth: REORG_DEPTH,
-      forgetHead: () => head.forget(),
-      metrics: () => ({
-        upstream: { httpRequests: baseRpc.stats.httpRequests, calls: baseRpc.metrics.snapshot() },
-        forkReads: { ...fork.reads },
-        head: Number(head.number),
-      }),
-      async ping() {
-        try {
-          // a probe: asks even a node that stalled, so health sees it answer again
-          const n = readUpstream('eth_blockNumber', await rpc.request('eth_blockNumber', [], { probe: true }))
-          // the head it answers is a head seen (what the metrics report of an idle chain)
-          head.saw(BigInt(n))
-          return true
-        } catch {
-          return false
-        }
-      },
-      async close() {
-        rpc.close()
-      },
-    }
   }
-
-  return bind(baseRpc, undefined, undefined)
+  await prefetch(v, header.number, calls, known, alsoAt(o.also, header))
+  return header
 }
 
-/** an ethereumjs typed tx from the node's JSON, its sender fixed to the node's `from` */
-async function toMined(t: RpcTx, common: Common, rules: ChainRules | undefined): Promise<MinedTransaction> {
-  let tx: TypedTransaction
-  // the chain's own transaction types first (an OP deposit; Arbitrum's answer NOT_EMULATED)
-  const own = await rules?.decodeTx?.(t as Record<string, unknown>, common)
-  if (own)
-    return {
-      tx: own.tx,
-      from: own.from,
-      hash: t.hash.toLowerCase() as Hex,
-      blockNumber: BigInt(t.blockNumber!),
-      index: Number(BigInt(t.transactionIndex ?? '0x0')),
-    }
+/**
+ * Another instance on the same store may have run these calls at this block: its header and
+ * hints are there, and the state they name too. Undefined when either is missing.
+ */
+async function resolveFromStore(v: ChainView, n: bigint, calls: PrefetchCalls, o: ResolveOptions): Promise<BlockHeaderInfo | undefined> {
+  const [header, lists] = await Promise.all([storedHeader(v.base, n), v.base.fork.hints.stored(n, calls, ttlFor(v.base, n))])
+  if (!header || !lists) return undefined
+  await prefetch(v, header.number, calls, lists, alsoAt(o.also, header))
+  return { ...header }
+}
+
+/** cold calls: the block and their hints in one batch, then the state the hints name */
+async function resolveCold(v: ChainView, selector: BlockSelector, calls: PrefetchCalls, o: ResolveOptions): Promise<BlockHeaderInfo> {
+  const latest = 'tag' in selector && selector.tag === 'latest'
+  const tag = 'number' in selector ? q(selector.number) : latest ? 'latest' : selector.tag
+  // both issued before any await: one JSON-RPC batch
+  const [header, lists] = await Promise.all([resolveBlock(v, selector), v.base.fork.hints.request(tag, calls, v.budget)])
+  // at a tag the head may have moved between the two answers: the lists are hints, never state
+  v.base.fork.hints.remember(header.number, calls, lists, ttlFor(v.base, header.number))
+  await prefetchWithSideReads(v, header.number, calls, lists, o.sideReads, alsoAt(o.also, header))
+  return header
+}
+
+async function prefetch(v: ChainView, n: bigint, calls: PrefetchCalls, accessLists?: (AccessList | undefined)[], also?: AccessList): Promise<void> {
+  // the caller names what else the run reads, or the coinbase of this block is guessed at (a
+  // header read, usually cached: the block was just resolved)
+  const header = also ? undefined : await headerAt(v, n).catch(() => undefined)
+  const extra: AccessList = [...(also ?? (header ? [{ address: header.coinbase, storageKeys: [] }] : [])), { address: ZERO_ADDRESS, storageKeys: [] }]
+  await v.base.fork.prefetch(n, calls, { also: extra, ttlSeconds: ttlFor(v.base, n), accessLists, budget: v.budget })
+}
+
+/** the state the hints name, with the caller's side reads in the same batch */
+async function prefetchWithSideReads(
+  v: ChainView,
+  n: bigint,
+  calls: PrefetchCalls,
+  lists: (AccessList | undefined)[],
+  sideReads: SideReads | undefined,
+  also: AccessList | undefined,
+): Promise<void> {
+  // what is kept already is not asked again (a route's metadata at a block whose state is
+  // held: alone, these reads would be a round trip of their own); the rest waits for the
+  // state batch and leaves with it
+  const send = sideReads && (await sideReads(n, lists).catch(() => undefined))
+  const side = send?.((method, params) => v.rpc.request(method, params, { deferred: true }))
   try {
-    tx = (await createTxFromRPC(t as never, { common, freeze: false })) as TypedTransaction
-  } catch {
-    throw new EngineError('VALIDATION_ERROR', `transaction ${t.hash} has a type (${t.type ?? 'unknown'}) this service cannot replay`)
+    await prefetch(v, n, calls, lists, also)
+  } finally {
+    // what no state batch carried (all state held already) leaves now
+    v.rpc.flushDeferred()
   }
-  const from = t.from.toLowerCase() as Address
-  const sender = createAddressFromString(from)
-  // the node already recovered the sender: replays must not pay (or fail) recovering it again
-  ;(tx as { getSenderAddress: () => typeof sender }).getSenderAddress = () => sender
-  return {
-    tx,
-    from,
-    hash: t.hash.toLowerCase() as Hex,
-    blockNumber: BigInt(t.blockNumber!),
-    index: Number(BigInt(t.transactionIndex ?? '0x0')),
-  }
-}
-
-/** headers in the cache store, shared by instances: under the fork's own key space */
-const headerKey = (chainId: number, n: bigint) => `fs:${chainId}:${n.toString(16)}:h`
-
-// made once: a TextEncoder or TextDecoder per header read or written costs microseconds
-const utf8Encoder = new TextEncoder()
-const utf8Decoder = new TextDecoder()
-const HEADER_FIELDS = ['number', 'timestamp', 'gasLimit', 'baseFeePerGas', 'difficulty', 'excessBlobGas', 'gasUsed', 'blobGasUsed'] as const
-
-function encodeHeader(h: BlockHeaderInfo): Uint8Array {
-  const json: Record<string, string> = { coinbase: h.coinbase, prevRandao: h.prevRandao, hash: h.hash, parentHash: h.parentHash }
-  for (const f of HEADER_FIELDS) if (h[f] !== undefined) json[f] = q(h[f]!)
-  if (h.parentBeaconBlockRoot) json.parentBeaconBlockRoot = h.parentBeaconBlockRoot
-  if (h.extraData) json.extraData = h.extraData
-  return utf8Encoder.encode(JSON.stringify(json))
-}
-
-/** undefined for anything that is not a header this code wrote */
-function decodeHeader(raw: Uint8Array): BlockHeaderInfo | undefined {
-  try {
-    const j = JSON.parse(utf8Decoder.decode(raw)) as Record<string, string | undefined>
-    const big = (k: string) => (j[k] === undefined ? undefined : BigInt(j[k]!))
-    if (!j.number || !j.hash || !j.parentHash || !j.coinbase || !j.prevRandao) return undefined
-    return {
-      number: BigInt(j.number),
-      timestamp: BigInt(j.timestamp!),
-      gasLimit: BigInt(j.gasLimit!),
-      coinbase: j.coinbase as Address,
-      baseFeePerGas: big('baseFeePerGas'),
-      difficulty: BigInt(j.difficulty ?? '0x0'),
-      prevRandao: j.prevRandao as Hex,
-      excessBlobGas: big('excessBlobGas'),
-      parentBeaconBlockRoot: j.parentBeaconBlockRoot as Hex | undefined,
-      hash: j.hash as Hex,
-      parentHash: j.parentHash as Hex,
-      ...(j.gasUsed !== undefined && { gasUsed: BigInt(j.gasUsed) }),
-      ...(j.blobGasUsed !== undefined && { blobGasUsed: BigInt(j.blobGasUsed) }),
-      ...(j.extraData !== undefined && { extraData: j.extraData as Hex }),
-    }
-  } catch {
-    return undefined
-  }
+  await side?.catch(() => undefined)
 }
