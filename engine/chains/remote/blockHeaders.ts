@@ -4,6 +4,7 @@
  * Redis share, under the fork's own key space.
  */
 import type { Address, Hex } from 'viem'
+import { toQuantity as q } from '../../platform/quantity.js'
 import { EngineError } from '../../platform/errors.js'
 import type { UpstreamAnswer } from '../../upstream/upstreamAnswers.js'
 import type { BlockHeaderInfo } from '../types.js'
@@ -11,8 +12,6 @@ import type { BlockHeaderInfo } from '../types.js'
 /** blocks as checked at the edge (upstreamAnswers.ts): every field read is well-formed */
 export type RpcBlock = NonNullable<UpstreamAnswer<'eth_getBlockByNumber(hashes)'>>
 export type RpcFullBlock = NonNullable<UpstreamAnswer<'eth_getBlockByNumber(full)'>>
-
-const q = (n: bigint): Hex => `0x${n.toString(16)}`
 
 /** the header of a block the upstream answered; a value that does not parse is the upstream's fault */
 export function toHeader(b: RpcBlock | RpcFullBlock): BlockHeaderInfo {
