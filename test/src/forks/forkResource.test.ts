@@ -43,6 +43,8 @@ describe('the fork resource', () => {
     const rpc = await app.rpc(f.forkId, 'eth_blockNumber')
     expect(rpc.status).toBe(404)
     expect(rpc.error!.message).toMatch(/not found/)
+    // named as its REST answer names it, in the error's data
+    expect((rpc.error as { data?: { code?: string } }).data?.code).toBe('FORK_NOT_FOUND')
     expect((await app.request('GET', '/v1/forks/fork_not-a-fork')).json.error.code).toBe('FORK_NOT_FOUND')
   })
 
