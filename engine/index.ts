@@ -161,10 +161,10 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
         return (await runOver(forkChain, this.stop, method, args)) as Answer
       })
     }
-    forkRpc(forkId: string, method: string, params: unknown[]) {
+    forkRpc(forkId: string, request: Parameters<Engine['forkRpc']>[1]) {
       const stop = this.stop
       return guard(chain, () =>
-        forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stopsRuns(stop) ? stoppedAt(c, stop) : c }, p) }, forkId, method, params),
+        forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: stopsRuns(stop) ? stoppedAt(c, stop) : c }, p) }, forkId, request),
       )
     }
     health() {

@@ -65,6 +65,8 @@ export interface QuantityRule {
   leadingZeros?: boolean
   /** a non-negative JSON integer is accepted as well */
   numbers?: boolean
+  /** a negative JSON integer too (a clock moved back) */
+  signed?: boolean
   /** a string of decimal digits is accepted as well (Hardhat's and Anvil's times and counts) */
   decimals?: boolean
 }
@@ -101,7 +103,7 @@ export function quantityOf(v: unknown, rule: QuantityRule = {}): bigint | { faul
   const max = rule.max ?? UINT256_MAX
   let n: bigint
   if (typeof v === 'number' && rule.numbers) {
-    if (!Number.isSafeInteger(v) || v < 0) return { fault: 'type' }
+    if (!Number.isSafeInteger(v) || (v < 0 && !rule.signed)) return { fault: 'type' }
     n = BigInt(v)
   } else if (typeof v === 'string' && rule.decimals && /^[0-9]+$/.test(v)) {
     n = BigInt(v)

@@ -2,22 +2,21 @@
  * POST /v1/forks/{forkId}/rpc and /v1/forks/{forkId}/rpc/<token>: a writable fork as a JSON-RPC
  * node. Everything /v1/rpc answers, on the fork's chain (the same method table over the engine's
  * operations run on the fork), plus what a development node answers — sending, mining, time,
- * snapshots, cheats — which the engine's fork runs (FORK_DEV_METHODS). An unknown or expired fork
+ * snapshots, cheats — which the engine's fork runs (src/rpc/methods/dev.ts). An unknown or expired fork
  * is a JSON-RPC error with HTTP 404.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { ServiceConfig } from '../../config/loadConfig.js'
-import { ENGINE_OPERATIONS, FORK_DEV_METHODS, FORK_OPERATIONS, type Engine, type EngineOperation, type RunStop } from '../../engine/types.js'
+import { ENGINE_OPERATIONS, FORK_OPERATIONS, type Engine, type EngineOperation, type RunStop } from '../../engine/types.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { scanJson } from '../normalize/jsonShape.js'
 import { jsonTextAnswer } from '../respond/jsonAnswer.js'
 import { ApiError } from '../errors/apiError.js'
 import { requestEngine } from '../middleware/requestTimeout.js'
 import { answerText, dispatch, parseFailure } from './dispatch.js'
-import { rpcMethods } from './methods/index.js'
+import { forkMethods } from './methods/index.js'
 import { methodLabel, scrubber } from './route.js'
-import type { RpcContext, RpcMethodTable } from './types.js'
 
 export interface ForkRpcRouteOptions {
   engine: Engine
@@ -64,21 +63,6 @@ const forkEngineProto: object = {
 export function forkEngine(engine: Engine, forkId: string): Engine {
   const view: ForkEngineView = Object.create(forkEngineProto)
   return Object.assign(view, { base: engine, forkId }) as unknown as Engine
-}
-
-/** the fork a request's context names (set by this route; every fork method runs on it) */
-const forkOf = (ctx: RpcContext): string => {
-  if (ctx.forkId === undefined) throw new Error("a fork method ran outside a fork's endpoint")
-  return ctx.forkId
-}
-
-/** the fork's table, one for every fork: every /v1/rpc method, plus the development node's */
-export const forkMethods: RpcMethodTable = {
-  ...rpcMethods,
-  ...Object.fromEntries([...FORK_DEV_METHODS].map((m) => [m, (params: unknown[], ctx: RpcContext) => ctx.engine.forkRpc(forkOf(ctx), m, params)])),
-  // the pool's view only for `pending`; every other block is a read of the chain
-  eth_getTransactionCount: (params, ctx) =>
-    params[1] === 'pending' ? ctx.engine.forkRpc(forkOf(ctx), 'eth_getTransactionCount', params) : ctx.engine.readChain('eth_getTransactionCount', params),
 }
 
 export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOptions): void {

@@ -31,7 +31,7 @@ async function sendsAndReads(pool: WorkerPoolEngine) {
       maxFeePerGas: 10n ** 10n,
       maxPriorityFeePerGas: 1n,
     })
-    await pool.forkRpc(fork.forkId, 'eth_sendRawTransaction', [raw])
+    await pool.forkRpc(fork.forkId, { method: 'sendRawTransaction', raw })
   }
   // many reads at once: the pool spreads them, every one sees the three sends
   const balances = await Promise.all(Array.from({ length: 8 }, () => pool.onFork(fork.forkId, 'readChain', ['eth_getBalance', [SINK, 'latest']])))
