@@ -31,6 +31,7 @@ import {
   setStorageAtParams,
   stopImpersonatingParams,
 } from '../params/devParams.js'
+import { accountReadParams } from '../params/readParams.js'
 import { RpcError } from '../rpcError.js'
 import type { RpcContext } from '../types.js'
 import { type AnyRpcMethod, method } from './table.js'
@@ -90,7 +91,7 @@ export const DEV_METHODS: readonly AnyRpcMethod[] = [
   // the pool's view only for `pending`; every other block is a read of the chain
   method(
     ['eth_getTransactionCount'],
-    (params) => (params[1] === 'pending' ? pendingNonceParams(params) : { read: params }),
+    (params) => (params[1] === 'pending' ? pendingNonceParams(params) : { read: accountReadParams(params) }),
     (p, ctx) => ('read' in p ? ctx.engine.readChain('eth_getTransactionCount', p.read) : dev(p, ctx)),
   ),
 ]
