@@ -308,5 +308,3 @@ export function arity(params: readonly unknown[], min: number, max: number): voi
   atMost(params, max)
   for (let i = 0; i < min; i++) required(params, i)
 }
-
-export { typeName }

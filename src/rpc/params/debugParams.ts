@@ -29,18 +29,13 @@ export const DEBUG_CALL: CallRules = {
   type: 'read',
 }
 
-export const parseHash = (v: unknown, index: number, path: string): Hex => argReader(index, GETH).hash(v, path)
+const parseHash = (v: unknown, index: number, path: string): Hex => argReader(index, GETH).hash(v, path)
 
-/** geth rpc.BlockNumber: a tag or a hex number */
-export function parseBlockNumber(v: unknown, index: number, path = 'block'): BlockSelector {
-  if (absent(v)) throw new RpcError(-32602, `invalid argument ${index}: ${path}: expected a block number or tag string, got ${typeName(v)}`)
-  return readBlock(argReader(index, GETH), v, path, { hash: false }) as BlockSelector
-}
-
-/** geth rpc.BlockNumberOrHash: a tag, a hex number, a block hash, or `{blockNumber}` / `{blockHash, requireCanonical}` */
-export function parseBlockRef(v: unknown, index: number, path = 'block'): BlockRef {
-  if (absent(v)) throw new RpcError(-32602, `invalid argument ${index}: ${path}: expected a block number or tag string, got ${typeName(v)}`)
-  return readBlock(argReader(index, GETH), v, path)
+/** a block param that must be given: geth rpc.BlockNumber (`hash: false`) or rpc.BlockNumberOrHash */
+function requiredBlock(v: unknown, index: number, path: string, opts: { hash?: boolean } = {}): BlockRef {
+  const r: ArgReader = argReader(index, GETH)
+  if (absent(v)) r.said(path, `expected a block number or tag string, got ${typeName(v)}`)
+  return readBlock(r, v, path, opts)
 }
 
 const limits = (ctx: RpcContext): TraceConfigLimits => ({ maxTimeoutMs: ctx.config.server.request_timeout_ms })
@@ -60,7 +55,7 @@ export function traceTransactionParams(params: unknown[], ctx: RpcContext): { ha
 export function traceCallParams(params: unknown[], ctx: RpcContext): { call: CallInput; block: BlockRef; cfg: ParsedTraceCallConfig } {
   arity(params, 2, 3)
   const call = parseCall(argReader(0, GETH), params[0], 'call', DEBUG_CALL)
-  const block = parseBlockRef(params[1], 1)
+  const block = requiredBlock(params[1], 1, 'block')
   refusePending(block)
   return { call, block, cfg: parseTraceCallConfig(params[2], 2, limits(ctx)) }
 }
@@ -68,7 +63,7 @@ export function traceCallParams(params: unknown[], ctx: RpcContext): { call: Cal
 /** debug_traceBlockByNumber: `[number, TraceConfig?]` */
 export function traceBlockByNumberParams(params: unknown[], ctx: RpcContext): { block: BlockRef; cfg: ParsedTraceConfig } {
   arity(params, 1, 2)
-  const block = parseBlockNumber(params[0], 0, 'blockNumber')
+  const block = requiredBlock(params[0], 0, 'blockNumber', { hash: false }) as BlockSelector
   return { block, cfg: parseTraceConfig(params[1], 1, limits(ctx)) }
 }
 
@@ -82,17 +77,18 @@ export function traceBlockByHashParams(params: unknown[], ctx: RpcContext): { bl
 /** Erigon/reth stateContext: `{blockNumber, transactionIndex}`; -1 or absent index = after the whole block */
 function parseStateContext(v: unknown, index: number): { block: BlockRef; txIndex?: number } {
   if (absent(v)) return { block: { tag: 'latest' } }
-  if (!isObject(v)) throw new RpcError(-32602, `invalid argument ${index}: stateContext: expected {blockNumber, transactionIndex}`)
-  argReader(index, GETH).onlyKeys(v, ['blockNumber', 'transactionIndex'], 'stateContext')
-  const block = absent(v.blockNumber) ? ({ tag: 'latest' } as BlockRef) : parseBlockRef(v.blockNumber, index, 'stateContext.blockNumber')
+  const r: ArgReader = argReader(index, GETH)
+  if (!isObject(v)) return r.said('stateContext', 'expected {blockNumber, transactionIndex}')
+  r.onlyKeys(v, ['blockNumber', 'transactionIndex'], 'stateContext')
+  const block = absent(v.blockNumber) ? ({ tag: 'latest' } as BlockRef) : requiredBlock(v.blockNumber, index, 'stateContext.blockNumber')
   const ti = v.transactionIndex
   if (ti === undefined || ti === null || ti === -1 || ti === '-0x1') return { block }
   if (typeof ti === 'number') {
-    if (!Number.isSafeInteger(ti) || ti < -1) throw new RpcError(-32602, `invalid argument ${index}: stateContext.transactionIndex: expected an integer ≥ -1`)
+    if (!Number.isSafeInteger(ti) || ti < -1) r.said('stateContext.transactionIndex', 'expected an integer ≥ -1')
     return { block, txIndex: ti }
   }
   if (typeof ti === 'string' && /^0x[0-9a-fA-F]+$/.test(ti)) return { block, txIndex: Number(BigInt(ti)) }
-  throw new RpcError(-32602, `invalid argument ${index}: stateContext.transactionIndex: expected an integer (-1: after the whole block)`)
+  return r.said('stateContext.transactionIndex', 'expected an integer (-1: after the whole block)')
 }
 
 export interface TraceCallManyRequest {
