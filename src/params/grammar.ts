@@ -9,7 +9,7 @@
  *
  * @example
  * r.quantity('0x1a', 'call.gas', { max: UINT64_MAX }) // 26n
- * r.word('0x1', 'slot')                              // '0x00…01'
+ * r.word('0x1', 'slot', 'padded')                    // '0x00…01'
  */
 import type { Address, Hex } from 'viem'
 

@@ -2,11 +2,11 @@
  * The JSON-RPC dialect of the request grammar (src/params/grammar.ts): a problem with argument N
  * is RpcError -32602 `invalid argument N: path: why`, as geth words it.
  *
- * How a bad hex value is worded is kept per family of methods, as each has answered since it was
- * written and as the tests hold it: the debug_* methods and every block override in geth's
- * progressive hexutil words (`GETH`), eth_call and its kin in theirs (`ETH`), the chain reads and
- * the development methods in one phrase per kind (`TERSE`), eth_simulateV1 and trace_* in the
- * execution-apis' (`SPEC`). The grammar each applies is the same.
+ * How a bad hex value is worded is a family's own, held by its tests: the debug_* methods and
+ * every block override say it in geth's progressive hexutil words (`GETH`), eth_call and its kin
+ * in theirs (`ETH`), the state reads and the development methods in one phrase per kind
+ * (`TERSE`), eth_simulateV1 and trace_* in the execution-apis' (`SPEC`). The readers are one for
+ * all; a family picks only the words.
  *
  * @example
  * const r = argReader(0, ETH)
