@@ -39,6 +39,7 @@ import type {
   Engine,
   EngineOptions,
   ForkAt,
+  ForkDevRequest,
   RunAt,
   RunStop,
   SignaturePreviewParams,
@@ -189,11 +190,11 @@ class EngineFacade implements Engine {
   deleteFork(_at: RunAt, forkId: string) {
     return this.#guard(() => this.parts.forks.delete(forkId))
   }
-  forkRpc(at: ForkAt, method: string, params: unknown[]) {
+  forkRpc(at: ForkAt, request: ForkDevRequest) {
     const { deps, forks } = this.parts
     const stop = runStopping(at.stop)
     const gasOn = (c: ChainSource) => (stop ? stoppedAt(c, stop) : c)
-    return this.#guard(() => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: gasOn(c) }, p) }, at.fork, method, params))
+    return this.#guard(() => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: gasOn(c) }, p) }, at.fork, request))
   }
   async health(_at: RunAt) {
     const { deps, opts, budgetMs } = this.parts

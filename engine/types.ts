@@ -352,8 +352,8 @@ export interface Engine {
   getFork(at: RunAt, forkId: string): Promise<ForkInfo>
   listForks(at: RunAt): Promise<ForkInfo[]>
   deleteFork(at: RunAt, forkId: string): Promise<void>
-  /** a development-node JSON-RPC method on the fork `at` names (FORK_DEV_METHODS: sending, mining, cheats, …) */
-  forkRpc(at: ForkAt, method: string, params: unknown[]): Promise<unknown>
+  /** a development node's operation on the fork `at` names (sending, mining, time, snapshots, cheats, …: ForkDevRequest) */
+  forkRpc(at: ForkAt, request: ForkDevRequest): Promise<unknown>
   health(at: RunAt): Promise<EngineHealth>
   /** what the engine counted since it started, for the host's metrics (engine/engineMetrics.ts) */
   metrics(): Promise<EngineMetrics>
@@ -395,53 +395,8 @@ true satisfies [Exclude<keyof Engine, EngineOperation | 'close'>] extends [never
 /** an operation's arguments after its address */
 export type OperationArgs<K extends EngineOperation> = Engine[K] extends (at: never, ...args: infer A) => unknown ? A : []
 
-/**
- * What a writable fork answers beyond /v1/rpc: a development node's JSON-RPC methods (sending,
- * mining, snapshots, time, cheats), with Anvil's and Hardhat's names (engine/chains/forks/devMethods.ts
- * runs them). Here, beside the facade's types, so the HTTP layer reads the list without loading
- * the engine.
- */
-export const FORK_DEV_METHODS: ReadonlySet<string> = new Set([
-  'eth_sendRawTransaction',
-  'eth_sendTransaction',
-  'eth_getTransactionCount',
-  'evm_mine',
-  'anvil_mine',
-  'hardhat_mine',
-  'evm_setAutomine',
-  'anvil_setAutomine',
-  'anvil_getAutomine',
-  'hardhat_getAutomine',
-  'evm_snapshot',
-  'evm_revert',
-  'anvil_snapshot',
-  'anvil_revert',
-  'evm_increaseTime',
-  'anvil_increaseTime',
-  'evm_setNextBlockTimestamp',
-  'anvil_setNextBlockTimestamp',
-  'anvil_setNextBlockBaseFeePerGas',
-  'hardhat_setNextBlockBaseFeePerGas',
-  'anvil_setBalance',
-  'hardhat_setBalance',
-  'anvil_setCode',
-  'hardhat_setCode',
-  'anvil_setStorageAt',
-  'hardhat_setStorageAt',
-  'anvil_setNonce',
-  'hardhat_setNonce',
-  'anvil_impersonateAccount',
-  'hardhat_impersonateAccount',
-  'anvil_stopImpersonatingAccount',
-  'hardhat_stopImpersonatingAccount',
-  'anvil_autoImpersonateAccount',
-  'anvil_reset',
-  'hardhat_reset',
-  'anvil_dumpState',
-  'anvil_loadState',
-])
-export type { CreateForkParams, ForkInfo } from './chains/forks/types.js'
-import type { CreateForkParams, ForkInfo, ForkLimits, ForkStore } from './chains/forks/types.js'
+export type { CreateForkParams, ForkDevRequest, ForkInfo, SendCall } from './chains/forks/types.js'
+import type { CreateForkParams, ForkDevRequest, ForkInfo, ForkLimits, ForkStore } from './chains/forks/types.js'
 
 export interface EngineOptions {
   /** empty/undefined: the embedded devnet */

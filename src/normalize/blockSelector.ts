@@ -1,6 +1,8 @@
 /** Block selectors (interface §8): `blockNumber` or `blockTag`, not both; default `latest`. */
-import { BlockRefError, parseBlockRef, type BlockSelector, type BlockTag } from '../../engine/types.js'
+import type { BlockSelector, BlockTag } from '../../engine/types.js'
 import { joinPath, validationError } from '../errors/apiError.js'
+import { readBlock } from '../params/blockSelector.js'
+import { REST } from './bodyReader.js'
 import { REST_BLOCK } from '../schemas/primitives.js'
 import { toQuantity, UINT64_MAX } from './quantities.js'
 
@@ -17,10 +19,5 @@ export function toBlockSelector(sel: { blockNumber?: string; blockTag?: string }
 
 /** one string holding a tag or a hex number (`block` of access lists, `blockNumber` of shape B): the engine's block grammar */
 export function fromTagOrNumber(value: string | undefined, path: string): BlockSelector {
-  try {
-    return parseBlockRef(value, REST_BLOCK) as BlockSelector
-  } catch (e) {
-    if (e instanceof BlockRefError) throw validationError([{ path, message: e.message }])
-    throw e
-  }
+  return readBlock(REST, value, path, REST_BLOCK) as BlockSelector
 }

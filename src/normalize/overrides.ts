@@ -1,13 +1,27 @@
 /**
- * State and block overrides → the engine's maps (interface §9). Both request forms (simulation
- * array, trace object) land in one `StateOverrides` map keyed by lowercase address; `storage` is
- * geth's `stateDiff`, `state` a full replacement; slots and values left-padded to 32 bytes.
+ * State and block overrides → the engine's maps (interface §9), each account and the block's
+ * fields read by the one reader of overrides (src/params/stateOverrides.ts, blockOverrides.ts).
+ * Both request forms (simulation array, trace object) land in one `StateOverrides` map keyed by
+ * lowercase address; `storage` is geth's `stateDiff`, `state` a full replacement; slots and values
+ * left-padded to 32 bytes.
  */
-import type { Hex } from 'viem'
+import type { Address } from 'viem'
 import type { AccountOverride, BlockOverrides, StateOverrides } from '../../engine/types.js'
 import { joinPath, validationError } from '../errors/apiError.js'
+import { parseBlockOverrides } from '../params/blockOverrides.js'
+import { type OverrideRules, parseAccountOverride } from '../params/stateOverrides.js'
 import { isAcceptableAddress } from '../schemas/primitives.js'
-import { toAddress, toData, toQuantity, toWord, UINT64_MAX } from './quantities.js'
+import { REST } from './bodyReader.js'
+import { toAddress } from './quantities.js'
+
+/** the schema (src/schemas/overrides.ts) has refused unknown keys and read each value's shape */
+const REST_OVERRIDES: OverrideRules = {
+  slots: 'quantity',
+  movePrecompile: { refused: 'not supported here' },
+  stateDiff: 'storage',
+  leadingZeros: true,
+  keysChecked: true,
+}
 
 interface AccountFields {
   balance?: string
@@ -24,7 +38,7 @@ export function fromOverrideList(list: (AccountFields & { address: string })[] |
     const at = `${path}[${i}]`
     const address = toAddress(entry.address)
     if (out[address]) throw validationError([{ path: joinPath(at, 'address'), message: `address ${address} is overridden twice` }])
-    out[address] = toAccountOverride(entry, at)
+    out[address] = toAccountOverride(entry, at, address)
   })
   return out
 }
@@ -37,34 +51,13 @@ export function fromOverrideMap(map: Record<string, AccountFields> | undefined, 
     if (!isAcceptableAddress(key)) throw validationError([{ path: at, message: 'key is not an address (or has an invalid EIP-55 checksum)' }])
     const address = toAddress(key)
     if (out[address]) throw validationError([{ path: at, message: `address ${address} is overridden twice (keys differ only in case)` }])
-    out[address] = toAccountOverride(fields, at)
+    out[address] = toAccountOverride(fields, at, address)
   }
   return out
 }
 
-function toAccountOverride(fields: AccountFields, path: string): AccountOverride {
-  if (fields.storage !== undefined && fields.state !== undefined) {
-    throw validationError(
-      [{ path: joinPath(path, 'state'), message: 'both state and storage are set' }],
-      'use storage to patch slots or state to replace all storage, not both',
-    )
-  }
-  const out: AccountOverride = {}
-  if (fields.balance !== undefined) out.balance = toQuantity(fields.balance, joinPath(path, 'balance'))
-  if (fields.nonce !== undefined) out.nonce = toQuantity(fields.nonce, joinPath(path, 'nonce'), UINT64_MAX)
-  if (fields.code !== undefined) out.code = toData(fields.code)
-  if (fields.storage !== undefined) out.stateDiff = toSlots(fields.storage, joinPath(path, 'storage'))
-  if (fields.state !== undefined) out.state = toSlots(fields.state, joinPath(path, 'state'))
-  return out
-}
-
-function toSlots(slots: Record<string, string>, path: string): Record<Hex, Hex> {
-  const out: Record<Hex, Hex> = {}
-  for (const [slot, value] of Object.entries(slots)) {
-    if (!/^0x[0-9a-fA-F]+$/.test(slot)) throw validationError([{ path: joinPath(path, slot), message: 'slot is not a hex quantity' }])
-    out[toWord(slot, joinPath(path, slot))] = toWord(value, joinPath(path, slot))
-  }
-  return out
+function toAccountOverride(fields: AccountFields, path: string, address: Address): AccountOverride {
+  return parseAccountOverride(REST, fields, path, address, REST_OVERRIDES)
 }
 
 export interface BlockOverridesInput {
@@ -78,15 +71,5 @@ export interface BlockOverridesInput {
 }
 
 export function toBlockOverrides(input: BlockOverridesInput | undefined, path: string): BlockOverrides | undefined {
-  if (input === undefined) return undefined
-  const q = (key: keyof BlockOverridesInput, max?: bigint) => toQuantity(input[key]!, joinPath(path, key), max)
-  const out: BlockOverrides = {}
-  if (input.number !== undefined) out.number = q('number', UINT64_MAX)
-  if (input.time !== undefined) out.time = q('time', UINT64_MAX)
-  if (input.baseFee !== undefined) out.baseFee = q('baseFee')
-  if (input.gasLimit !== undefined) out.gasLimit = q('gasLimit', UINT64_MAX)
-  if (input.coinbase !== undefined) out.coinbase = toAddress(input.coinbase)
-  if (input.prevRandao !== undefined) out.prevRandao = toData(input.prevRandao)
-  if (input.blobBaseFee !== undefined) out.blobBaseFee = q('blobBaseFee')
-  return out
+  return parseBlockOverrides(REST, input, path, { lenient: true })
 }

@@ -3,6 +3,8 @@
  * - RpcError: as thrown (handlers and param parsers pick their code);
  * - EngineError with `details.unsupportedMethod`: -32601, geth's `the method X does not exist/is
  *   not available`;
+ * - VALIDATION_ERROR naming a param (`details.argument`: the devnet reading its own params, as a
+ *   node does): -32602 `invalid argument N: …`;
  * - EngineError carrying an upstream node's verdict (`details.rpcCode`): that code, the node's own
  *   message and data (a forwarded read answers as the node would);
  * - INTERNAL_ERROR, and anything that is not an engine or RPC error (a bug): -32603 `internal
@@ -30,6 +32,9 @@ export function toRpcErrorObject(err: unknown): { error: RpcErrorObject; interna
   if (!engine || engine.code === 'INTERNAL_ERROR') return { error: INTERNAL, internal: true }
   const d = engine.details ?? {}
   if (d.unsupportedMethod === true) return { error: { code: -32601, message: engine.message }, internal: false }
+  if (engine.code === 'VALIDATION_ERROR' && typeof d.argument === 'number') {
+    return { error: { code: -32602, message: `invalid argument ${d.argument}: ${engine.message}` }, internal: false }
+  }
   if (typeof d.rpcCode === 'number' && Number.isInteger(d.rpcCode)) {
     const message = typeof d.rpcMessage === 'string' ? d.rpcMessage : engine.message
     return { error: { code: d.rpcCode, message, ...(d.rpcData !== undefined && { data: d.rpcData }) }, internal: false }

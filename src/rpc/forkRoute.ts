@@ -2,42 +2,23 @@
  * POST /v1/forks/{forkId}/rpc and /v1/forks/{forkId}/rpc/<token>: a writable fork as a JSON-RPC
  * node. Everything /v1/rpc answers, on the fork's chain (the same method table over the engine's
  * operations run on the fork), plus what a development node answers — sending, mining, time,
- * snapshots, cheats — which the engine's fork runs (FORK_DEV_METHODS). An unknown or expired fork
+ * snapshots, cheats — which the engine's fork runs (src/rpc/methods/dev.ts). An unknown or expired fork
  * is a JSON-RPC error with HTTP 404.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { ServiceConfig } from '../../config/loadConfig.js'
-import { type Engine, FORK_DEV_METHODS, type ForkAt } from '../../engine/types.js'
+import type { Engine, ForkAt } from '../../engine/types.js'
 import { ApiError } from '../errors/apiError.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { runAt } from '../runAt.js'
-import { rpcMethods } from './methods/index.js'
+import { forkMethods } from './methods/index.js'
 import { jsonRpcHandler } from './route.js'
-import type { RpcContext, RpcMethodTable } from './types.js'
 
 export interface ForkRpcRouteOptions {
   engine: Engine
   config: ServiceConfig
   logger: HttpLogger
-}
-
-/** the fork a request's address names (set by this route; every development method runs on it) */
-const forkAt = (ctx: RpcContext): ForkAt => {
-  const { fork } = ctx.at
-  if (fork === undefined) throw new Error("a fork method ran outside a fork's endpoint")
-  return { ...ctx.at, fork }
-}
-
-/** the fork's table, one for every fork: every /v1/rpc method (run on the fork by its address), plus the development node's */
-export const forkMethods: RpcMethodTable = {
-  ...rpcMethods,
-  ...Object.fromEntries([...FORK_DEV_METHODS].map((m) => [m, (params: unknown[], ctx: RpcContext) => ctx.engine.forkRpc(forkAt(ctx), m, params)])),
-  // the pool's view only for `pending`; every other block is a read of the chain
-  eth_getTransactionCount: (params, ctx) =>
-    params[1] === 'pending'
-      ? ctx.engine.forkRpc(forkAt(ctx), 'eth_getTransactionCount', params)
-      : ctx.engine.readChain(ctx.at, 'eth_getTransactionCount', params),
 }
 
 export function registerForkRpc(app: OpenAPIHono<HttpEnv>, opts: ForkRpcRouteOptions): void {

@@ -1,8 +1,8 @@
 /**
  * The JSON-RPC front door's contract (POST /v1/rpc): a method is a handler from its positional
- * params to a JSON-ready result, registered by name in a table per namespace
- * (`src/rpc/methods/*.ts`), assembled in one place. A handler validates its own params (throwing
- * RpcError -32602 naming the param), calls the engine and shapes the answer as geth (or the
+ * params to a JSON-ready result, built from the method's entry (`src/rpc/methods/table.ts`): its
+ * parser reads the params (throwing RpcError -32602 naming the param), then one call into the
+ * engine, and the answer shaped as geth (or the
  * execution-apis spec, or reth for `trace_*`) prints it. Like the REST routes, it never touches
  * the VM: the engine does the work and throws EngineError, which the door maps to a JSON-RPC error.
  */

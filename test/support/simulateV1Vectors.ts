@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createEngine, type Engine } from '../../engine/index.js'
+import { ON_CHAIN } from '../../engine/types.js'
 import { simulateV1Methods } from '../../src/rpc/methods/simulateV1.js'
 import { toRpcErrorObject } from '../../src/rpc/engineErrors.js'
 
@@ -51,7 +52,7 @@ export async function vectorsIn(root: string): Promise<{ engine: Engine; vectors
 export async function runVector(engine: Engine, vector: Vector, opts: { width?: number } = {}): Promise<string[]> {
   let got: { result?: unknown; error?: { code: number; message: string } }
   try {
-    got = { result: await simulateV1Methods.eth_simulateV1!(vector.params, { engine } as never) }
+    got = { result: await simulateV1Methods.eth_simulateV1!(vector.params, { engine, at: ON_CHAIN } as never) }
   } catch (e) {
     // as the endpoint answers it (src/rpc/dispatch.ts)
     got = { error: toRpcErrorObject(e).error }

@@ -1,13 +1,14 @@
 /**
- * What a development node answers on top of a chain's reads, on a writable fork, with Anvil's
- * request and result shapes (and the `hardhat_*` / `evm_*` names of the same methods): sending
- * (eth_sendRawTransaction, eth_sendTransaction), mining (automine, evm_mine, anvil_mine), time,
- * snapshots, cheats on the state, impersonation, dumps and resets.
+ * What a development node does on a writable fork, one operation per `ForkDevRequest` variant
+ * (engine/chains/forks/types.ts; the JSON-RPC names are the HTTP layer's): sending a signed or an
+ * impersonated transaction, mining (automine, a number of blocks), time, snapshots, cheats on the
+ * state, impersonation, dumps and resets. The request arrives read and checked; what is refused
+ * here is what only the fork can tell (a timestamp behind its head, a sender it cannot sign for).
  *
  * Every change is a `write` of the fork service: it runs on the newest head and lands as one
  * atomic commit (a new block with its receipts and state changes, or a new record), or not at all.
  */
-import type { Address } from 'viem'
+import type { Address, Hex } from 'viem'
 import type { ChainSource } from '../types.js'
 import { DEV_ACCOUNTS, DEVNET_CHAIN_ID } from '../memory/accounts.js'
 import { EngineError } from '../../platform/errors.js'
@@ -15,11 +16,10 @@ import type { CallParams, GasEstimate } from '../../execution/types.js'
 import { decodePoolTx, forkChainOf, headNumber, indexBlocks, loadBlock, type ForkView } from './forkChain.js'
 import { mineForkBlock, nextForkBaseFee } from './forkMiner.js'
 import { DiffLayer, emptyWrites, mergeWrites, writesToJson } from './forkState.js'
-import { anvilStateOf, encodeAnvilState, parseAnvilState } from './anvilState.js'
+import { anvilStateOf, encodeAnvilState } from './anvilState.js'
 import type { ForkService } from './forkService.js'
-import { acceptRawTransaction, buildSentTransaction, checkAgainstState, type SendCall } from './sendTransaction.js'
-import * as p from './devParams.js'
-import { storedBlockJson, type ForkMark, type ForkRecord, type PoolTx, type StoredBlock } from './types.js'
+import { acceptRawTransaction, buildSentTransaction, checkAgainstState } from './sendTransaction.js'
+import { storedBlockJson, type ForkDevRequest, type ForkMark, type ForkRecord, type PoolTx, type SendCall, type StoredBlock } from './types.js'
 import { createAddressFromString } from '@ethereumjs/util'
 import type { OverlayStateManager, StateWrites } from '../../state/index.js'
 import type { StateOverrides } from '../../vocabulary.js'
@@ -168,196 +168,197 @@ async function readyOrder(view: ForkView, pool: PoolTx[]): Promise<{ ready: Pool
   return { ready, waiting }
 }
 
-export async function forkRpc(deps: DevDeps, id: string, method: string, params: unknown[]): Promise<unknown> {
-  const { forks } = deps
-  const change = <T>(fn: (view: ForkView) => Promise<{ record: ForkRecord; blocks?: StoredBlock[]; result: T }>) => forks.write(id, fn)
-  const cheat = (overrides: (view: ForkView) => Promise<StateOverrides>, result: unknown) =>
-    change(async (view) => {
-      const state = await headState(view)
-      await state.applyOverrides(await overrides(view))
-      const writes = view.pending ? mergeWrites(view.pending, state.flatten()) : state.flatten()
-      return { record: { ...view.record, pending: writesToJson(writes) }, result }
-    })
-  const name = method.replace(/^hardhat_/, 'anvil_')
-  const hardhat = method.startsWith('hardhat_')
-
-  switch (name) {
-    case 'eth_sendRawTransaction':
-      return change(async (view) => {
-        const chain = forkChainOf(view)
-        const state = await headState(view)
-        const { entry, tx } = await acceptRawTransaction(p.required(params, 0), chain.commonAt(view.base.header), view.record.chainId, {
-          state,
-          baseFee: nextBaseFee(view),
-          pendingNonce: (a) => pendingNonce(view, a, state),
-        })
-        return submit(deps, view, entry, tx.nonce, state)
-      })
-    case 'eth_sendTransaction':
-      return change(async (view) => {
-        const call = p.sendCall(p.required(params, 0))
-        const chain = forkChainOf(view)
-        const dev =
-          view.record.chainId === DEVNET_CHAIN_ID && view.base.chain.network === 'devnet' ? DEV_ACCOUNTS.find((a) => a.address === call.from) : undefined
-        if (!dev && !view.record.autoImpersonate && !view.record.impersonated.includes(call.from)) {
-          throw new EngineError(
-            'VALIDATION_ERROR',
-            `No Signer available for ${call.from}`,
-            { rpcCode: -32000, rpcMessage: `No Signer available for ${call.from}` },
-            'impersonate the account first (anvil_impersonateAccount), or send a signed transaction',
-          )
-        }
-        const state = await headState(view)
-        const nonce = call.nonce ?? (await pendingNonce(view, call.from, state))
-        const gas = call.gas ?? (await estimate(deps, chain, call))
-        const { entry, tx } = buildSentTransaction(
-          chain.commonAt({ ...view.base.header, number: headNumber(view) + 1n, timestamp: nextTimestamp(view) }),
-          { ...call, nonce, gas },
-          nextBaseFee(view),
-          dev?.privateKey,
-        )
-        await checkAgainstState(tx, call.from, { state, baseFee: nextBaseFee(view) })
-        return submit(deps, view, entry, tx.nonce, state)
-      })
-    case 'eth_getTransactionCount': {
-      const view = await forks.view(id)
-      const address = p.address(params[0], 0)
-      if (params[1] === 'pending') return q(await pendingNonce(view, address))
-      throw new EngineError('INTERNAL_ERROR', 'eth_getTransactionCount without pending is a chain read')
-    }
-    case 'evm_mine':
-    case 'anvil_mine': {
-      // evm_mine [timestamp]; anvil_mine [count, interval]
-      const count = name === 'anvil_mine' ? Number(p.optQuantity(params[0], 0) ?? 1n) : 1
-      const interval = name === 'anvil_mine' ? p.optQuantity(params[1], 1) : undefined
-      const timestamp =
-        name === 'evm_mine'
-          ? p.optQuantity(typeof params[0] === 'object' && params[0] !== null ? (params[0] as { timestamp?: unknown }).timestamp : params[0], 0)
-          : undefined
-      if (count < 1) throw p.bad(0, 'the number of blocks must be at least 1')
-      await change(async (view) => ({ ...(await mine(deps, view, count, { interval, timestamp })), result: null }))
-      return name === 'evm_mine' ? '0x0' : null
-    }
-    case 'evm_setAutomine':
-    case 'anvil_setAutomine': {
-      const on = p.bool(params[0], 0)
-      return change(async (view) => {
-        if (!on) return { record: { ...view.record, automine: false }, result: hardhat ? true : null }
-        // turning it on mines what waits, as Anvil does
-        const mined = view.record.pool.length ? await mine(deps, view, 1) : undefined
-        return { record: { ...(mined?.record ?? view.record), automine: true }, blocks: mined?.blocks, result: hardhat ? true : null }
-      })
-    }
-    case 'anvil_getAutomine':
-      return (await forks.view(id)).record.automine
-    case 'evm_snapshot':
-    case 'anvil_snapshot':
-      return change(async (view) => {
-        const sid = q(view.record.nextSnapshotId)
-        return {
-          record: { ...view.record, snapshots: { ...view.record.snapshots, [sid]: markOf(view.record) }, nextSnapshotId: view.record.nextSnapshotId + 1 },
-          result: sid,
-        }
-      })
-    case 'evm_revert':
-    case 'anvil_revert': {
-      const sid = q(p.quantity(p.required(params, 0), 0))
-      return change(async (view) => {
-        const mark = view.record.snapshots[sid]
-        // Anvil: an unknown snapshot is `false`, the fork unchanged
-        if (!mark) return { record: view.record, result: false }
-        // reverting drops this snapshot and every later one
-        const keep = Object.fromEntries(Object.entries(view.record.snapshots).filter(([k]) => BigInt(k) < BigInt(sid)))
-        return { record: { ...view.record, ...mark, snapshots: keep, epoch: view.record.epoch + 1 }, result: true }
-      })
-    }
-    case 'evm_increaseTime':
-    case 'anvil_increaseTime': {
-      const by = p.quantityOrNumber(p.required(params, 0), 0)
-      return change(async (view) => {
-        const offset = BigInt(view.record.timeOffset) + by
-        return { record: { ...view.record, timeOffset: offset.toString() }, result: q(offset < 0n ? 0n : offset) }
-      })
-    }
-    case 'evm_setNextBlockTimestamp':
-    case 'anvil_setNextBlockTimestamp': {
-      const ts = p.quantityOrNumber(p.required(params, 0), 0)
-      return change(async (view) => {
-        if (ts <= lastTs(view)) {
-          throw new EngineError('VALIDATION_ERROR', `Timestamp error: ${ts} is lower than or equal to previous block's timestamp`, { rpcCode: -32000 })
-        }
-        // the clock continues from the set time (Anvil: the offset moves with it)
-        const offset = ts - BigInt(Math.floor(Date.now() / 1000))
-        return { record: { ...view.record, nextTimestamp: ts.toString(), timeOffset: offset.toString() }, result: null }
-      })
-    }
-    case 'anvil_setNextBlockBaseFeePerGas': {
-      const fee = p.quantity(p.required(params, 0), 0)
-      return change(async (view) => ({ record: { ...view.record, nextBaseFee: fee.toString() }, result: hardhat ? true : null }))
-    }
-    case 'anvil_setBalance': {
-      const a = p.address(params[0], 0)
-      const balance = p.quantity(p.required(params, 1), 1)
-      return cheat(async () => ({ [a]: { balance } }), hardhat ? true : null)
-    }
-    case 'anvil_setNonce': {
-      const a = p.address(params[0], 0)
-      const nonce = p.quantity(p.required(params, 1), 1)
-      return cheat(async () => ({ [a]: { nonce } }), hardhat ? true : null)
-    }
-    case 'anvil_setCode': {
-      const a = p.address(params[0], 0)
-      const code = p.data(p.required(params, 1), 1)
-      return cheat(async () => ({ [a]: { code } }), hardhat ? true : null)
-    }
-    case 'anvil_setStorageAt': {
-      const a = p.address(params[0], 0)
-      const slot = p.word(p.required(params, 1), 1)
-      const value = p.word(p.required(params, 2), 2)
-      return cheat(async () => ({ [a]: { stateDiff: { [slot]: value } } }), true)
-    }
-    case 'anvil_impersonateAccount':
-    case 'anvil_stopImpersonatingAccount': {
-      const a = p.address(params[0], 0)
-      const start = name === 'anvil_impersonateAccount'
-      return change(async (view) => {
-        const rest = view.record.impersonated.filter((x) => x !== a)
-        return { record: { ...view.record, impersonated: start ? [...rest, a] : rest }, result: hardhat ? true : null }
-      })
-    }
-    case 'anvil_autoImpersonateAccount': {
-      const on = p.bool(params[0], 0)
-      return change(async (view) => ({ record: { ...view.record, autoImpersonate: on }, result: null }))
-    }
-    case 'anvil_dumpState': {
-      const view = await forks.view(id)
-      return encodeAnvilState(await anvilStateOf(changedByFork(view), await headState(view), headNumber(view)))
-    }
-    case 'anvil_loadState': {
-      const loaded = parseAnvilState(p.required(params, 0), 0)
-      return cheat(async () => loaded, true)
-    }
-    case 'anvil_reset':
-      return reset(deps, id, params)
+/** runs one development-node operation on fork `id`; its answer as a JSON value (null where it has none) */
+export async function forkRpc(deps: DevDeps, id: string, request: ForkDevRequest): Promise<unknown> {
+  switch (request.method) {
+    case 'sendRawTransaction':
+      return sendRawTransaction(deps, id, request.raw)
+    case 'sendTransaction':
+      return sendTransaction(deps, id, request.call)
+    case 'pendingNonce':
+      return q(await pendingNonce(await deps.forks.view(id), request.address))
+    case 'mine':
+      return mineBlocks(deps, id, request)
+    case 'setAutomine':
+      return setAutomine(deps, id, request.enabled)
+    case 'getAutomine':
+      return (await deps.forks.view(id)).record.automine
+    case 'snapshot':
+      return snapshot(deps, id)
+    case 'revert':
+      return revert(deps, id, q(request.id))
+    case 'increaseTime':
+      return increaseTime(deps, id, request.seconds)
+    case 'setNextBlockTimestamp':
+      return setNextBlockTimestamp(deps, id, request.timestamp)
+    case 'setNextBlockBaseFee':
+      return setRecord(deps, id, { nextBaseFee: request.baseFee.toString() })
+    case 'setBalance':
+      return cheat(deps, id, { [request.address]: { balance: request.balance } })
+    case 'setNonce':
+      return cheat(deps, id, { [request.address]: { nonce: request.nonce } })
+    case 'setCode':
+      return cheat(deps, id, { [request.address]: { code: request.code } })
+    case 'setStorageAt':
+      return cheat(deps, id, { [request.address]: { stateDiff: { [request.slot]: request.value } } })
+    case 'impersonate':
+      return impersonate(deps, id, request.address, true)
+    case 'stopImpersonating':
+      return impersonate(deps, id, request.address, false)
+    case 'autoImpersonate':
+      return setRecord(deps, id, { autoImpersonate: request.enabled })
+    case 'dumpState':
+      return dumpState(deps, id)
+    case 'loadState':
+      return cheat(deps, id, request.state)
+    case 'reset':
+      return reset(deps, id, request.blockNumber)
   }
-  throw new EngineError('NOT_FOUND', `the method ${method} does not exist/is not available`, { unsupportedMethod: true })
+}
+
+type Change<T> = (view: ForkView) => Promise<{ record: ForkRecord; blocks?: StoredBlock[]; result: T; view?: ForkView }>
+
+/** one atomic change of the fork; its result */
+const change = <T>(deps: DevDeps, id: string, fn: Change<T>): Promise<T> => deps.forks.write(id, fn)
+
+/** fields of the fork's record set, nothing mined */
+function setRecord(deps: DevDeps, id: string, fields: Partial<ForkRecord>): Promise<null> {
+  return change(deps, id, async (view) => ({ record: { ...view.record, ...fields }, result: null }))
+}
+
+/** overrides applied to the head's state, pending until the next block */
+function cheat(deps: DevDeps, id: string, overrides: StateOverrides): Promise<null> {
+  return change(deps, id, async (view) => {
+    const state = await headState(view)
+    await state.applyOverrides(overrides)
+    const writes = view.pending ? mergeWrites(view.pending, state.flatten()) : state.flatten()
+    return { record: { ...view.record, pending: writesToJson(writes) }, result: null }
+  })
+}
+
+/** eth_sendRawTransaction: the signed bytes checked against the head, into the pool */
+function sendRawTransaction(deps: DevDeps, id: string, raw: Hex): Promise<Hex> {
+  return change(deps, id, async (view) => {
+    const chain = forkChainOf(view)
+    const state = await headState(view)
+    const { entry, tx } = await acceptRawTransaction(raw, chain.commonAt(view.base.header), view.record.chainId, {
+      state,
+      baseFee: nextBaseFee(view),
+      pendingNonce: (a) => pendingNonce(view, a, state),
+    })
+    return submit(deps, view, entry, tx.nonce, state)
+  })
+}
+
+/** eth_sendTransaction: built for an impersonated or a dev account, filled as Anvil fills it, into the pool */
+function sendTransaction(deps: DevDeps, id: string, call: SendCall): Promise<Hex> {
+  return change(deps, id, async (view) => {
+    const chain = forkChainOf(view)
+    const dev = view.record.chainId === DEVNET_CHAIN_ID && view.base.chain.network === 'devnet' ? DEV_ACCOUNTS.find((a) => a.address === call.from) : undefined
+    if (!dev && !view.record.autoImpersonate && !view.record.impersonated.includes(call.from)) {
+      throw new EngineError(
+        'VALIDATION_ERROR',
+        `No Signer available for ${call.from}`,
+        undefined,
+        'impersonate the account first (anvil_impersonateAccount), or send a signed transaction',
+      )
+    }
+    const state = await headState(view)
+    const nonce = call.nonce ?? (await pendingNonce(view, call.from, state))
+    const gas = call.gas ?? (await estimate(deps, chain, call))
+    const { entry, tx } = buildSentTransaction(
+      chain.commonAt({ ...view.base.header, number: headNumber(view) + 1n, timestamp: nextTimestamp(view) }),
+      { ...call, nonce, gas },
+      nextBaseFee(view),
+      dev?.privateKey,
+    )
+    await checkAgainstState(tx, call.from, { state, baseFee: nextBaseFee(view) })
+    return submit(deps, view, entry, tx.nonce, state)
+  })
+}
+
+/** `blocks` blocks on the head, `interval` seconds apart, the first at `timestamp` when given */
+async function mineBlocks(deps: DevDeps, id: string, request: { blocks?: bigint; interval?: bigint; timestamp?: bigint }): Promise<null> {
+  const count = Number(request.blocks ?? 1n)
+  await change(deps, id, async (view) => ({ ...(await mine(deps, view, count, { interval: request.interval, timestamp: request.timestamp })), result: null }))
+  return null
+}
+
+/** automine on or off; turning it on mines what waits, as Anvil does */
+function setAutomine(deps: DevDeps, id: string, enabled: boolean): Promise<null> {
+  return change(deps, id, async (view) => {
+    if (!enabled) return { record: { ...view.record, automine: false }, result: null }
+    const mined = view.record.pool.length ? await mine(deps, view, 1) : undefined
+    return { record: { ...(mined?.record ?? view.record), automine: true }, blocks: mined?.blocks, result: null }
+  })
+}
+
+/** a snapshot of the fork's head, pool and clock; its id */
+function snapshot(deps: DevDeps, id: string): Promise<Hex> {
+  return change(deps, id, async (view) => {
+    const sid = q(view.record.nextSnapshotId)
+    return {
+      record: { ...view.record, snapshots: { ...view.record.snapshots, [sid]: markOf(view.record) }, nextSnapshotId: view.record.nextSnapshotId + 1 },
+      result: sid,
+    }
+  })
+}
+
+/** back to snapshot `sid`, dropping it and every later one; false (the fork unchanged) for an unknown one, as Anvil */
+function revert(deps: DevDeps, id: string, sid: Hex): Promise<boolean> {
+  return change(deps, id, async (view) => {
+    const mark = view.record.snapshots[sid]
+    if (!mark) return { record: view.record, result: false }
+    const keep = Object.fromEntries(Object.entries(view.record.snapshots).filter(([k]) => BigInt(k) < BigInt(sid)))
+    return { record: { ...view.record, ...mark, snapshots: keep, epoch: view.record.epoch + 1 }, result: true }
+  })
+}
+
+/** the clock moved by `seconds`; the total offset (never below zero) */
+function increaseTime(deps: DevDeps, id: string, seconds: bigint): Promise<Hex> {
+  return change(deps, id, async (view) => {
+    const offset = BigInt(view.record.timeOffset) + seconds
+    return { record: { ...view.record, timeOffset: offset.toString() }, result: q(offset < 0n ? 0n : offset) }
+  })
+}
+
+/** the next block's timestamp, after the head's; the clock continues from it (Anvil: the offset moves with it) */
+function setNextBlockTimestamp(deps: DevDeps, id: string, timestamp: bigint): Promise<null> {
+  return change(deps, id, async (view) => {
+    if (timestamp <= lastTs(view)) {
+      throw new EngineError('VALIDATION_ERROR', `Timestamp error: ${timestamp} is lower than or equal to previous block's timestamp`)
+    }
+    const offset = timestamp - BigInt(Math.floor(Date.now() / 1000))
+    return { record: { ...view.record, nextTimestamp: timestamp.toString(), timeOffset: offset.toString() }, result: null }
+  })
+}
+
+/** eth_sendTransaction accepts `address` as a sender without its key (`start`), or no longer */
+function impersonate(deps: DevDeps, id: string, address: Address, start: boolean): Promise<null> {
+  return change(deps, id, async (view) => {
+    const rest = view.record.impersonated.filter((x) => x !== address)
+    return { record: { ...view.record, impersonated: start ? [...rest, address] : rest }, result: null }
+  })
+}
+
+/** Anvil's dump of every account the fork changed, as it is at the head */
+async function dumpState(deps: DevDeps, id: string): Promise<Hex> {
+  const view = await deps.forks.view(id)
+  return encodeAnvilState(await anvilStateOf(changedByFork(view), await headState(view), headNumber(view)))
 }
 
 async function estimate(deps: DevDeps, chain: ChainSource, call: SendCall): Promise<bigint> {
   const out = await deps.estimateGas(chain, { call: { ...call, data: call.data }, block: { tag: 'latest' } } as CallParams)
   if ('gas' in out) return BigInt(out.gas)
   const message = out.revertReason !== undefined ? `execution reverted: ${out.revertReason}` : out.error
-  throw new EngineError('VALIDATION_ERROR', message, {
-    rpcCode: out.revertData !== undefined ? 3 : -32000,
-    rpcMessage: message,
-    ...(out.revertData && { rpcData: out.revertData }),
-  })
+  // a revert carries its bytes, as eth_estimateGas answers them
+  throw new EngineError('VALIDATION_ERROR', message, out.revertData !== undefined ? { revertData: out.revertData } : undefined)
 }
 
 /** a transaction accepted into the pool: mined at once with automine (unless its nonce leaves a gap) */
 async function submit(deps: DevDeps, view: ForkView, entry: PoolTx, nonce: bigint, state: OverlayStateManager) {
   if (view.record.pool.some((t) => t.hash === entry.hash) || view.byHash.has(entry.hash)) {
-    throw new EngineError('VALIDATION_ERROR', 'already known', { rpcCode: -32000, rpcMessage: 'already known' })
+    throw new EngineError('VALIDATION_ERROR', 'already known')
   }
   const stateNonce = (await state.getAccount(createAddressFromString(entry.from)))?.nonce ?? 0n
   if (!view.record.automine || nonce > stateNonce) {
@@ -381,11 +382,10 @@ function changedByFork(view: ForkView): StateWrites {
   return (mined && view.pending ? mergeWrites(mined, view.pending) : (mined ?? view.pending)) ?? emptyWrites()
 }
 
-/** anvil_reset: the fork starts over from its fork point, or from another block of the same upstream */
-async function reset(deps: DevDeps, id: string, params: unknown[]): Promise<null> {
-  const opts = p.resetOptions(params[0])
+/** the fork starts over from its fork point, or from another block of the same upstream */
+async function reset(deps: DevDeps, id: string, blockNumber: bigint | undefined): Promise<null> {
   return deps.forks.write(id, async (view) => {
-    const number = opts.blockNumber ?? BigInt(view.record.forkBlockNumber)
+    const number = blockNumber ?? BigInt(view.record.forkBlockNumber)
     const header = await view.base.chain.resolveBlock({ number })
     const record: ForkRecord = {
       ...view.record,

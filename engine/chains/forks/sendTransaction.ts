@@ -16,20 +16,19 @@ import { feeFields } from '../../execution/validateTx.js'
 import type { OverlayStateManager } from '../../state/index.js'
 import { createAddressFromString, type Address as EjsAddress } from '@ethereumjs/util'
 import { holdDecodedTx } from './forkChain.js'
-import type { PoolTx } from './types.js'
+import type { PoolTx, SendCall } from './types.js'
 
-const invalid = (message: string, rpcCode = -32000) => new EngineError('VALIDATION_ERROR', message, { rpcCode, rpcMessage: message })
+/** a transaction the pool refuses, in geth's txpool words */
+const invalid = (message: string) => new EngineError('VALIDATION_ERROR', message)
 
 /** decodes and checks a signed transaction against the fork's head; the pool entry */
 export async function acceptRawTransaction(
-  raw: unknown,
+  raw: Hex,
   common: Common,
   chainId: number,
   head: { state: OverlayStateManager; baseFee: bigint | undefined; pendingNonce(from: Address): Promise<bigint> },
 ): Promise<{ entry: PoolTx; tx: TypedTransaction }> {
-  if (typeof raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(raw))
-    throw invalid('invalid argument 0: hex string with 0x prefix and an even length expected', -32602)
-  const bytes = hexToBytes(raw as Hex)
+  const bytes = hexToBytes(raw)
   if (bytes[0] === TransactionType.BlobEIP4844) {
     throw invalid('transaction type not supported: blob transactions (EIP-4844) are not accepted by a fork')
   }
@@ -88,19 +87,6 @@ export async function checkAgainstState(tx: TypedTransaction, from: Address, hea
   if (balance < cost) throw invalid(`insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}, overshot ${cost - balance}`)
   const intrinsic = tx.getIntrinsicGas()
   if (tx.gasLimit < intrinsic) throw invalid(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`)
-}
-
-export interface SendCall {
-  from: Address
-  to?: Address | null
-  data: Hex
-  value?: bigint
-  gas?: bigint
-  gasPrice?: bigint
-  maxFeePerGas?: bigint
-  maxPriorityFeePerGas?: bigint
-  nonce?: bigint
-  accessList?: { address: Address; storageKeys: Hex[] }[]
 }
 
 /** Anvil's default tip for a sent transaction without fee fields, 1 gwei */

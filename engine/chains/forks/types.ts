@@ -10,6 +10,7 @@
 import type { Address, Hex } from 'viem'
 import type { WritesJson } from './forkState.js'
 import type { ForkPointTag } from '../../platform/blockRef.js'
+import type { StateOverrides } from '../../vocabulary.js'
 
 /** what a fork returned by the REST resource looks like */
 export interface ForkInfo {
@@ -158,3 +159,60 @@ export interface ForkStore {
   count(): Promise<number>
   close(): Promise<void>
 }
+
+/**
+ * eth_sendTransaction's call: a transaction from `from` (an impersonated account or a devnet dev
+ * account), its nonce, gas and fees filled as Anvil fills them where not given
+ */
+export interface SendCall {
+  from: Address
+  to?: Address | null
+  data: Hex
+  value?: bigint
+  gas?: bigint
+  gasPrice?: bigint
+  maxFeePerGas?: bigint
+  maxPriorityFeePerGas?: bigint
+  nonce?: bigint
+  accessList?: { address: Address; storageKeys: Hex[] }[]
+}
+
+/**
+ * What a development node does on a writable fork, one variant per operation, in the engine's own
+ * terms (the JSON-RPC names and their Anvil, Hardhat and Ganache aliases are the HTTP layer's:
+ * src/rpc/methods/dev.ts). Values arrive read and checked; the engine answers canonical JSON
+ * values (a transaction hash, a snapshot id, a quantity as 0x-hex) or null.
+ */
+export type ForkDevRequest =
+  /** a signed transaction into the pool (mined at once with automine); answers its hash */
+  | { method: 'sendRawTransaction'; raw: Hex }
+  /** a transaction built, filled and signed (or impersonated) for `call.from`; answers its hash */
+  | { method: 'sendTransaction'; call: SendCall }
+  /** the nonce the next transaction of `address` must carry, the pool counted */
+  | { method: 'pendingNonce'; address: Address }
+  /** `blocks` blocks (default 1), `interval` seconds apart (default 1), the first at `timestamp` when given */
+  | { method: 'mine'; blocks?: bigint; interval?: bigint; timestamp?: bigint }
+  | { method: 'setAutomine'; enabled: boolean }
+  | { method: 'getAutomine' }
+  /** answers the new snapshot's id */
+  | { method: 'snapshot' }
+  /** back to snapshot `id`, dropping it and every later one; answers false for an unknown id */
+  | { method: 'revert'; id: bigint }
+  /** moves the clock by `seconds` (negative: back); answers the total offset */
+  | { method: 'increaseTime'; seconds: bigint }
+  | { method: 'setNextBlockTimestamp'; timestamp: bigint }
+  | { method: 'setNextBlockBaseFee'; baseFee: bigint }
+  | { method: 'setBalance'; address: Address; balance: bigint }
+  | { method: 'setNonce'; address: Address; nonce: bigint }
+  | { method: 'setCode'; address: Address; code: Hex }
+  /** `slot` and `value` as 32-byte words */
+  | { method: 'setStorageAt'; address: Address; slot: Hex; value: Hex }
+  | { method: 'impersonate'; address: Address }
+  | { method: 'stopImpersonating'; address: Address }
+  | { method: 'autoImpersonate'; enabled: boolean }
+  /** answers Anvil's state dump (hex of gzipped JSON) of what the fork changed */
+  | { method: 'dumpState' }
+  /** sets what a dump holds: each account's nonce, balance, code and slots */
+  | { method: 'loadState'; state: StateOverrides }
+  /** starts over from the fork point, or from `blockNumber` of the same upstream */
+  | { method: 'reset'; blockNumber?: bigint }

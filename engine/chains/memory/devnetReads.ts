@@ -4,6 +4,9 @@
  * at the devnet (viem, ethers, `cast run`) reads the demo history through these; state reads
  * (balance, code, storage, nonce) are the engine's (engine/operations/reads), over `stateAfter`.
  *
+ * The devnet reads its params as a node does (an upstream node reads its own): a param it cannot
+ * read is a VALIDATION_ERROR naming the param (`details.argument`) in geth's words.
+ *
  * The devnet has no tries and no uncles: `stateRoot` and `receiptsRoot` are the placeholders the
  * block hashes were computed with, uncle lists are empty, and `eth_getProof` is not served.
  *
@@ -123,10 +126,10 @@ export async function devnetRead(view: DevnetView, method: string, params: unkno
   }
 }
 
-// ---- params (geth's wording: invalid argument N: …) ----
+// ---- params (geth's words for what is wrong; `argument` names which param) ----
 
 function bad(index: number, why: string): EngineError {
-  return new EngineError('VALIDATION_ERROR', `invalid argument ${index}: ${why}`, { rpcCode: -32602 })
+  return new EngineError('VALIDATION_ERROR', why, { argument: index })
 }
 
 function hash(v: unknown, i: number): Hex {

@@ -1,6 +1,8 @@
 /**
  * readChain: the chain's read methods for the JSON-RPC endpoint (READ_METHODS only).
  *
+ * The params arrive checked by the HTTP layer (geth's grammar, src/rpc/params/readParams.ts).
+ *
  * - State reads (balance, code, nonce, storage) at a block come from the engine's own state after
  *   that block — on a fork the fork cache the simulations fill and read, so an account a tool
  *   reads is warm for the next simulation and the other way round;
@@ -31,10 +33,6 @@ export interface ReadDeps {
 
 export function unsupportedMethod(method: string): EngineError {
   return new EngineError('NOT_FOUND', `the method ${method} does not exist/is not available`, { unsupportedMethod: true })
-}
-
-function bad(index: number, why: string): EngineError {
-  return new EngineError('VALIDATION_ERROR', `invalid argument ${index}: ${why}`, { rpcCode: -32602 })
 }
 
 export async function readChain(deps: ReadDeps, method: string, params: unknown[]): Promise<unknown> {
@@ -112,17 +110,9 @@ function isFinal(rule: Exclude<CacheRule, 'never'>, answer: unknown, headHex: He
 // ---- state reads ----
 
 async function stateRead(deps: ReadDeps, method: keyof typeof STATE_READS, params: unknown[]): Promise<Hex> {
-  const blockIndex = STATE_READS[method]
-  const address = params[0]
-  if (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address)) throw bad(0, 'hex string of 20 bytes expected')
-  const at = createAddressFromString(address.toLowerCase())
-  let slot: Uint8Array | undefined
-  if (method === 'eth_getStorageAt') {
-    const s = params[1]
-    if (typeof s !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(s)) throw bad(1, 'hex string of at most 32 bytes expected')
-    slot = hexToBytes(`0x${s.slice(2).padStart(64, '0')}`)
-  }
-  const header = await resolveBlockRef(deps.chain, blockOf(params[blockIndex], blockIndex), 'header for hash not found')
+  const at = createAddressFromString((params[0] as string).toLowerCase())
+  const slot = method === 'eth_getStorageAt' ? hexToBytes(`0x${(params[1] as string).slice(2).padStart(64, '0')}`) : undefined
+  const header = await resolveBlockRef(deps.chain, blockOf(params[STATE_READS[method]]), 'header for hash not found')
   const state = await deps.chain.stateAfter(header.number)
   switch (method) {
     case 'eth_getBalance':
@@ -137,10 +127,10 @@ async function stateRead(deps: ReadDeps, method: keyof typeof STATE_READS, param
 }
 
 /** geth's BlockNumberOrHash (the engine's block grammar); absent is `latest` */
-function blockOf(v: unknown, index: number): BlockRef {
+function blockOf(v: unknown): BlockRef {
   try {
     return parseBlockRef(v)
   } catch (e) {
-    throw e instanceof BlockRefError ? bad(index, e.message) : e
+    throw e instanceof BlockRefError ? new EngineError('VALIDATION_ERROR', e.message) : e
   }
 }

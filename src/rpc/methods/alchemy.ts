@@ -10,8 +10,8 @@
  */
 import { formatUnits, type Address } from 'viem'
 import type { ApprovalChange, SimulationResult, Transfer } from '../../../engine/types.js'
-import type { RpcContext, RpcMethodTable } from '../types.js'
-import { atMost, blockArg, callArgs, required } from '../params/ethParams.js'
+import { assetChangesParams } from '../params/ethParams.js'
+import { method, methodTable } from './table.js'
 
 export interface AlchemyAssetChange {
   assetType: 'NATIVE' | 'ERC20' | 'ERC721' | 'ERC1155' | 'SPECIAL_NFT'
@@ -81,13 +81,10 @@ export function alchemyResult(result: SimulationResult): { changes: AlchemyAsset
   return { changes: [...(call.transfers ?? []).map(transferChange), ...approvals], gasUsed: call.gasUsed, error: null }
 }
 
-export const alchemyMethods: RpcMethodTable = {
-  async alchemy_simulateAssetChanges(params: unknown[], ctx: RpcContext) {
-    atMost(params, 2)
-    const chainId = (await ctx.engine.readChain(ctx.at, 'eth_chainId', [])) as string
-    const call = callArgs(required(params, 0), 0, Number(BigInt(chainId)))
-    const block = blockArg(params[1], 1)
-    const result = await ctx.engine.simulate(ctx.at, { calls: [call], block, validation: false, traceAssetChanges: true, traceTransfers: true })
-    return alchemyResult(result)
-  },
-}
+export const ALCHEMY_METHODS = [
+  method(['alchemy_simulateAssetChanges'], assetChangesParams, async ({ call, block }, ctx) =>
+    alchemyResult(await ctx.engine.simulate(ctx.at, { calls: [call], block, validation: false, traceAssetChanges: true, traceTransfers: true })),
+  ),
+]
+
+export const alchemyMethods = methodTable(ALCHEMY_METHODS)

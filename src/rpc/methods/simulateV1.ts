@@ -6,11 +6,11 @@
  * Any other EngineError goes to the door's one mapping.
  */
 import { isEngineError } from '../../../engine/types.js'
-import type { SimulateV1Block, SimulateV1Params } from '../../../engine/types.js'
+import { readSimulateV1Params } from '../params/simulateV1Params.js'
 import { RpcError } from '../rpcError.js'
-import type { RpcMethodTable } from '../types.js'
-import { parseBlockOverrides } from '../params/blockOverrides.js'
-import { accountOverridesParam, blockParam, callParam, paramReader } from '../params/simulateV1Params.js'
+import { method, methodTable } from './table.js'
+
+export { readSimulateV1Params }
 
 /** execution-apis eth_simulateV1 errors (geth internal/ethapi/errors.go) */
 export const SIMULATE_ERROR_CODES: Record<string, number> = {
@@ -32,42 +32,19 @@ export const SIMULATE_ERROR_CODES: Record<string, number> = {
   internal: -32603,
 }
 
-export function readSimulateV1Params(params: unknown[]): SimulateV1Params {
-  if (params.length < 1) throw new RpcError(-32602, 'missing value for required argument 0')
-  if (params.length > 2) throw new RpcError(-32602, `too many arguments, want at most 2`)
-  const r = paramReader(0)
-  const opts = r.object(params[0], '', ['blockStateCalls', 'traceTransfers', 'validation', 'returnFullTransactions'])
-  const blockStateCalls: SimulateV1Block[] = r.array(opts.blockStateCalls ?? [], 'blockStateCalls').map((b, i) => {
-    const p = `blockStateCalls[${i}]`
-    const o = r.object(b, p, ['blockOverrides', 'stateOverrides', 'calls'])
-    const block: SimulateV1Block = {
-      calls: r.array(o.calls ?? [], `${p}.calls`).map((c, j) => callParam(r, c, `${p}.calls[${j}]`)),
-    }
-    if (o.blockOverrides !== undefined && o.blockOverrides !== null)
-      block.blockOverrides = parseBlockOverrides(o.blockOverrides, 0, `${p}.blockOverrides`, { simulate: true })
-    if (o.stateOverrides !== undefined && o.stateOverrides !== null) block.stateOverrides = accountOverridesParam(r, o.stateOverrides, `${p}.stateOverrides`)
-    return block
-  })
-  return {
-    blockStateCalls,
-    block: blockParam(params[1], 1),
-    traceTransfers: r.bool(opts.traceTransfers, 'traceTransfers'),
-    validation: r.bool(opts.validation, 'validation'),
-    returnFullTransactions: r.bool(opts.returnFullTransactions, 'returnFullTransactions'),
+/** a request the engine refused as a whole, with the spec's code for it */
+async function withSpecErrors<T>(run: Promise<T>): Promise<T> {
+  try {
+    return await run
+  } catch (e) {
+    const kind = isEngineError(e) ? e.details?.simulateError : undefined
+    if (typeof kind === 'string' && kind in SIMULATE_ERROR_CODES) throw new RpcError(SIMULATE_ERROR_CODES[kind]!, e instanceof Error ? e.message : String(e))
+    // geth's words for a base block it does not have (StateAndHeaderByNumberOrHash)
+    if (isEngineError(e) && e.code === 'BLOCK_NOT_FOUND') throw new RpcError(-32000, 'header not found')
+    throw e
   }
 }
 
-export const simulateV1Methods: RpcMethodTable = {
-  async eth_simulateV1(params, ctx) {
-    const request = readSimulateV1Params(params)
-    try {
-      return await ctx.engine.simulateV1(ctx.at, request)
-    } catch (e) {
-      const kind = isEngineError(e) ? e.details?.simulateError : undefined
-      if (typeof kind === 'string' && kind in SIMULATE_ERROR_CODES) throw new RpcError(SIMULATE_ERROR_CODES[kind]!, e instanceof Error ? e.message : String(e))
-      // geth's words for a base block it does not have (StateAndHeaderByNumberOrHash)
-      if (isEngineError(e) && e.code === 'BLOCK_NOT_FOUND') throw new RpcError(-32000, 'header not found')
-      throw e
-    }
-  },
-}
+export const SIMULATE_V1_METHODS = [method(['eth_simulateV1'], readSimulateV1Params, (p, ctx) => withSpecErrors(ctx.engine.simulateV1(ctx.at, p)))]
+
+export const simulateV1Methods = methodTable(SIMULATE_V1_METHODS)

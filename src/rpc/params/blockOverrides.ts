@@ -1,83 +1,14 @@
 /**
- * Block overrides, one reader for every JSON-RPC method that takes them: eth_call's and
- * eth_estimateGas' 4th param, debug_traceCall's `blockOverrides`, debug_traceCallMany's
- * `blockOverride` and eth_simulateV1's `blockOverrides`. The names are geth's
- * (`override.BlockOverrides`: number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas,
- * blobBaseFee) and alloy's (reth, Foundry's `cast`: blockNumber, timestamp, coinbase, random,
- * baseFee — alloy's `BlockOverrides` takes geth's as serde aliases). Two names of one field in one
- * object are refused (-32602), as reth and Anvil refuse them (serde: "duplicate field `baseFee`",
- * a null counting as given); geth reads only its own names and would drop alloy's silently.
- * A field the engine cannot apply (beaconRoot, withdrawals, blockHash; difficulty outside
- * eth_simulateV1) is refused by name, an unknown one too: nothing is dropped.
+ * Block overrides as JSON-RPC argument `index` holds them (src/params/blockOverrides.ts reads
+ * them), every problem in geth's words whichever method takes them.
  *
  * @example
  * parseBlockOverrides({ baseFee: '0x7' }, 3) // { baseFee: 7n }
  */
 import type { BlockOverrides } from '../../../engine/types.js'
-import { invalidArgument } from '../rpcError.js'
-import { isObject, parseAddress, parseHash, parseQuantity } from './debugParams.js'
-
-const UINT64_MAX = (1n << 64n) - 1n
-
-/** every accepted name → the field it sets */
-const FIELDS: Record<string, keyof BlockOverrides> = {
-  number: 'number',
-  blockNumber: 'number',
-  time: 'time',
-  timestamp: 'time',
-  gasLimit: 'gasLimit',
-  feeRecipient: 'coinbase',
-  coinbase: 'coinbase',
-  prevRandao: 'prevRandao',
-  random: 'prevRandao',
-  baseFeePerGas: 'baseFee',
-  baseFee: 'baseFee',
-  blobBaseFee: 'blobBaseFee',
-}
-const UNSUPPORTED: Record<string, string> = {
-  // geth's words for the two it refuses on a single call (override.BlockOverrides.Apply)
-  beaconRoot: 'block override "beaconRoot" is not supported for this RPC method',
-  withdrawals: 'block override "withdrawals" is not supported for this RPC method',
-  difficulty: 'block override "difficulty" is not supported here (post-merge blocks have none)',
-  blockHash: 'block override "blockHash" is not supported here',
-}
-
-export interface BlockOverridesOptions {
-  /**
-   * eth_simulateV1's reading: `difficulty` is read and has no effect (geth: a no-op after the
-   * merge), `number` may be any 256-bit number (geth's hexutil.Big; the simulation's own rules
-   * then refuse what it cannot reach). Elsewhere `difficulty` is refused and `number` is 64-bit.
-   */
-  simulate?: boolean
-}
+import { type BlockOverridesOptions, parseBlockOverrides as readBlockOverrides } from '../../params/blockOverrides.js'
+import { argReader, GETH } from './argReader.js'
 
 export function parseBlockOverrides(v: unknown, index: number, path = 'blockOverrides', opts: BlockOverridesOptions = {}): BlockOverrides | undefined {
-  if (v === undefined || v === null) return undefined
-  if (!isObject(v)) throw invalidArgument(index, `${path ? `${path}: ` : ''}expected a block overrides object`)
-  const at = (key: string) => (path ? `${path}.${key}` : key)
-  const out: BlockOverrides = {}
-  /** fields named so far, a null included (serde counts a null as the field given) */
-  const named = new Set<keyof BlockOverrides>()
-  for (const [key, value] of Object.entries(v)) {
-    const field = FIELDS[key]
-    if (field && named.has(field)) throw invalidArgument(index, `${at(key)}: ${field} is given twice`)
-    if (field) named.add(field)
-    if (value === undefined || value === null) continue
-    if (key === 'difficulty' && opts.simulate) {
-      parseQuantity(value, index, at(key))
-      continue
-    }
-    const unsupported = UNSUPPORTED[key]
-    // geth's eth_simulateV1 applies beaconRoot and withdrawals; the engine cannot
-    if (unsupported && opts.simulate) throw invalidArgument(index, `${at(key)}: ${key} is not supported by eth_simulateV1 here`)
-    if (unsupported) throw invalidArgument(index, `${at(key)}: ${unsupported}`)
-    if (!field) throw invalidArgument(index, `${at(key)}: unknown field (accepted: ${Object.keys(FIELDS).join(', ')})`)
-    if (field === 'coinbase') out.coinbase = parseAddress(value, index, at(key))
-    else if (field === 'prevRandao') out.prevRandao = parseHash(value, index, at(key))
-    else {
-      const uint64 = field === 'time' || field === 'gasLimit' || (field === 'number' && !opts.simulate)
-      out[field] = parseQuantity(value, index, at(key), uint64 ? UINT64_MAX : undefined)
-    }
-  }
-  return out
+  return readBlockOverrides(argReader(index, GETH), v, path, opts)
 }

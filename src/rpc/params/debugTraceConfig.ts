@@ -20,11 +20,29 @@
  * const { tracerConfig, shape, timeoutMs } = parseTraceConfig(params[1], 1, { maxTimeoutMs: 30_000 })
  * shape(await engine.traceTransaction(hash, tracerConfig, { timeoutMs }))
  */
-import type { TraceResult, TracerConfig } from '../../../engine/types.js'
+import type { BlockOverrides, StateOverrides, TraceResult, TracerConfig } from '../../../engine/types.js'
+import { isObject, typeName } from '../../params/grammar.js'
+import { type OverrideRules, parseStateOverrides } from '../../params/stateOverrides.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
+import { argReader, GETH } from './argReader.js'
 import { parseBlockOverrides } from './blockOverrides.js'
-import { isObject, onlyKeys, parseIndex, parseStateOverrides, typeName } from './debugParams.js'
-import type { BlockOverrides, StateOverrides } from '../../../engine/types.js'
+
+/** TraceCallConfig's stateOverrides: slots of exactly 32 bytes, as geth reads them */
+export const DEBUG_OVERRIDES: OverrideRules = { slots: 'exact', movePrecompile: { refused: 'not supported by debug_* methods here' } }
+
+/** refuses keys nobody reads (geth would ignore them silently; we say so instead) */
+function onlyKeys(obj: Record<string, unknown>, allowed: readonly string[], index: number, path: string): void {
+  argReader(index, GETH).onlyKeys(obj, allowed, path)
+}
+
+/** a JSON-RPC positional integer that geth reads as hexutil.Uint (or a plain JSON number, as Erigon/reth take) */
+function parseIndex(v: unknown, index: number, path: string): number {
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v) || v < 0) throw invalidArgument(index, `${path}: expected a non-negative integer`)
+    return v
+  }
+  return Number(argReader(index, GETH).quantity(v, path, { max: 0xffffffffn }))
+}
 
 /** geth defaultTraceTimeout */
 export const DEFAULT_TRACE_TIMEOUT_MS = 5_000
@@ -232,7 +250,7 @@ export function parseTraceConfig(raw: unknown, index: number, limits: TraceConfi
 export function parseTraceCallConfig(raw: unknown, index: number, limits: TraceConfigLimits): ParsedTraceCallConfig {
   const { parsed, cfg } = parseWith(raw, index, limits, CALL_CONFIG_KEYS)
   const out: ParsedTraceCallConfig = { ...parsed }
-  const stateOverrides = parseStateOverrides(cfg.stateOverrides, index, 'stateOverrides')
+  const stateOverrides = parseStateOverrides(argReader(index, GETH), cfg.stateOverrides, 'stateOverrides', DEBUG_OVERRIDES)
   if (stateOverrides) out.stateOverrides = stateOverrides
   const blockOverrides = parseBlockOverrides(cfg.blockOverrides, index, 'blockOverrides')
   if (blockOverrides) out.blockOverrides = blockOverrides

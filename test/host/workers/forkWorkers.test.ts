@@ -32,7 +32,7 @@ async function sendsAndReads(pool: WorkerPoolEngine) {
       maxFeePerGas: 10n ** 10n,
       maxPriorityFeePerGas: 1n,
     })
-    await pool.forkRpc({ fork: fork.forkId }, 'eth_sendRawTransaction', [raw])
+    await pool.forkRpc({ fork: fork.forkId }, { method: 'sendRawTransaction', raw })
   }
   // many reads at once: the pool spreads them, every one sees the three sends
   const balances = await Promise.all(Array.from({ length: 8 }, () => pool.readChain({ fork: fork.forkId }, 'eth_getBalance', [SINK, 'latest'])))

@@ -16,7 +16,7 @@ import type { Hex } from 'viem'
 import { loadConfig } from '../../../../config/loadConfig.js'
 import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../../engine/index.js'
-import type { Engine } from '../../../../engine/types.js'
+import { type Engine, ON_CHAIN } from '../../../../engine/types.js'
 import { simulateV1Methods } from '../../../../src/rpc/methods/simulateV1.js'
 import type { RpcContext } from '../../../../src/rpc/types.js'
 import { requireAnvil, startAnvil, type AnvilInstance } from '../../../support/anvil.js'
@@ -49,7 +49,7 @@ beforeAll(async () => {
   anvil = await startAnvil()
   await anvil.rpc('anvil_mine', ['0x3'])
   engine = await createEngine({ rpcUrl: anvil.url, cache, gasCap: 30_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 50_000, simulationTtlSeconds: 60 })
-  ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
+  ctx = { engine, config: loadConfig({ env: {} }), at: ON_CHAIN } as RpcContext
 }, 60_000)
 afterAll(async () => {
   await engine?.close()

@@ -47,7 +47,7 @@ beforeAll(async () => {
     maxStructLogSteps: 50_000,
     simulationTtlSeconds: 60,
   })
-  ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
+  ctx = { engine, config: loadConfig({ env: {} }), at: ON_CHAIN } as RpcContext
 })
 afterAll(() => engine.close())
 

@@ -12,7 +12,7 @@ import { encodeDeployData, encodeFunctionData, toHex, type Address, type Hex } f
 import { loadConfig } from '../../../../config/loadConfig.js'
 import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../../engine/index.js'
-import type { Engine } from '../../../../engine/types.js'
+import { type Engine, ON_CHAIN } from '../../../../engine/types.js'
 import { traceMethods } from '../../../../src/rpc/methods/trace.js'
 import { RpcError } from '../../../../src/rpc/rpcError.js'
 import type { RpcContext } from '../../../../src/rpc/types.js'
@@ -91,7 +91,7 @@ describe.runIf(run)('trace_* against Anvil', () => {
       maxStructLogSteps: 50_000,
       simulationTtlSeconds: 60,
     })
-    ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
+    ctx = { engine, config: loadConfig({ env: {} }), at: ON_CHAIN } as RpcContext
   }, 120_000)
   afterAll(async () => {
     await engine?.close()

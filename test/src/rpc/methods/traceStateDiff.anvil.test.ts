@@ -15,7 +15,7 @@ import { encodeAbiParameters, encodeDeployData, encodeFunctionData, getContractA
 import { loadConfig } from '../../../../config/loadConfig.js'
 import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../../../engine/index.js'
-import type { Engine } from '../../../../engine/types.js'
+import { type Engine, ON_CHAIN } from '../../../../engine/types.js'
 import { traceMethods } from '../../../../src/rpc/methods/trace.js'
 import { RpcError } from '../../../../src/rpc/rpcError.js'
 import type { RpcContext } from '../../../../src/rpc/types.js'
@@ -149,7 +149,7 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
       maxStructLogSteps: 50_000,
       simulationTtlSeconds: 60,
     })
-    ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
+    ctx = { engine, config: loadConfig({ env: {} }), at: ON_CHAIN } as RpcContext
   }, 120_000)
   afterAll(async () => {
     await engine?.close()
@@ -300,7 +300,7 @@ describe.runIf(run)('stateDiff, vmTrace and trace_replayBlockTransactions agains
       simulationTtlSeconds: 60,
     })
     try {
-      const tightCtx = { engine: tight, config: loadConfig({ env: {} }) } as RpcContext
+      const tightCtx = { engine: tight, config: loadConfig({ env: {} }), at: ON_CHAIN } as RpcContext
       await expect(traceMethods.trace_replayTransaction!([hash, ['vmTrace']], tightCtx)).rejects.toMatchObject({
         message: expect.stringMatching(/vmTrace exceeds the limit of 20 steps/),
       })
@@ -362,7 +362,7 @@ describe.runIf(run)('stateDiff and vmTrace before Cancun (a Shanghai Anvil): SEL
       maxStructLogSteps: 50_000,
       simulationTtlSeconds: 60,
     })
-    ctx = { engine, config: loadConfig({ env: {} }) } as RpcContext
+    ctx = { engine, config: loadConfig({ env: {} }), at: ON_CHAIN } as RpcContext
   }, 60_000)
   afterAll(async () => {
     await engine?.close()
