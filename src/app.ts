@@ -23,6 +23,7 @@ import { routePath, splitChainPath } from './chainPath.js'
 import { ApiError } from './errors/apiError.js'
 import { createErrorHandler } from './errors/errorHandler.js'
 import type { HttpEnv, HttpLogger } from './httpEnv.js'
+import type { MiddlewareHandler } from 'hono'
 import { tokenAuth } from './middleware/auth.js'
 import { limitBody } from './middleware/bodyLimit.js'
 import { corsFromConfig } from './middleware/cors.js'
@@ -125,22 +126,7 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
     }),
   )
   app.use(tokenAuth({ token: config.api.auth_token, isExempt: isPublicPath, tokenFromPath: rpcPathToken }))
-  // the chain a path names: its engine serves the request; an unknown one is 404 CHAIN_NOT_FOUND
-  app.use(async (c, next) => {
-    // c.req.path is the routed path (prefix stripped): the chain is in the URL's own path
-    const { chain } = splitChainPath(new URL(c.req.url).pathname)
-    if (chain === undefined) return next()
-    if (!chains?.has(chain)) {
-      throw new ApiError(
-        'CHAIN_NOT_FOUND',
-        `no chain named '${chain}'`,
-        { chain, chains: chains?.names() ?? [] },
-        'GET /v1/chains lists the chains this deployment serves',
-      )
-    }
-    c.set('chain', chain)
-    return next()
-  })
+  app.use(chainOfPath(chains))
   app.use(requestTimeout({ ms: config.server.request_timeout_ms }))
   app.use(limitBody({ maxBytes: config.server.max_body_bytes }))
   app.use(jsonContentType())
@@ -164,4 +150,23 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
   registerUi(app)
   registerMetrics(app, { metrics })
   return app
+}
+
+/** the chain a path names (`/v1/chains/{name}/…`), set for the request's address (src/runAt.ts); an unknown one is 404 CHAIN_NOT_FOUND */
+function chainOfPath(chains: ChainSet | undefined): MiddlewareHandler<HttpEnv> {
+  return async (c, next) => {
+    // c.req.path is the routed path (prefix stripped): the chain is in the URL's own path
+    const { chain } = splitChainPath(new URL(c.req.url).pathname)
+    if (chain === undefined) return next()
+    if (!chains?.has(chain)) {
+      throw new ApiError(
+        'CHAIN_NOT_FOUND',
+        `no chain named '${chain}'`,
+        { chain, chains: chains?.names() ?? [] },
+        'GET /v1/chains lists the chains this deployment serves',
+      )
+    }
+    c.set('chain', chain)
+    return next()
+  }
 }

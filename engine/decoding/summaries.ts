@@ -52,15 +52,32 @@ type Args = Record<string, unknown>
 const addr = (v: unknown) => shortAddress(String(v))
 const big = (v: unknown) => v as bigint
 
+type TokenEvent = Extract<EventId, `erc20.${string}` | `erc721.${string}` | `erc1155.${string}` | `weth.${string}`>
+type PoolEvent = Extract<EventId, `uniswapV2.${string}` | `uniswapV3.${string}`>
+type AdminEvent = Exclude<EventId, TokenEvent | PoolEvent>
+
+const isPoolEvent = (id: EventId): id is PoolEvent => id.startsWith('uniswapV')
+const isAdminEvent = (id: EventId): id is AdminEvent => id.startsWith('ownable.') || id.startsWith('accessControl.') || id.startsWith('erc1967.')
+
 export async function summarize(id: EventId, emitter: Address, args: Args, tokens: TokenInfoReader): Promise<string> {
-  const info = async (token: Address): Promise<TokenInfo> => {
-    try {
-      // viem decodes addresses checksummed; readers and caches key on lowercase
-      return await tokens(token.toLowerCase() as Address)
-    } catch {
-      return {}
-    }
+  if (isPoolEvent(id)) return poolSummary(id, emitter, args, tokens)
+  if (isAdminEvent(id)) return adminSummary(id, emitter, args)
+  return tokenSummary(id, emitter, args, tokens)
+}
+
+/** a token's decimals and symbol as the reader finds them; none when it cannot say */
+async function infoOf(tokens: TokenInfoReader, token: Address): Promise<TokenInfo> {
+  try {
+    // viem decodes addresses checksummed; readers and caches key on lowercase
+    return await tokens(token.toLowerCase() as Address)
+  } catch {
+    return {}
   }
+}
+
+/** transfers and approvals of ERC-20, ERC-721 and ERC-1155 tokens, and WETH's wrapping */
+async function tokenSummary(id: TokenEvent, emitter: Address, args: Args, tokens: TokenInfoReader): Promise<string> {
+  const info = (token: Address) => infoOf(tokens, token)
   const amountOf = async (token: Address, value: bigint) => {
     const i = await info(token)
     return `${formatAmount(value, i)} ${tokenLabel(token, i)}`
@@ -104,6 +121,13 @@ export async function summarize(id: EventId, emitter: Address, args: Args, token
       return `Deposit ${await amountOf(emitter, big(args.wad))} to ${addr(args.dst)}`
     case 'weth.Withdrawal':
       return `Withdraw ${await amountOf(emitter, big(args.wad))} from ${addr(args.src)}`
+  }
+}
+
+/** swaps, liquidity and new pools of Uniswap v2 pairs and v3 pools, in raw amounts of each side */
+async function poolSummary(id: PoolEvent, emitter: Address, args: Args, tokens: TokenInfoReader): Promise<string> {
+  const info = (token: Address) => infoOf(tokens, token)
+  switch (id) {
     case 'uniswapV2.Swap': {
       const paid = poolSides(big(args.amount0In), big(args.amount1In))
       const got = poolSides(big(args.amount0Out), big(args.amount1Out))
@@ -140,6 +164,12 @@ export async function summarize(id: EventId, emitter: Address, args: Args, token
       const fee = formatUnits(BigInt(args.fee as number), 4)
       return `Create pool ${addr(args.pool)} for ${tokenLabel(args.token0 as Address, a)}/${tokenLabel(args.token1 as Address, b)} with fee ${fee}%`
     }
+  }
+}
+
+/** ownership, roles and proxy upgrades */
+function adminSummary(id: AdminEvent, emitter: Address, args: Args): string {
+  switch (id) {
     case 'ownable.OwnershipTransferred':
       return `Transfer ownership of ${shortAddress(emitter)} from ${addr(args.previousOwner)} to ${addr(args.newOwner)}`
     case 'accessControl.RoleGranted':

@@ -68,6 +68,11 @@ export const executeSignedTx: ExecuteSignedTx = async (ctx, tx, opts = {}) => {
   return run(ctx, common, tx, sender, opts, false)
 }
 
+/**
+ * One transaction through runTx: priced against the block, validated (unless the chain runs it
+ * by its own rules), in a VM over the sender's view of the state, traced when tracers are given,
+ * with the chain's own fees charged and settled around it.
+ */
 async function run(
   ctx: ExecutionContext,
   common: Common,
@@ -79,16 +84,10 @@ async function run(
   // a request given up starts no more runs (the next call of a bundle, the next probe of a search)
   checkRunStop(ctx.stop)
   const validation = opts.validation ?? false
-  const { feeCap, tip } = feeFields(tx)
-  const london = common.isActivatedEIP(1559)
   // a transaction the chain runs by its own rules (an OP deposit): no signature, fee or nonce check
   const special = ctx.rules?.specialRun?.(tx, ctx)
-  // geth eth_call: a zero-fee message runs with base fee 0 (NoBaseFee)
-  const noBaseFee = !validation && feeCap === 0n && tip === 0n
-  const baseFee = london ? (noBaseFee ? 0n : (ctx.block.baseFeePerGas ?? 0n)) : undefined
-  // a special run pays no fee, so runTx must see base fee 0; BASEFEE reads the block's once it runs
-  const block = buildEvmBlock(ctx.block, common, { baseFeePerGas: special && london ? 0n : baseFee })
-
+  const price = priceOf(ctx, common, tx, validation, special)
+  const { baseFee, noBaseFee, block } = price
   const account = await ctx.state.getAccount(sender)
   if (!special)
     validateTx({
@@ -104,56 +103,11 @@ async function run(
       blockGasLimit: ctx.block.gasLimit,
       blockGasUsed: opts.blockGasUsed ?? 0n,
     })
-
-  // a sender with code (not a 7702 delegation): geth skips EIP-3607 for calls, runTx does not
-  let state = ctx.state
-  let release: (() => void) | undefined
-  if (impersonated && account && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
-    const code = await ctx.state.getCode(sender)
-    if (!(common.isActivatedEIP(7702) && equalsBytes(code.subarray(0, 3), DELEGATION_PREFIX))) {
-      const view = senderAsEoa(ctx.state, sender, account.codeHash)
-      state = view.state
-      release = view.release
-    }
-  }
-
-  const chainPrecompiles = ctx.rules?.precompiles?.(common, ctx.block) ?? []
-  const changed = opts.precompiles ? customPrecompiles(common, opts.precompiles) : []
-  const vm = await createVM({
-    common,
-    stateManager: state,
-    blockchain: blockHashSource(ctx.getBlockHash),
-    ...(chainPrecompiles.length + changed.length > 0 && { evmOpts: { customPrecompiles: [...chainPrecompiles, ...changed] } }),
-  })
-  if (ctx.stop) watchRunStop(vm.evm, ctx.stop)
-  if (opts.precompiles) coldMovedPrecompiles(vm.evm.journal, opts.precompiles, tx, sender, ctx.block.coinbase)
-  const events = vm.evm.events as unknown as { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown }
-  if (special && london) {
-    events.on('beforeMessage', (m: Message, resolve) => {
-      if (m.depth === 0) (block.header as { baseFeePerGas?: bigint }).baseFeePerGas = ctx.block.baseFeePerGas ?? 0n
-      resolve()
-    })
-  }
-  if (release) {
-    const done = release
-    events.on('beforeMessage', (m: Message, resolve) => {
-      if (m.depth === 0) done()
-      resolve()
-    })
-  }
-
-  const tracers = opts.tracers ?? []
-  let adapter: TracingAdapter | undefined
-  if (tracers.length > 0) {
-    const price = tx.supports(Capability.EIP1559FeeMarket) ? min(feeCap, (baseFee ?? 0n) + tip) : feeCap
-    adapter = new TracingAdapter(tracers, common, buildTxContext(ctx, common, tx, sender, price, special || noBaseFee ? undefined : ctx.rules?.feeRecipients), {
-      logIndexBase: opts.logIndexBase,
-      deadline: opts.deadline,
-    })
-    adapter.bindState(state)
-    await adapter.txStart()
-    attachAdapter(vm.evm, adapter)
-  }
+  const view = await senderView(ctx, common, sender, account, impersonated)
+  const vm = await vmFor(ctx, common, view?.state ?? ctx.state, opts, tx, sender)
+  onTopMessage(vm, special && price.london ? () => ((block.header as { baseFeePerGas?: bigint }).baseFeePerGas = ctx.block.baseFeePerGas ?? 0n) : undefined)
+  onTopMessage(vm, view?.release)
+  const adapter = opts.tracers?.length ? await startTracing(ctx, common, tx, sender, opts, price, special, view?.state ?? ctx.state, vm) : undefined
 
   // what the chain charges besides gas (an OP-stack L1 fee), after the tracers' start; a deposit's mint
   const settle = special ? undefined : await ctx.rules?.chargeFees?.({ ctx, tx, sender, impersonated, baseFee: baseFee ?? 0n, paysFees: !noBaseFee })
@@ -174,14 +128,120 @@ async function run(
     })
   } catch (e) {
     if (!special || isEngineError(e)) throw asEngineError(e)
-    // the VM refused a deposit (value beyond its balance, gas below the intrinsic cost): it still
-    // lands, the mint kept, the nonce bumped, its gas used
-    const refused = await special.onRejected(ctx.state, asEngineError(e).message)
-    if (adapter) await adapter.txEnd(refused.gasUsed, new Uint8Array(), 'revert')
-    return { status: 'failed', gasUsed: refused.gasUsed, returnData: '0x', logs: [], error: refused.error, peakGasUsed: refused.gasUsed }
+    return rejectedDeposit(ctx, special, adapter, e)
   }
   await wrapNonce(ctx.state, sender)
+  return finish(common, tx, sender, result, special, settle, adapter)
+}
 
+/**
+ * The fee fields and the block a run sees: geth eth_call runs a zero-fee message with base fee 0
+ * (NoBaseFee); a special run pays no fee, so runTx must see base fee 0 (BASEFEE reads the block's
+ * once it runs, onTopMessage).
+ */
+function priceOf(ctx: ExecutionContext, common: Common, tx: TypedTransaction, validation: boolean, special: SpecialRun | undefined) {
+  const { feeCap, tip } = feeFields(tx)
+  const london = common.isActivatedEIP(1559)
+  const noBaseFee = !validation && feeCap === 0n && tip === 0n
+  const baseFee = london ? (noBaseFee ? 0n : (ctx.block.baseFeePerGas ?? 0n)) : undefined
+  const block = buildEvmBlock(ctx.block, common, { baseFeePerGas: special && london ? 0n : baseFee })
+  return { feeCap, tip, london, noBaseFee, baseFee, block }
+}
+
+type Price = ReturnType<typeof priceOf>
+type Rules = NonNullable<ExecutionContext['rules']>
+/** a transaction the chain runs by its own rules (an OP deposit) */
+type SpecialRun = NonNullable<ReturnType<NonNullable<Rules['specialRun']>>>
+/** the chain's fees besides gas, settled once the gas is known */
+type FeeSettlement = NonNullable<Awaited<ReturnType<NonNullable<Rules['chargeFees']>>>>
+type Account = Awaited<ReturnType<ExecutionContext['state']['getAccount']>>
+
+/**
+ * A called sender with code (not a 7702 delegation) seen as an account without code until its
+ * call starts: geth skips EIP-3607 for calls, runTx does not. Undefined when the state is read as it is.
+ */
+async function senderView(ctx: ExecutionContext, common: Common, sender: EjsAddress, account: Account, impersonated: boolean) {
+  if (!impersonated || !account || equalsBytes(account.codeHash, KECCAK256_NULL)) return undefined
+  const code = await ctx.state.getCode(sender)
+  if (common.isActivatedEIP(7702) && equalsBytes(code.subarray(0, 3), DELEGATION_PREFIX)) return undefined
+  return senderAsEoa(ctx.state, sender, account.codeHash)
+}
+
+/** a fresh VM over `state`, with the chain's precompiles and the call's moved ones, stopping where the request says */
+async function vmFor(ctx: ExecutionContext, common: Common, state: ExecutionContext['state'], opts: ExecuteOptions, tx: TypedTransaction, sender: EjsAddress) {
+  const chainPrecompiles = ctx.rules?.precompiles?.(common, ctx.block) ?? []
+  const changed = opts.precompiles ? customPrecompiles(common, opts.precompiles) : []
+  const vm = await createVM({
+    common,
+    stateManager: state,
+    blockchain: blockHashSource(ctx.getBlockHash),
+    ...(chainPrecompiles.length + changed.length > 0 && { evmOpts: { customPrecompiles: [...chainPrecompiles, ...changed] } }),
+  })
+  if (ctx.stop) watchRunStop(vm.evm, ctx.stop)
+  if (opts.precompiles) coldMovedPrecompiles(vm.evm.journal, opts.precompiles, tx, sender, ctx.block.coinbase)
+  return vm
+}
+
+type Vm = Awaited<ReturnType<typeof createVM>>
+
+/** `fn` runs as the transaction's top call starts (nothing when there is none) */
+function onTopMessage(vm: Vm, fn: (() => unknown) | undefined): void {
+  if (!fn) return
+  const events = vm.evm.events as unknown as { on(name: string, fn: (data: never, resolve: (v?: unknown) => void) => void): unknown }
+  events.on('beforeMessage', (m: Message, resolve) => {
+    if (m.depth === 0) fn()
+    resolve()
+  })
+}
+
+/** the tracers fed through one adapter, started on the transaction before anything is charged */
+async function startTracing(
+  ctx: ExecutionContext,
+  common: Common,
+  tx: TypedTransaction,
+  sender: EjsAddress,
+  opts: ExecuteOptions,
+  { feeCap, tip, baseFee, noBaseFee }: Price,
+  special: SpecialRun | undefined,
+  state: ExecutionContext['state'],
+  vm: Vm,
+): Promise<TracingAdapter> {
+  const price = tx.supports(Capability.EIP1559FeeMarket) ? min(feeCap, (baseFee ?? 0n) + tip) : feeCap
+  const adapter = new TracingAdapter(
+    opts.tracers!,
+    common,
+    buildTxContext(ctx, common, tx, sender, price, special || noBaseFee ? undefined : ctx.rules?.feeRecipients),
+    {
+      logIndexBase: opts.logIndexBase,
+      deadline: opts.deadline,
+    },
+  )
+  adapter.bindState(state)
+  await adapter.txStart()
+  attachAdapter(vm.evm, adapter)
+  return adapter
+}
+
+/**
+ * The VM refused a deposit (value beyond its balance, gas below the intrinsic cost): it still
+ * lands, the mint kept, the nonce bumped, its gas used.
+ */
+async function rejectedDeposit(ctx: ExecutionContext, special: SpecialRun, adapter: TracingAdapter | undefined, e: unknown): Promise<ExecutionResult> {
+  const refused = await special.onRejected(ctx.state, asEngineError(e).message)
+  if (adapter) await adapter.txEnd(refused.gasUsed, new Uint8Array(), 'revert')
+  return { status: 'failed', gasUsed: refused.gasUsed, returnData: '0x', logs: [], error: refused.error, peakGasUsed: refused.gasUsed }
+}
+
+/** the run's result: its receipt gas as the chain counts it, the chain's fees settled, the tracers ended, its peak gas */
+async function finish(
+  common: Common,
+  tx: TypedTransaction,
+  sender: EjsAddress,
+  result: RunTxResult,
+  special: SpecialRun | undefined,
+  settle: FeeSettlement | undefined,
+  adapter: TracingAdapter | undefined,
+): Promise<ExecutionResult> {
   const exec = result.execResult
   const ejsError = exec.exceptionError?.error
   if (special) result.totalGasSpent = special.receiptGas(result.totalGasSpent, ejsError !== undefined)

@@ -87,29 +87,51 @@ function callTouching(input: WarningsInput, contract: Address): number {
   return Math.max(0, input.statuses.length - 1)
 }
 
+/**
+ * The warnings of a run, each said once (by its code and what it is about), in this order: calls
+ * that fail, approvals granted, what the calls did (contracts made or destroyed, owners, admins,
+ * code), watched slots written, EIP-7702 delegations, and accounts that lose assets for nothing.
+ */
 export async function decideWarnings(input: WarningsInput): Promise<PreviewWarning[]> {
-  const out: PreviewWarning[] = []
-  const seen = new Set<string>()
-  const add = (w: PreviewWarning, key: string) => {
-    if (seen.has(`${w.code}:${key}`)) return
-    seen.add(`${w.code}:${key}`)
-    out.push(w)
-  }
+  const list = new WarningList()
+  failedCalls(input, list)
+  await grantedApprovals(input, list)
+  runFacts(input, list)
+  writtenSlots(input, list)
+  delegations(input, list)
+  assetsForNothing(input, list)
+  return list.out
+}
 
+/** warnings each said once: a second one with the same code about the same thing is dropped */
+class WarningList {
+  readonly out: PreviewWarning[] = []
+  private readonly seen = new Set<string>()
+  add(w: PreviewWarning, key: string): void {
+    if (this.seen.has(`${w.code}:${key}`)) return
+    this.seen.add(`${w.code}:${key}`)
+    this.out.push(w)
+  }
+}
+
+function failedCalls(input: WarningsInput, list: WarningList): void {
   input.statuses.forEach((status, i) => {
     if (status !== 'success')
-      add(warning('REVERTED', `call ${i} ${status === 'reverted' ? 'reverts' : 'fails'}: its effects are not applied and its gas is spent`, i), `${i}`)
+      list.add(warning('REVERTED', `call ${i} ${status === 'reverted' ? 'reverts' : 'fails'}: its effects are not applied and its gas is spent`, i), `${i}`)
   })
+}
 
+/** approvals the run grants: unlimited, to an account without code, for all tokens, through Permit2 */
+async function grantedApprovals(input: WarningsInput, list: WarningList): Promise<void> {
   const codes = await Promise.all(input.approvals.map((c) => (granted(c) ? input.codeAt(c.spender) : Promise.resolve('0x1' as Hex))))
   input.approvals.forEach((c, i) => {
     if (!granted(c)) return
     const about = { account: c.owner, token: c.token, spender: c.spender }
     const key = `${c.owner}:${c.token}:${c.spender}:${c.tokenId ?? ''}`
     if (c.unlimited && !isUnlimited(c.type, BigInt(c.before)) && (c.type === 'erc20' || c.type === 'permit2'))
-      add(warning('UNLIMITED_APPROVAL', `${short(c.spender)} may spend all of ${short(c.owner)}'s ${what(c)}, now and in future`, c.callIndex, about), key)
+      list.add(warning('UNLIMITED_APPROVAL', `${short(c.spender)} may spend all of ${short(c.owner)}'s ${what(c)}, now and in future`, c.callIndex, about), key)
     if (codes[i] === '0x')
-      add(
+      list.add(
         warning(
           'APPROVAL_TO_EOA',
           `${what(c)} approved to ${short(c.spender)}, an account without code: no contract, a person holds this permission`,
@@ -119,9 +141,9 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
         key,
       )
     if (c.type === 'erc721-all' || c.type === 'erc1155-all')
-      add(warning('APPROVAL_FOR_ALL', `${short(c.spender)} may move every token of ${what(c)} that ${short(c.owner)} holds`, c.callIndex, about), key)
+      list.add(warning('APPROVAL_FOR_ALL', `${short(c.spender)} may move every token of ${what(c)} that ${short(c.owner)} holds`, c.callIndex, about), key)
     if (c.type === 'permit2')
-      add(
+      list.add(
         warning(
           'PERMIT2_APPROVAL',
           `${short(c.spender)} may move ${c.unlimited ? 'all' : (c.formatted ?? BigInt(c.after).toString())} ${what(c)} of ${short(c.owner)} through Permit2 ${until(c.expiration)}`,
@@ -131,18 +153,21 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
         key,
       )
   })
+}
 
+/** what the calls did: contracts created or destroyed, ownership, proxy admins and upgrades */
+function runFacts(input: WarningsInput, list: WarningList): void {
   for (const [i, facts] of input.facts.entries()) {
     if (!facts) continue
-    for (const created of facts.created) add(warning('CONTRACT_CREATED', `call ${i} deploys a contract at ${created}`, i, { account: created }), created)
-    for (const gone of facts.destructed) add(warning('SELFDESTRUCT', `${gone} runs SELFDESTRUCT: its balance leaves it`, i, { account: gone }), gone)
+    for (const created of facts.created) list.add(warning('CONTRACT_CREATED', `call ${i} deploys a contract at ${created}`, i, { account: created }), created)
+    for (const gone of facts.destructed) list.add(warning('SELFDESTRUCT', `${gone} runs SELFDESTRUCT: its balance leaves it`, i, { account: gone }), gone)
     for (const e of facts.events) {
       if (e.kind === 'ownership')
-        add(warning('OWNERSHIP_TRANSFERRED', `ownership of ${e.contract} passes from ${e.previous} to ${e.next}`, i, { account: e.contract }), e.contract)
+        list.add(warning('OWNERSHIP_TRANSFERRED', `ownership of ${e.contract} passes from ${e.previous} to ${e.next}`, i, { account: e.contract }), e.contract)
       else if (e.kind === 'adminChanged')
-        add(warning('ADMIN_CHANGED', `the proxy admin of ${e.contract} becomes ${e.next}`, i, { account: e.contract }), e.contract)
+        list.add(warning('ADMIN_CHANGED', `the proxy admin of ${e.contract} becomes ${e.next}`, i, { account: e.contract }), e.contract)
       else
-        add(
+        list.add(
           warning('PROXY_UPGRADED', `${e.contract} now runs the code of ${e.target}${e.kind === 'beaconUpgraded' ? "'s implementation (beacon)" : ''}`, i, {
             account: e.contract,
           }),
@@ -150,20 +175,31 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
         )
     }
   }
+}
+
+/** watched slots the run wrote: an Ownable owner, a proxy's admin, implementation or beacon */
+function writtenSlots(input: WarningsInput, list: WarningList): void {
   for (const { contract, slot } of input.slotChanges) {
     const i = callTouching(input, contract)
     if (slot === 'ownable')
-      add(warning('OWNERSHIP_TRANSFERRED', `the owner of ${contract} changes (its ERC-7201 Ownable slot is written)`, i, { account: contract }), contract)
+      list.add(warning('OWNERSHIP_TRANSFERRED', `the owner of ${contract} changes (its ERC-7201 Ownable slot is written)`, i, { account: contract }), contract)
     else if (slot === 'admin')
-      add(warning('ADMIN_CHANGED', `the proxy admin of ${contract} changes (its ERC-1967 admin slot is written)`, i, { account: contract }), contract)
-    else add(warning('PROXY_UPGRADED', `${contract} now runs other code (its ERC-1967 ${slot} slot is written)`, i, { account: contract }), contract)
+      list.add(warning('ADMIN_CHANGED', `the proxy admin of ${contract} changes (its ERC-1967 admin slot is written)`, i, { account: contract }), contract)
+    else list.add(warning('PROXY_UPGRADED', `${contract} now runs other code (its ERC-1967 ${slot} slot is written)`, i, { account: contract }), contract)
   }
+}
+
+/** accounts whose code becomes an EIP-7702 delegation, at the call that authorized it */
+function delegations(input: WarningsInput, list: WarningList): void {
   for (const { account, delegate } of input.delegations) {
     const authorizing = (input.authorities ?? []).findLastIndex((list) => list.includes(account))
     const i = authorizing >= 0 ? authorizing : callTouching(input, account)
-    add(warning('EIP7702_DELEGATION', `${account} delegates its code to ${delegate}: that contract may act as the account`, i, { account }), account)
+    list.add(warning('EIP7702_DELEGATION', `${account} delegates its code to ${delegate}: that contract may act as the account`, i, { account }), account)
   }
+}
 
+/** an account the preview is for that loses assets and receives none in return */
+function assetsForNothing(input: WarningsInput, list: WarningList): void {
   for (const account of input.accounts) {
     const mine = input.assetChanges.filter((c) => c.account === account)
     const moved = input.transfers.filter((t) => t.type === 'native' && (t.from === account || t.to === account))
@@ -173,7 +209,7 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
     const tokenIn = mine.some((c) => c.type !== 'native' && BigInt(c.delta) > 0n)
     if ((tokenOut || nativeNet < 0n) && !tokenIn && nativeNet <= 0n) {
       const last = [...input.transfers].reverse().find((t) => t.from === account)
-      add(
+      list.add(
         warning(
           'ASSETS_OUT_NOTHING_IN',
           `${short(account)} loses assets and receives none in return`,
@@ -184,5 +220,4 @@ export async function decideWarnings(input: WarningsInput): Promise<PreviewWarni
       )
     }
   }
-  return out
 }

@@ -15,10 +15,12 @@ import type { ChainRules } from '../rules.js'
 import { createAddressFromString, createContractAddress, hexToBytes } from '@ethereumjs/util'
 import { keccak256, toHex, type Hex } from 'viem'
 import { keccak256 as keccakBytes } from '../../platform/keccak.js'
-import type { BlockHeaderInfo } from '../types.js'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { BlockHeaderInfo, ChainSource } from '../types.js'
 import { DEVNET_COINBASE } from '../memory/mineBlock.js'
 import { EngineError, isEngineError } from '../../platform/errors.js'
 import { executeSignedTx } from '../../execution/executeTransaction.js'
+import type { ExecutionContext } from '../../execution/types.js'
 import { feeFields } from '../../execution/validateTx.js'
 import { executionContext } from '../../run/blockEnvironment.js'
 import { applyBlockSystemCalls, systemCallReads } from '../../run/systemCalls.js'
@@ -97,8 +99,53 @@ function touchedAccounts(common: Common, t: PoolTx, rules: ChainRules | undefine
   return [t.from, to.toString() as Hex]
 }
 
+/**
+ * The next block on the fork's head: its header fields, the state it starts from (system calls
+ * applied), each transaction mined in turn (the chain's block-start ones first), then the header
+ * sealed over what was included.
+ */
 export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOptions): Promise<MinedBlock> {
   const chain = forkChainOf(view)
+  const next = nextBlock(view, chain, opts)
+  const { header, common } = next
+  // what the block will read of the base, in one round trip rather than one per account
+  await readAheadAccounts(view, [
+    header.coinbase,
+    ...systemCallReads(header).map((e) => e.address),
+    ...txs.flatMap((t) => touchedAccounts(common, t, chain.rules)),
+  ])
+  const state = await chain.stateAfter(next.parentNumber)
+  const ctx = executionContext(chain, header, state)
+  await applyBlockSystemCalls(state, ctx.common, header)
+  const rules = chain.rules
+  // what every block of the chain starts with (an OP-stack chain's L1 attributes deposit)
+  const starts = rules?.blockStartTxs ? await blockStartTxsOf(rules, ctx.common, state, header) : []
+  const mining: Mining = {
+    ctx,
+    rules,
+    baseFee: next.baseFee,
+    gasLimit: next.fields.gasLimit,
+    onInvalid: opts.onInvalid,
+    starts,
+    // an OP-stack block from Jovian: its DA footprint, bounded by the gas limit, in its blobGasUsed
+    meter: rules?.daFootprintMeter?.(
+      header,
+      starts.map((t) => decodePoolTx(ctx.common, t, rules)),
+    ),
+    included: [],
+    receipts: [],
+    skipped: [],
+    deferred: [],
+    waitingSenders: new Set(),
+    cumulative: 0n,
+    daUsed: 0n,
+  }
+  for (const t of [...starts, ...txs]) await mineTransaction(mining, t)
+  return sealBlock(view, next, mining, state.flatten())
+}
+
+/** the block after the fork's head: its number, rules' fields and header, before any transaction */
+function nextBlock(view: ForkView, chain: ChainSource, opts: MineOptions) {
   const parentNumber = headNumber(view)
   const parent = view.blocks.length ? view.blocks[view.blocks.length - 1]! : undefined
   const parentEth = parent?.ethHeader ?? view.base.ethHeader
@@ -142,84 +189,110 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
     hash: ZERO_ROOT,
     parentHash,
   }
-  // what the block will read of the base, in one round trip rather than one per account
-  await readAheadAccounts(view, [coinbase, ...systemCallReads(header).map((e) => e.address), ...txs.flatMap((t) => touchedAccounts(common, t, chain.rules))])
-  const state = await chain.stateAfter(parentNumber)
-  const ctx = executionContext(chain, header, state)
-  await applyBlockSystemCalls(state, ctx.common, header)
+  return { parentNumber, number, common, baseFee, fields, header }
+}
 
-  const included: PoolTx[] = []
-  const receipts: StoredReceipt[] = []
-  const skipped: MinedBlock['skipped'] = []
-  let cumulative = 0n
-  const rules = chain.rules
-  // what every block of the chain starts with (an OP-stack chain's L1 attributes deposit)
-  const starts = rules?.blockStartTxs ? await blockStartTxsOf(rules, ctx.common, state, header) : []
-  // an OP-stack block from Jovian: its DA footprint, bounded by the gas limit, in its blobGasUsed
-  const meter = rules?.daFootprintMeter?.(
-    header,
-    starts.map((t) => decodePoolTx(ctx.common, t, rules)),
-  )
-  let daUsed = 0n
-  const deferred: PoolTx[] = []
-  const waitingSenders = new Set<string>()
-  for (const t of [...starts, ...txs]) {
-    if (waitingSenders.has(t.from)) {
-      deferred.push(t)
-      continue
-    }
-    const tx = decodePoolTx(ctx.common, t, rules)
-    const nonceBefore = rules?.receiptFields ? ((await state.getAccount(tx.getSenderAddress()))?.nonce ?? 0n) : 0n
-    const footprint = meter?.(tx, t.impersonated)
-    let result: Awaited<ReturnType<typeof executeSignedTx>>
-    try {
-      if (footprint !== undefined && daUsed + footprint > fields.gasLimit) {
-        // one that fits no block at all is refused; one that fits an emptier block waits for it
-        if (footprint <= fields.gasLimit && opts.onInvalid === 'skip') {
-          waitingSenders.add(t.from)
-          deferred.push(t)
-          continue
-        }
-        throw daLimitError(footprint, fields.gasLimit - daUsed)
-      }
-      result = await executeSignedTx(ctx, tx, { validation: true, blockGasUsed: cumulative })
-    } catch (e) {
-      if (opts.onInvalid === 'throw' || !isEngineError(e) || starts.includes(t)) throw e
-      skipped.push({ tx: t, error: e })
-      continue
-    }
-    cumulative += result.gasUsed
-    daUsed += footprint ?? 0n
-    const { feeCap, tip } = feeFields(tx)
-    const fee = baseFee ?? 0n
-    included.push(t)
-    receipts.push({
-      transactionHash: t.hash,
-      from: t.from,
-      to: tx.to ? (tx.to.toString().toLowerCase() as Hex) : null,
-      status: result.status === 'success' ? 'success' : 'reverted',
-      gasUsed: q(result.gasUsed),
-      cumulativeGasUsed: q(cumulative),
-      effectiveGasPrice: q(baseFee === undefined ? feeCap : feeCap < fee + tip ? feeCap : fee + tip),
-      contractAddress: result.createdAddress ?? null,
-      logs: result.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
-      ...(rules?.receiptFields && {
-        chainFields: await rules.receiptFields({
-          ctx,
-          tx,
-          nonceBefore,
-          ...(result.rollupFees && { fees: result.rollupFees }),
-          ...(footprint !== undefined && { daFootprint: footprint }),
-        }),
-      }),
-    })
+type NextBlock = ReturnType<typeof nextBlock>
+
+/** a block being mined: its run's context and what its transactions have added so far */
+interface Mining {
+  readonly ctx: ExecutionContext
+  readonly rules: ChainRules | undefined
+  readonly baseFee: bigint | undefined
+  readonly gasLimit: bigint
+  readonly onInvalid: MineOptions['onInvalid']
+  /** the chain's block-start transactions: never skipped */
+  readonly starts: PoolTx[]
+  readonly meter: ((tx: TypedTransaction, impersonated: boolean) => bigint) | undefined
+  readonly included: PoolTx[]
+  readonly receipts: StoredReceipt[]
+  readonly skipped: MinedBlock['skipped']
+  readonly deferred: PoolTx[]
+  /** senders one of whose transactions waits for the next block: their later ones wait too */
+  readonly waitingSenders: Set<string>
+  cumulative: bigint
+  daUsed: bigint
+}
+
+/**
+ * One transaction through the engine's execution path with a node's validation: included with
+ * its receipt, skipped when invalid (a block of the pool), or deferred when its DA footprint does
+ * not fit what the block leaves.
+ */
+async function mineTransaction(m: Mining, t: PoolTx): Promise<void> {
+  if (m.waitingSenders.has(t.from)) {
+    m.deferred.push(t)
+    return
   }
+  const { ctx, rules } = m
+  const tx = decodePoolTx(ctx.common, t, rules)
+  const nonceBefore = rules?.receiptFields ? ((await ctx.state.getAccount(tx.getSenderAddress()))?.nonce ?? 0n) : 0n
+  const footprint = m.meter?.(tx, t.impersonated)
+  let result: Awaited<ReturnType<typeof executeSignedTx>>
+  try {
+    if (footprint !== undefined && m.daUsed + footprint > m.gasLimit) {
+      // one that fits no block at all is refused; one that fits an emptier block waits for it
+      if (footprint <= m.gasLimit && m.onInvalid === 'skip') {
+        m.waitingSenders.add(t.from)
+        m.deferred.push(t)
+        return
+      }
+      throw daLimitError(footprint, m.gasLimit - m.daUsed)
+    }
+    result = await executeSignedTx(ctx, tx, { validation: true, blockGasUsed: m.cumulative })
+  } catch (e) {
+    if (m.onInvalid === 'throw' || !isEngineError(e) || m.starts.includes(t)) throw e
+    m.skipped.push({ tx: t, error: e })
+    return
+  }
+  m.cumulative += result.gasUsed
+  m.daUsed += footprint ?? 0n
+  m.included.push(t)
+  m.receipts.push(await receiptOf(m, t, tx, result, nonceBefore, footprint))
+}
+
+async function receiptOf(
+  m: Mining,
+  t: PoolTx,
+  tx: TypedTransaction,
+  result: Awaited<ReturnType<typeof executeSignedTx>>,
+  nonceBefore: bigint,
+  footprint: bigint | undefined,
+): Promise<StoredReceipt> {
+  const { baseFee, rules, ctx } = m
+  const { feeCap, tip } = feeFields(tx)
+  const fee = baseFee ?? 0n
+  return {
+    transactionHash: t.hash,
+    from: t.from,
+    to: tx.to ? (tx.to.toString().toLowerCase() as Hex) : null,
+    status: result.status === 'success' ? 'success' : 'reverted',
+    gasUsed: q(result.gasUsed),
+    cumulativeGasUsed: q(m.cumulative),
+    effectiveGasPrice: q(baseFee === undefined ? feeCap : feeCap < fee + tip ? feeCap : fee + tip),
+    contractAddress: result.createdAddress ?? null,
+    logs: result.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
+    ...(rules?.receiptFields && {
+      chainFields: await rules.receiptFields({
+        ctx,
+        tx,
+        nonceBefore,
+        ...(result.rollupFees && { fees: result.rollupFees }),
+        ...(footprint !== undefined && { daFootprint: footprint }),
+      }),
+    }),
+  }
+}
+
+/** the header sealed over the transactions included, and the block as the store appends it */
+async function sealBlock(view: ForkView, next: NextBlock, m: Mining, diff: Parameters<typeof writesToJson>[0]): Promise<MinedBlock> {
+  const { common, fields, number } = next
   const ethHeader = createBlockHeader(
     {
       ...fields,
-      ...(meter && { blobGasUsed: daUsed }),
-      gasUsed: cumulative,
-      transactionsTrie: await genTransactionsTrieRoot(included.map((t) => decodePoolTx(common, t, rules))),
+      ...(m.meter && { blobGasUsed: m.daUsed }),
+      gasUsed: m.cumulative,
+      transactionsTrie: await genTransactionsTrieRoot(m.included.map((t) => decodePoolTx(common, t, m.rules))),
     },
     { common: preparedCommon(common), setHardfork: false },
   )
@@ -228,12 +301,12 @@ export async function mineForkBlock(view: ForkView, txs: PoolTx[], opts: MineOpt
       number: q(number),
       hash: toHex(ethHeader.hash()),
       header: toHex(ethHeader.serialize()),
-      txs: included,
-      receipts,
+      txs: m.included,
+      receipts: m.receipts,
       pre: view.pending ? writesToJson(view.pending) : null,
-      diff: writesToJson(state.flatten()),
+      diff: writesToJson(diff),
     },
-    skipped,
-    deferred,
+    skipped: m.skipped,
+    deferred: m.deferred,
   }
 }

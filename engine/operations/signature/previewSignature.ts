@@ -88,6 +88,11 @@ export interface SignaturePreviewDeps extends Pick<RunDeps, 'chain' | 'cache' | 
   simulate(params: SimulateParams): Promise<SimulationResult>
 }
 
+/**
+ * What signing `params.typedData` would let its spender do: the intent read from the message,
+ * warnings about the signature itself, the chain's balances, allowances and nonces now, then the
+ * grant and the spender's taking simulated on the same block.
+ */
 export async function previewSignature(deps: SignaturePreviewDeps, params: SignaturePreviewParams): Promise<SignaturePreview> {
   const signer = params.signer.toLowerCase() as Address
   const intent = classifyTypedData(params.typedData)
@@ -100,23 +105,7 @@ export async function previewSignature(deps: SignaturePreviewDeps, params: Signa
   }
   const permit2 = intent.kind.startsWith('permit2')
   const { verifier, spender } = intent
-
-  const warnings: PreviewWarning[] = []
-  const domainChain = params.typedData.domain.chainId
-  if (domainChain !== undefined && BigInt(domainChain as string) !== BigInt(deps.chain.chainId))
-    warnings.push(
-      warning(
-        'WRONG_CHAIN',
-        `the domain's chain id ${BigInt(domainChain as string)} is not this chain's (${deps.chain.chainId}): the signature may be replayed where it is valid`,
-        -1,
-      ),
-    )
-  if (params.signature && !(await recovers(params.typedData, signer, params.signature)))
-    warnings.push(warning('SIGNER_MISMATCH', `the signature does not recover to ${signer} under this domain`, -1, { account: signer }))
-  if (intent.owner && intent.owner !== signer)
-    warnings.push(warning('SIGNER_MISMATCH', `the message's owner ${intent.owner} is not the signer ${signer}`, -1, { account: signer }))
-  if (intent.deadline !== undefined && intent.deadline < ctx.block.timestamp)
-    warnings.push(warning('SIGNATURE_EXPIRED', `the signature's deadline ${intent.deadline} is before the block's time ${ctx.block.timestamp}`, -1))
+  const warnings = await signatureWarnings(deps.chain.chainId, params, intent, signer, ctx.block.timestamp)
 
   // what the chain holds now: balances, what Permit2 may move, nonces
   const [balances, toPermit2, nonceUsed] = await Promise.all([
@@ -126,11 +115,53 @@ export async function previewSignature(deps: SignaturePreviewDeps, params: Signa
   ])
   if (nonceUsed) warnings.push(warning('NONCE_USED', 'the nonce of this signature is used already: it cannot be used as signed', -1, { account: signer }))
 
-  const preview: SignaturePreview = {
+  const preview = previewOf(intent, params, header.number, permit2, warnings)
+  if (intent.kind === 'unknown' || !verifier || !spender) return preview
+  const taking = takingCalls(intent, signer, { spender, verifier }, balances, toPermit2, ctx.block.timestamp)
+  await measureEffect(deps, preview, signer, header.number, granting, taking)
+  return preview
+}
+
+/** what is wrong with the signature itself: another chain's domain, another signer, a deadline past */
+async function signatureWarnings(
+  chainId: number,
+  params: SignaturePreviewParams,
+  intent: SignatureIntent,
+  signer: Address,
+  timestamp: bigint,
+): Promise<PreviewWarning[]> {
+  const warnings: PreviewWarning[] = []
+  const domainChain = params.typedData.domain.chainId
+  if (domainChain !== undefined && BigInt(domainChain as string) !== BigInt(chainId))
+    warnings.push(
+      warning(
+        'WRONG_CHAIN',
+        `the domain's chain id ${BigInt(domainChain as string)} is not this chain's (${chainId}): the signature may be replayed where it is valid`,
+        -1,
+      ),
+    )
+  if (params.signature && !(await recovers(params.typedData, signer, params.signature)))
+    warnings.push(warning('SIGNER_MISMATCH', `the signature does not recover to ${signer} under this domain`, -1, { account: signer }))
+  if (intent.owner && intent.owner !== signer)
+    warnings.push(warning('SIGNER_MISMATCH', `the message's owner ${intent.owner} is not the signer ${signer}`, -1, { account: signer }))
+  if (intent.deadline !== undefined && intent.deadline < timestamp)
+    warnings.push(warning('SIGNATURE_EXPIRED', `the signature's deadline ${intent.deadline} is before the block's time ${timestamp}`, -1))
+  return warnings
+}
+
+/** the preview of what the message grants, before its effect is measured */
+function previewOf(
+  intent: SignatureIntent,
+  params: SignaturePreviewParams,
+  blockNumber: bigint,
+  permit2: boolean,
+  warnings: PreviewWarning[],
+): SignaturePreview {
+  return {
     kind: intent.kind,
-    blockNumber: toHex(header.number),
+    blockNumber: toHex(blockNumber),
     tokens: intent.grants.map((g) => g.token),
-    spender: spender ?? null,
+    spender: intent.spender ?? null,
     amounts: intent.grants.map((g) => toHex(g.amount)),
     unlimited: intent.grants.some((g) => g.amount >= (permit2 ? MAX_UINT160 : 1n << 255n)),
     ...(intent.deadline !== undefined && { deadline: toHex(intent.deadline) }),
@@ -143,9 +174,17 @@ export async function previewSignature(deps: SignaturePreviewDeps, params: Signa
     assetChanges: [],
     warnings,
   }
-  if (intent.kind === 'unknown' || !verifier || !spender) return preview
+}
 
-  // the spender then takes what it may: at most the signer's balance (and Permit2's allowance)
+/** the spender then takes what it may: at most the signer's balance (and Permit2's allowance) */
+function takingCalls(
+  intent: SignatureIntent,
+  signer: Address,
+  { spender, verifier }: { spender: Address; verifier: Address },
+  balances: (bigint | undefined)[],
+  toPermit2: (bigint | undefined)[],
+  timestamp: bigint,
+): CallInput[] {
   const taking: CallInput[] = []
   intent.grants.forEach((g, i) => {
     const amount = min(g.amount, balances[i] ?? 0n, toPermit2[i] ?? 0n)
@@ -153,24 +192,36 @@ export async function previewSignature(deps: SignaturePreviewDeps, params: Signa
     if (intent.kind === 'erc2612' || intent.kind === 'dai-permit')
       taking.push({ from: spender, to: g.token, data: enc('transferFrom', [signer, spender, amount]) })
     else if (intent.kind === 'permit2-single' || intent.kind === 'permit2-batch') {
-      const live = g.expiration === 0n || (g.expiration ?? 0n) >= ctx.block.timestamp
+      const live = g.expiration === 0n || (g.expiration ?? 0n) >= timestamp
       if (live) taking.push({ from: spender, to: verifier, data: enc('transferFrom', [signer, spender, amount, g.token]) })
     } else taking.push({ from: signer, to: g.token, data: enc('transfer', [spender, amount]) })
   })
-  // two runs on the same block, side by side: the allowances as the signature leaves them, and
-  // what the spender takes (which may spend those allowances down again)
+  return taking
+}
+
+/**
+ * Two runs on the same block, side by side: the allowances as the signature leaves them, and
+ * what the spender takes (which may spend those allowances down again). The calls are the
+ * preview's own, not the caller's: no call index to point at.
+ */
+async function measureEffect(
+  deps: SignaturePreviewDeps,
+  preview: SignaturePreview,
+  signer: Address,
+  blockNumber: bigint,
+  granting: CallInput[],
+  taking: CallInput[],
+): Promise<void> {
   const run = (calls: CallInput[]) =>
     calls.length === 0
       ? Promise.resolve(undefined)
-      : deps.simulate({ calls, block: { number: header.number }, validation: false, account: signer, traceAssetChanges: true, traceTransfers: false })
+      : deps.simulate({ calls, block: { number: blockNumber }, validation: false, account: signer, traceAssetChanges: true, traceTransfers: false })
   const [granted, taken] = await Promise.all([run(granting), run([...granting, ...taking])])
-  // the calls are the preview's own, not the caller's: no call index to point at
   preview.approvalChanges = (granted?.approvalChanges ?? []).map((c) => ({ ...c, callIndex: -1 }))
   preview.assetChanges = (taken?.assetChanges ?? []).filter((c) => c.type !== 'native')
   const fromGrant = (granted?.warnings ?? []).filter((w) => w.code !== 'ASSETS_OUT_NOTHING_IN')
   const fromTaking = (taken?.warnings ?? []).filter((w) => w.code === 'ASSETS_OUT_NOTHING_IN' || w.code === 'REVERTED')
   preview.warnings.push(...[...fromGrant, ...fromTaking].map((w) => ({ ...w, callIndex: -1 })))
-  return preview
 }
 
 /** true when the chain shows the signature's nonce consumed */

@@ -76,12 +76,50 @@ function receiptBloom(logs: ExecutionLog[]): Bloom {
 }
 
 export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: SimTransaction[], receipts: SimReceipt[]): Promise<SealedHeader> {
-  const london = common.isActivatedEIP(1559)
-  const shanghai = common.isActivatedEIP(4895)
-  const cancun = common.isActivatedEIP(4844)
-  const prague = common.isActivatedEIP(7685)
+  const forks: Forks = {
+    london: common.isActivatedEIP(1559),
+    shanghai: common.isActivatedEIP(4895),
+    cancun: common.isActivatedEIP(4844),
+    prague: common.isActivatedEIP(7685),
+  }
+  const { encoded, logsBloom } = encodeReceipts(receipts)
+  const computed: Computed = {
+    gasUsed: receipts.at(-1)?.cumulativeGasUsed ?? 0n,
+    txRoot: await indexedRoot(txs.map((t) => hexToBytes(t.encoded))),
+    receiptsRoot: await indexedRoot(encoded),
+    logsBloom,
+    // EIP-4844: every blob of the block's transactions uses GAS_PER_BLOB
+    blobGasUsed: forks.cancun ? txs.reduce((n, t) => n + BigInt(t.call.blobVersionedHashes?.length ?? 0) * GAS_PER_BLOB, 0n) : undefined,
+  }
+  const items = headerItems(f, computed, forks)
+  const hash = keccak256(toRlp(items as never) as Hex)
+  const body: unknown[] = [items, txs.map((t) => t.legacyItems ?? t.encoded), []]
+  if (forks.shanghai) body.push([])
+  const size = (toRlp(body as never).length - 2) / 2
+  return { hash, gasUsed: computed.gasUsed, blobGasUsed: computed.blobGasUsed, json: blockJson(f, computed, forks, hash, size) }
+}
+
+/** the forks whose header fields the block has */
+interface Forks {
+  london: boolean
+  shanghai: boolean
+  cancun: boolean
+  prague: boolean
+}
+
+/** what the header holds of what ran */
+interface Computed {
+  gasUsed: bigint
+  txRoot: Hex
+  receiptsRoot: Hex
+  logsBloom: Hex
+  blobGasUsed: bigint | undefined
+}
+
+/** each receipt's EIP-2718 bytes, and the block's bloom over all their logs */
+function encodeReceipts(receipts: SimReceipt[]): { encoded: Uint8Array[]; logsBloom: Hex } {
   const blockBloom = new Bloom()
-  const encodedReceipts = receipts.map((r) => {
+  const encoded = receipts.map((r) => {
     const bloom = receiptBloom(r.logs)
     blockBloom.or(bloom)
     return encodeReceipt(
@@ -95,54 +133,50 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
       r.txType,
     )
   })
-  const gasUsed = receipts.at(-1)?.cumulativeGasUsed ?? 0n
-  const txRoot = await indexedRoot(txs.map((t) => hexToBytes(t.encoded)))
-  const receiptsRoot = await indexedRoot(encodedReceipts)
-  const logsBloom = bytesToHex(blockBloom.bitvector) as Hex
-  // EIP-4844: every blob of the block's transactions uses GAS_PER_BLOB
-  const blobGasUsed = cancun ? txs.reduce((n, t) => n + BigInt(t.call.blobVersionedHashes?.length ?? 0) * GAS_PER_BLOB, 0n) : undefined
+  return { encoded, logsBloom: bytesToHex(blockBloom.bitvector) as Hex }
+}
 
+/** the header's RLP items, in geth's order, the fields of each fork appended as it activates them */
+function headerItems(f: SimHeaderFields, c: Computed, forks: Forks): (Hex | Hex[])[] {
   const items: (Hex | Hex[])[] = [
     f.parentHash,
     EMPTY_UNCLES,
     f.coinbase,
     f.stateRoot ?? EMPTY_ROOT,
-    txRoot,
-    receiptsRoot,
-    logsBloom,
+    c.txRoot,
+    c.receiptsRoot,
+    c.logsBloom,
     rlpInt(f.difficulty),
     rlpInt(f.number),
     rlpInt(f.gasLimit),
-    rlpInt(gasUsed),
+    rlpInt(c.gasUsed),
     rlpInt(f.timestamp),
     '0x',
     f.prevRandao,
     '0x0000000000000000',
   ]
-  if (london) items.push(rlpInt(f.baseFeePerGas ?? 0n))
-  if (shanghai) items.push(EMPTY_ROOT)
-  if (cancun) items.push(rlpInt(blobGasUsed!), rlpInt(f.excessBlobGas ?? 0n), ZERO_HASH)
-  if (prague) items.push(EMPTY_REQUESTS_HASH)
-  const headerRlp = toRlp(items as never) as Hex
-  const hash = keccak256(headerRlp)
+  if (forks.london) items.push(rlpInt(f.baseFeePerGas ?? 0n))
+  if (forks.shanghai) items.push(EMPTY_ROOT)
+  if (forks.cancun) items.push(rlpInt(c.blobGasUsed!), rlpInt(f.excessBlobGas ?? 0n), ZERO_HASH)
+  if (forks.prague) items.push(EMPTY_REQUESTS_HASH)
+  return items
+}
 
-  const body: unknown[] = [items, txs.map((t) => t.legacyItems ?? t.encoded), []]
-  if (shanghai) body.push([])
-  const size = (toRlp(body as never).length - 2) / 2
-
+/** geth's RPC block (RPCMarshalBlock), `transactions` still to be set by the caller */
+function blockJson(f: SimHeaderFields, c: Computed, forks: Forks, hash: Hex, size: number): Record<string, unknown> {
   const json: Record<string, unknown> = {
     hash,
     parentHash: f.parentHash,
     sha3Uncles: EMPTY_UNCLES,
     miner: f.coinbase,
     stateRoot: f.stateRoot ?? EMPTY_ROOT,
-    transactionsRoot: txRoot,
-    receiptsRoot,
-    logsBloom,
+    transactionsRoot: c.txRoot,
+    receiptsRoot: c.receiptsRoot,
+    logsBloom: c.logsBloom,
     difficulty: toHex(f.difficulty),
     number: toHex(f.number),
     gasLimit: toHex(f.gasLimit),
-    gasUsed: toHex(gasUsed),
+    gasUsed: toHex(c.gasUsed),
     timestamp: toHex(f.timestamp),
     extraData: '0x',
     mixHash: f.prevRandao,
@@ -150,9 +184,9 @@ export async function sealSimHeader(common: Common, f: SimHeaderFields, txs: Sim
     size: toHex(size),
     uncles: [],
   }
-  if (london) json.baseFeePerGas = toHex(f.baseFeePerGas ?? 0n)
-  if (shanghai) Object.assign(json, { withdrawals: [], withdrawalsRoot: EMPTY_ROOT })
-  if (cancun) Object.assign(json, { blobGasUsed: toHex(blobGasUsed!), excessBlobGas: toHex(f.excessBlobGas ?? 0n), parentBeaconBlockRoot: ZERO_HASH })
-  if (prague) json.requestsHash = EMPTY_REQUESTS_HASH
-  return { hash, gasUsed, blobGasUsed, json }
+  if (forks.london) json.baseFeePerGas = toHex(f.baseFeePerGas ?? 0n)
+  if (forks.shanghai) Object.assign(json, { withdrawals: [], withdrawalsRoot: EMPTY_ROOT })
+  if (forks.cancun) Object.assign(json, { blobGasUsed: toHex(c.blobGasUsed!), excessBlobGas: toHex(f.excessBlobGas ?? 0n), parentBeaconBlockRoot: ZERO_HASH })
+  if (forks.prague) json.requestsHash = EMPTY_REQUESTS_HASH
+  return json
 }

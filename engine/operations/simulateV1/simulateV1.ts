@@ -58,9 +58,40 @@ interface ParentInfo {
   blobGasUsed: bigint | undefined
 }
 
+/**
+ * As geth's simulator.execute: the blocks sanitized (numbers and times), then each processed on
+ * the state the previous one left, each the next one's parent.
+ */
 export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params): Promise<SimulateV1BlockResult[]> {
   if (params.blockStateCalls.length === 0) throw simulateError('invalidParams', 'empty input')
   if (BigInt(params.blockStateCalls.length) > MAX_SIMULATE_BLOCKS) throw simulateError('clientLimitExceeded', 'too many blocks')
+  const sim = await openSimulator(deps, params)
+  const results: SimulateV1BlockResult[] = []
+  let parent = parentOfBase(sim.base)
+  for (const block of sanitizeChain(sim.base, params.blockStateCalls)) {
+    const processed = await processBlock(sim, block, parent)
+    results.push(processed.result)
+    parent = processed.parent
+  }
+  return results
+}
+
+/** one simulation's chain, base block and state, shared by its blocks */
+interface Simulator {
+  readonly params: SimulateV1Params
+  readonly chain: SimulateV1Deps['chain']
+  readonly base: BlockHeaderInfo
+  readonly state: Awaited<ReturnType<typeof openRun>>['state']
+  readonly baseCtx: ExecutionContext
+  readonly chainId: bigint
+  /** the hashes of the blocks simulated so far: BLOCKHASH of a simulated block is its hash here */
+  readonly simHashes: Map<bigint, Hex>
+  readonly getBlockHash: (n: bigint) => Promise<Hex | undefined>
+  /** geth's gas pool: the RPC gas cap bounds the gas of the whole simulation */
+  gasPool: bigint
+}
+
+async function openSimulator(deps: SimulateV1Deps, params: SimulateV1Params): Promise<Simulator> {
   const chain = deps.chain
   const {
     header: base,
@@ -73,12 +104,22 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
     // on a cold fork, one batch instead of a round trip per contract and slot
     also: (header) => simulatedBlockReads(header, params.blockStateCalls),
   })
-  const blocks = sanitizeChain(base, params.blockStateCalls)
-  const chainId = BigInt(chain.chainId)
   const simHashes = new Map<bigint, Hex>()
-  const getBlockHash = async (n: bigint) => (n > base.number ? simHashes.get(n) : chain.getBlockHash(n))
+  return {
+    params,
+    chain,
+    base,
+    state,
+    baseCtx,
+    chainId: BigInt(chain.chainId),
+    simHashes,
+    getBlockHash: async (n: bigint) => (n > base.number ? simHashes.get(n) : chain.getBlockHash(n)),
+    gasPool: deps.gasCap,
+  }
+}
 
-  let parent: ParentInfo = {
+function parentOfBase(base: BlockHeaderInfo): ParentInfo {
+  return {
     hash: base.hash,
     number: base.number,
     timestamp: base.timestamp,
@@ -90,154 +131,204 @@ export async function simulateV1(deps: SimulateV1Deps, params: SimulateV1Params)
     excessBlobGas: base.excessBlobGas,
     blobGasUsed: base.blobGasUsed,
   }
-  // geth's gas pool: the RPC gas cap bounds the gas of the whole simulation
-  let gasPool = deps.gasCap
-  const baseCommon = baseCtx.common
-  const results: SimulateV1BlockResult[] = []
+}
 
-  for (const block of blocks) {
-    const o = block.blockOverrides
-    // coinbase, difficulty and gas limit carry over from the previous block (geth makeHeaders)
-    const env: BlockEnv = {
-      number: o.number,
-      timestamp: o.time,
-      gasLimit: o.gasLimit ?? parent.gasLimit,
-      coinbase: (o.coinbase ?? parent.coinbase).toLowerCase() as Address,
-      difficulty: parent.difficulty,
-      prevRandao: o.prevRandao ?? ZERO_HASH,
-      parentBeaconBlockRoot: ZERO_HASH,
-    }
-    const headerLike: BlockHeaderInfo = { ...env, hash: ZERO_HASH, parentHash: parent.hash }
-    const common = chain.commonAt(headerLike)
-    if (common.isActivatedEIP(1559)) env.baseFeePerGas = o.baseFee ?? (params.validation ? nextBaseFee(parent) : 0n)
-    if (common.isActivatedEIP(4844)) {
-      // geth: zero when the parent is before Cancun (the base block, or a simulated block before the fork)
-      // a chain without blobs keeps it at its own (OP-stack: 0, as op-geth)
-      env.excessBlobGas = chain.rules?.minedExcessBlobGas ?? (parent.excessBlobGas !== undefined ? nextExcessBlobGas(common, parent) : 0n)
-      if (o.blobBaseFee !== undefined) env.blobBaseFee = o.blobBaseFee
-    } else delete env.parentBeaconBlockRoot
-    // the chain's rules, as every other operation runs by them (OP-stack: deposits, L1 fees, fee vaults, precompiles)
-    const ctx: ExecutionContext = {
-      common,
-      state,
-      block: env,
-      getBlockHash,
-      ...(baseCtx.stop && { stop: baseCtx.stop }),
-      ...(chain.rules && { rules: chain.rules }),
-    }
+type SanitizedBlock = ReturnType<typeof sanitizeChain>[number]
 
-    const precompiles = precompileTable(baseCommon)
-    precompiles.apply(block.stateOverrides)
-    if (block.stateOverrides) {
-      const plain = Object.fromEntries(Object.entries(block.stateOverrides).map(([a, { movePrecompileToAddress: _m, ...rest }]) => [a, rest]))
-      await applyStateOverrides(state, plain)
-    }
-    await applyBlockSystemCalls(state, common, { ...headerLike, ...env })
-    const precompileChange = precompiles.change()
+/** what one simulated block's calls add up to, as they run */
+interface BlockRun {
+  readonly ctx: ExecutionContext
+  readonly logs: ReturnType<typeof createSimLogTracer>
+  /** the precompiles the block's overrides moved (undefined: none) */
+  readonly precompileChange: ReturnType<ReturnType<typeof precompileTable>['change']>
+  readonly calls: SimulateV1CallResult[]
+  readonly txs: SimTransaction[]
+  readonly receipts: SimReceipt[]
+  readonly callLogs: ReturnType<ReturnType<typeof createSimLogTracer>['result']>[]
+  gasUsed: bigint
+}
 
-    const logs = createSimLogTracer(params.traceTransfers)
-    const calls: SimulateV1CallResult[] = []
-    const txs: SimTransaction[] = []
-    const receipts: SimReceipt[] = []
-    const callLogs: ReturnType<typeof logs.result>[] = []
-    let gasUsed = 0n
-    for (const { chainId: given, ...input } of block.calls) {
-      if (given !== undefined && given !== chainId) throw simulateError('invalidRequest', `chainId does not match node's (have=${given}, want=${chainId})`)
-      const call = await callDefaults(ctx, input, { gasUsed, gasPool, london: common.isActivatedEIP(1559) })
-      const tx = simTransaction(call, { chainId, london: common.isActivatedEIP(1559) })
-      logs.startTx()
-      let res: Awaited<ReturnType<typeof executeCall>>
-      try {
-        res = await executeCall(ctx, call, {
-          tracers: [logs],
-          validation: params.validation,
-          blockGasUsed: gasUsed,
-          ...(precompileChange && { precompiles: precompileChange }),
-        })
-      } catch (e) {
-        throw callRejection(e, call.gas) ?? e
-      }
-      gasUsed += res.gasUsed
-      gasPool = gasPool > res.gasUsed ? gasPool - res.gasUsed : 0n
-      txs.push(tx)
-      // geth's pre-Byzantium receipt: the intermediate root, where the chain can compute one
-      const receiptRoot = chain.stateRoot && !common.gteHardfork('byzantium') ? await chain.stateRoot(base.number, state) : undefined
-      receipts.push({
-        status: res.status === 'success' ? 1 : 0,
-        cumulativeGasUsed: gasUsed,
-        logs: res.logs,
-        txType: tx.type,
-        ...(receiptRoot && { stateRoot: receiptRoot }),
-      })
-      callLogs.push(logs.result())
-      const result: SimulateV1CallResult = {
-        // geth's ExecutionResult.Return(): nothing for a failed call (the revert bytes go to error.data)
-        returnData: res.status === 'success' ? res.returnData : '0x',
-        logs: [],
-        gasUsed: toHex(res.gasUsed),
-        maxUsedGas: toHex(res.peakGasUsed),
-        status: res.status === 'success' ? '0x1' : '0x0',
-      }
-      if (res.status === 'reverted') {
-        const reason = unpackRevert(res.returnData)
-        result.error = { message: reason !== undefined ? `execution reverted: ${reason}` : 'execution reverted', code: 3, data: res.returnData }
-      } else if (res.status === 'failed') {
-        result.error = { message: res.error ?? 'execution failed', code: VM_ERROR_CODE }
-      }
-      calls.push(result)
-    }
+/** as geth's processBlock: the header made, the block's start applied, its calls run, the block rewarded and sealed */
+async function processBlock(sim: Simulator, block: SanitizedBlock, parent: ParentInfo): Promise<{ result: SimulateV1BlockResult; parent: ParentInfo }> {
+  const { env, headerLike, ctx } = makeHeader(sim, block, parent)
+  const precompileChange = await applyBlockStart(sim, block, ctx, headerLike)
+  const run: BlockRun = {
+    ctx,
+    logs: createSimLogTracer(sim.params.traceTransfers),
+    precompileChange,
+    calls: [],
+    txs: [],
+    receipts: [],
+    callLogs: [],
+    gasUsed: 0n,
+  }
+  for (const { chainId: given, ...input } of block.calls) {
+    if (given !== undefined && given !== sim.chainId)
+      throw simulateError('invalidRequest', `chainId does not match node's (have=${given}, want=${sim.chainId})`)
+    await processCall(sim, run, input)
+  }
+  await creditBlockReward(sim.state, ctx.common, env)
+  const sealed = await sealBlock(sim, env, parent, run)
+  sim.simHashes.set(env.number, sealed.hash)
+  attachLogs(run, env, sealed.hash)
+  const where = { blockHash: sealed.hash, blockNumber: env.number, blockTimestamp: env.timestamp, baseFee: env.baseFeePerGas }
+  const { txs } = run
+  sealed.json.transactions = sim.params.returnFullTransactions ? txs.map((t, index) => rpcTransaction(t, { ...where, index })) : txs.map((t) => t.hash)
+  const next: ParentInfo = {
+    hash: sealed.hash,
+    number: env.number,
+    timestamp: env.timestamp,
+    gasLimit: env.gasLimit,
+    gasUsed: sealed.gasUsed,
+    coinbase: env.coinbase,
+    difficulty: env.difficulty,
+    baseFeePerGas: env.baseFeePerGas,
+    excessBlobGas: env.excessBlobGas,
+    blobGasUsed: sealed.blobGasUsed,
+  }
+  return { result: { ...sealed.json, calls: run.calls } as SimulateV1BlockResult, parent: next }
+}
 
-    await creditBlockReward(state, common, env)
-    const stateRoot = chain.stateRoot ? await chain.stateRoot(base.number, state) : undefined
-    const sealed = await sealSimHeader(
-      common,
-      {
-        parentHash: parent.hash,
-        number: env.number,
-        timestamp: env.timestamp,
-        gasLimit: env.gasLimit,
-        coinbase: env.coinbase,
-        difficulty: env.difficulty,
-        prevRandao: env.prevRandao,
-        baseFeePerGas: env.baseFeePerGas,
-        excessBlobGas: env.excessBlobGas,
-        stateRoot,
-      },
-      txs,
-      receipts,
-    )
-    simHashes.set(env.number, sealed.hash)
-    calls.forEach((c, i) => {
-      c.logs = callLogs[i]!.map((l) => ({
-        address: l.address,
-        topics: l.topics,
-        data: l.data,
-        blockNumber: toHex(env.number),
-        transactionHash: txs[i]!.hash,
-        transactionIndex: toHex(i),
-        blockHash: sealed.hash,
-        blockTimestamp: toHex(env.timestamp),
-        logIndex: toHex(l.index),
-        removed: false,
-      }))
+/**
+ * As geth's makeHeaders: the block's environment from its overrides, coinbase, difficulty and gas
+ * limit carried over from the parent, base fee and excess blob gas by its fork; and the context
+ * its calls run in, by the chain's rules as every other operation (OP-stack: deposits, L1 fees,
+ * fee vaults, precompiles).
+ */
+function makeHeader(sim: Simulator, block: SanitizedBlock, parent: ParentInfo) {
+  const o = block.blockOverrides
+  const env: BlockEnv = {
+    number: o.number,
+    timestamp: o.time,
+    gasLimit: o.gasLimit ?? parent.gasLimit,
+    coinbase: (o.coinbase ?? parent.coinbase).toLowerCase() as Address,
+    difficulty: parent.difficulty,
+    prevRandao: o.prevRandao ?? ZERO_HASH,
+    parentBeaconBlockRoot: ZERO_HASH,
+  }
+  const headerLike: BlockHeaderInfo = { ...env, hash: ZERO_HASH, parentHash: parent.hash }
+  const common = sim.chain.commonAt(headerLike)
+  if (common.isActivatedEIP(1559)) env.baseFeePerGas = o.baseFee ?? (sim.params.validation ? nextBaseFee(parent) : 0n)
+  if (common.isActivatedEIP(4844)) {
+    // geth: zero when the parent is before Cancun (the base block, or a simulated block before the fork)
+    // a chain without blobs keeps it at its own (OP-stack: 0, as op-geth)
+    env.excessBlobGas = sim.chain.rules?.minedExcessBlobGas ?? (parent.excessBlobGas !== undefined ? nextExcessBlobGas(common, parent) : 0n)
+    if (o.blobBaseFee !== undefined) env.blobBaseFee = o.blobBaseFee
+  } else delete env.parentBeaconBlockRoot
+  const ctx: ExecutionContext = {
+    common,
+    state: sim.state,
+    block: env,
+    getBlockHash: sim.getBlockHash,
+    ...(sim.baseCtx.stop && { stop: sim.baseCtx.stop }),
+    ...(sim.chain.rules && { rules: sim.chain.rules }),
+  }
+  return { env, headerLike, ctx }
+}
+
+/** the block's state overrides (precompiles moved where asked) and its block-start system calls; the precompiles it moved */
+async function applyBlockStart(sim: Simulator, block: SanitizedBlock, ctx: ExecutionContext, headerLike: BlockHeaderInfo) {
+  const precompiles = precompileTable(sim.baseCtx.common)
+  precompiles.apply(block.stateOverrides)
+  if (block.stateOverrides) {
+    const plain = Object.fromEntries(Object.entries(block.stateOverrides).map(([a, { movePrecompileToAddress: _m, ...rest }]) => [a, rest]))
+    await applyStateOverrides(sim.state, plain)
+  }
+  await applyBlockSystemCalls(sim.state, ctx.common, { ...headerLike, ...ctx.block })
+  return precompiles.change()
+}
+
+/** as geth's processCall: the call's defaults, its run, its receipt and its result */
+async function processCall(sim: Simulator, run: BlockRun, input: CallInput): Promise<void> {
+  const { ctx, logs } = run
+  const london = ctx.common.isActivatedEIP(1559)
+  const call = await callDefaults(ctx, input, { gasUsed: run.gasUsed, gasPool: sim.gasPool, london })
+  const tx = simTransaction(call, { chainId: sim.chainId, london })
+  logs.startTx()
+  let res: Awaited<ReturnType<typeof executeCall>>
+  try {
+    res = await executeCall(ctx, call, {
+      tracers: [logs],
+      validation: sim.params.validation,
+      blockGasUsed: run.gasUsed,
+      ...(run.precompileChange && { precompiles: run.precompileChange }),
     })
-    const where = { blockHash: sealed.hash, blockNumber: env.number, blockTimestamp: env.timestamp, baseFee: env.baseFeePerGas }
-    sealed.json.transactions = params.returnFullTransactions ? txs.map((t, index) => rpcTransaction(t, { ...where, index })) : txs.map((t) => t.hash)
-    results.push({ ...sealed.json, calls } as SimulateV1BlockResult)
-    parent = {
-      hash: sealed.hash,
+  } catch (e) {
+    throw callRejection(e, call.gas) ?? e
+  }
+  run.gasUsed += res.gasUsed
+  sim.gasPool = sim.gasPool > res.gasUsed ? sim.gasPool - res.gasUsed : 0n
+  run.txs.push(tx)
+  // geth's pre-Byzantium receipt: the intermediate root, where the chain can compute one
+  const receiptRoot = sim.chain.stateRoot && !ctx.common.gteHardfork('byzantium') ? await sim.chain.stateRoot(sim.base.number, sim.state) : undefined
+  run.receipts.push({
+    status: res.status === 'success' ? 1 : 0,
+    cumulativeGasUsed: run.gasUsed,
+    logs: res.logs,
+    txType: tx.type,
+    ...(receiptRoot && { stateRoot: receiptRoot }),
+  })
+  run.callLogs.push(logs.result())
+  run.calls.push(callResultOf(res))
+}
+
+/** a call's result as geth answers it: a failure's error object (code 3 with the revert data, or a VM error) */
+function callResultOf(res: Awaited<ReturnType<typeof executeCall>>): SimulateV1CallResult {
+  const result: SimulateV1CallResult = {
+    // geth's ExecutionResult.Return(): nothing for a failed call (the revert bytes go to error.data)
+    returnData: res.status === 'success' ? res.returnData : '0x',
+    logs: [],
+    gasUsed: toHex(res.gasUsed),
+    maxUsedGas: toHex(res.peakGasUsed),
+    status: res.status === 'success' ? '0x1' : '0x0',
+  }
+  if (res.status === 'reverted') {
+    const reason = unpackRevert(res.returnData)
+    result.error = { message: reason !== undefined ? `execution reverted: ${reason}` : 'execution reverted', code: 3, data: res.returnData }
+  } else if (res.status === 'failed') {
+    result.error = { message: res.error ?? 'execution failed', code: VM_ERROR_CODE }
+  }
+  return result
+}
+
+/** the block's header over its transactions and receipts, with the state root where the chain computes one */
+async function sealBlock(sim: Simulator, env: BlockEnv, parent: ParentInfo, run: BlockRun) {
+  const stateRoot = sim.chain.stateRoot ? await sim.chain.stateRoot(sim.base.number, sim.state) : undefined
+  return sealSimHeader(
+    run.ctx.common,
+    {
+      parentHash: parent.hash,
       number: env.number,
       timestamp: env.timestamp,
       gasLimit: env.gasLimit,
-      gasUsed: sealed.gasUsed,
       coinbase: env.coinbase,
       difficulty: env.difficulty,
+      prevRandao: env.prevRandao,
       baseFeePerGas: env.baseFeePerGas,
       excessBlobGas: env.excessBlobGas,
-      blobGasUsed: sealed.blobGasUsed,
-    }
-  }
-  return results
+      stateRoot,
+    },
+    run.txs,
+    run.receipts,
+  )
+}
+
+/** each call's logs, placed in the sealed block */
+function attachLogs(run: BlockRun, env: BlockEnv, blockHash: Hex): void {
+  run.calls.forEach((c, i) => {
+    c.logs = run.callLogs[i]!.map((l) => ({
+      address: l.address,
+      topics: l.topics,
+      data: l.data,
+      blockNumber: toHex(env.number),
+      transactionHash: run.txs[i]!.hash,
+      transactionIndex: toHex(i),
+      blockHash,
+      blockTimestamp: toHex(env.timestamp),
+      logIndex: toHex(l.index),
+      removed: false,
+    }))
+  })
 }
 
 /**

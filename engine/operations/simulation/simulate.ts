@@ -47,7 +47,40 @@ function rejectionOf(e: EngineError, index: number): EngineError {
 
 export async function simulate(deps: SimulationDeps, params: SimulateParams): Promise<SimulationResult> {
   if (params.calls.length === 0) throw new EngineError('VALIDATION_ERROR', 'params.calls must hold at least one call')
-  // metadata for the log summaries is asked ahead with a cold fork's state batch, when it may be shared
+  const { header, state, ctx } = await openSimulation(deps, params)
+  const beforeState = params.traceAssetChanges ? await state.shallowCopy() : undefined
+  const bundle = newBundle()
+  for (const [index, input] of params.calls.entries()) await runCall(deps, params, ctx, state, bundle, index, input)
+  const { calls } = bundle
+
+  const readAfter = createStateBalanceReader(ctx, executeCall)
+  // code the calls created, destroyed or delegated: the token metadata there is not the block's
+  const codeChanged = state.codeWritten().length > 0
+  const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params, codeChanged))
+  await decorateLogs(calls, tokens)
+  for (const [index, frame] of bundle.frames.entries()) calls[index]!.callTree = await decodeCallTree(frame, { ...params.callTree, tokens })
+
+  const result: SimulationResult = {
+    simulationId: newSimulationId(),
+    status: calls.find((c) => c.status !== 'success')?.status ?? 'success',
+    blockNumber: toHex(header.number),
+    gasUsed: toHex(bundle.gasUsed),
+    calls,
+  }
+  const { fees } = bundle
+  if (fees.charged) Object.assign(result, { l1Fee: toHex(fees.l1Fee), l1GasUsed: toHex(fees.l1GasUsed), operatorFee: toHex(fees.operatorFee) })
+  if (params.traceAssetChanges && beforeState)
+    await addWalletPreview(deps, params, ctx, bundle, result, { before: beforeState, after: state, readAfter, tokens })
+  await storeSimulation(deps.cache, result, deps.simulationTtlSeconds)
+  return result
+}
+
+/**
+ * The run's block and state. Metadata for the log summaries is asked ahead with a cold fork's
+ * state batch, when it may be shared; a wallet preview reads the code of the accounts the calls
+ * approve (APPROVAL_TO_EOA) with the state.
+ */
+function openSimulation(deps: SimulationDeps, params: SimulateParams) {
   const sideReads = pureState(params)
     ? tokenMetadataSideReads(
         deps.cache,
@@ -55,135 +88,165 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
         params.calls.map((c) => c.from),
       )
     : undefined
-  // a wallet preview reads the code of the accounts the calls approve (APPROVAL_TO_EOA): with the state
   const approved = params.traceAssetChanges ? approvedAccountsOf(params.calls) : []
   const also = approved.length > 0 ? () => approved.map((address) => ({ address, storageKeys: [] })) : undefined
-  const { header, state, ctx } = await openRun(deps.chain, { ...params, sideReads, ...(also && { also }) })
-  const beforeState = params.traceAssetChanges ? await state.shallowCopy() : undefined
+  return openRun(deps.chain, { ...params, sideReads, ...(also && { also }) })
+}
 
-  const calls: CallResult[] = []
-  const allTransfers: (Transfer & { callIndex: number })[] = []
-  const facts: (RunFacts | undefined)[] = []
-  const authorities: Address[][] = []
-  const successLogs: RawLog[] = []
-  let gasUsed = 0n
-  let logIndex = 0
+type RunState = Awaited<ReturnType<typeof openRun>>['state']
+
+/** what the calls of one simulation add up to, as they run */
+interface Bundle {
+  readonly calls: CallResult[]
+  /** the surviving transfers, with the call each came from */
+  readonly allTransfers: (Transfer & { callIndex: number })[]
+  readonly facts: (RunFacts | undefined)[]
+  readonly authorities: Address[][]
+  readonly successLogs: RawLog[]
+  gasUsed: bigint
+  /** simulation-wide: the next log's index */
+  logIndex: number
   /** what an OP-stack chain charged the calls besides gas */
-  const fees = { l1Fee: 0n, l1GasUsed: 0n, operatorFee: 0n, charged: false }
-  // traceCalls: each call's callTracer frames (withLog), decoded once every call has run
-  const frames: CallFrameJson[] = []
-  for (const [index, input] of params.calls.entries()) {
-    // eth_simulateV1: with validation the block's gas is shared, so a call without gas gets what is left
-    const available = params.validation && gasUsed < ctx.block.gasLimit ? ctx.block.gasLimit - gasUsed : ctx.block.gasLimit
-    const call: CallInput = { ...input, gas: defaultGas('simulate', input.gas, { blockGasLimit: available, gasCap: deps.gasCap }) }
-    // the state this call starts from, for a failure's observed rerun and the out-of-gas search
-    // (cheap: the overlay's net writes)
-    const startState = await state.shallowCopy()
-    const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
-    const callFrames = params.traceCalls ? createCallTracer({ withLog: true }) : undefined
-    const runFacts = params.traceAssetChanges ? createRunFactsTracer() : undefined
-    const tracers: Tracer[] = [transfers, callFrames, runFacts].filter((t) => t !== undefined)
-    // the frame a failure came from: observed only when the call fails (explainedCall.ts)
-    const locator = createRevertLocator()
-    let res: ExecutionResult
-    try {
-      const opts = { tracers, validation: params.validation, ...(params.validation && { blockGasUsed: gasUsed }) }
-      res = await executeExplained(ctx, call, opts, [locator], startState)
-    } catch (e) {
-      if (isEngineError(e) && (e.code === 'VALIDATION_ERROR' || e.code === 'INSUFFICIENT_GAS')) throw rejectionOf(e, index)
-      throw e
-    }
-    gasUsed += res.gasUsed
-    const logs: SimulatedLog[] = res.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: toHex(logIndex++) }))
-    const result: CallResult = {
-      callIndex: index,
-      status: res.status,
-      returnData: res.returnData,
-      gasUsed: toHex(res.gasUsed),
-      logs,
-    }
-    if (res.createdAddress && res.status === 'success') result.contractAddress = res.createdAddress
-    if (res.rollupFees) {
-      result.l1Fee = toHex(res.rollupFees.l1Fee)
-      result.l1GasUsed = toHex(res.rollupFees.l1GasUsed)
-      result.operatorFee = toHex(res.rollupFees.operatorFee)
-      fees.l1Fee += res.rollupFees.l1Fee
-      fees.l1GasUsed += res.rollupFees.l1GasUsed
-      fees.operatorFee += res.rollupFees.operatorFee
-      fees.charged = true
-    }
-    if (res.status !== 'success') {
-      result.error = await callError(deps, ctx, res, call, startState, locator.result())
-    } else {
-      successLogs.push(...res.logs)
-    }
-    if (callFrames) frames[index] = callFrames.result()
-    if (params.traceTransfers && transfers) result.transfers = transfers.result()
-    if (transfers && res.status === 'success') allTransfers.push(...transfers.result().map((t) => ({ ...t, callIndex: index })))
-    facts[index] = res.status === 'success' ? runFacts?.result() : undefined
-    authorities[index] = runFacts?.authorities() ?? []
-    calls.push(result)
-  }
+  readonly fees: { l1Fee: bigint; l1GasUsed: bigint; operatorFee: bigint; charged: boolean }
+  /** traceCalls: each call's callTracer frames (withLog), decoded once every call has run */
+  readonly frames: CallFrameJson[]
+}
 
-  const readAfter = createStateBalanceReader(ctx, executeCall)
-  // code the calls created, destroyed or delegated: the token metadata there is not the block's
-  const codeChanged = state.codeWritten().length > 0
-  const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params, codeChanged))
-  await decorateLogs(calls, tokens)
-  for (const [index, frame] of frames.entries()) calls[index]!.callTree = await decodeCallTree(frame, { ...params.callTree, tokens })
-
-  const result: SimulationResult = {
-    simulationId: newSimulationId(),
-    status: calls.find((c) => c.status !== 'success')?.status ?? 'success',
-    blockNumber: toHex(header.number),
-    gasUsed: toHex(gasUsed),
-    calls,
+function newBundle(): Bundle {
+  return {
+    calls: [],
+    allTransfers: [],
+    facts: [],
+    authorities: [],
+    successLogs: [],
+    gasUsed: 0n,
+    logIndex: 0,
+    fees: { l1Fee: 0n, l1GasUsed: 0n, operatorFee: 0n, charged: false },
+    frames: [],
   }
+}
+
+/** one call on what the previous ones left, its tracers as the params ask, its result added to the bundle */
+async function runCall(
+  deps: SimulationDeps,
+  params: SimulateParams,
+  ctx: ExecutionContext,
+  state: RunState,
+  bundle: Bundle,
+  index: number,
+  input: SimulateParams['calls'][number],
+): Promise<void> {
+  // eth_simulateV1: with validation the block's gas is shared, so a call without gas gets what is left
+  const available = params.validation && bundle.gasUsed < ctx.block.gasLimit ? ctx.block.gasLimit - bundle.gasUsed : ctx.block.gasLimit
+  const call: CallInput = { ...input, gas: defaultGas('simulate', input.gas, { blockGasLimit: available, gasCap: deps.gasCap }) }
+  // the state this call starts from, for a failure's observed rerun and the out-of-gas search
+  // (cheap: the overlay's net writes)
+  const startState = await state.shallowCopy()
+  const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
+  const callFrames = params.traceCalls ? createCallTracer({ withLog: true }) : undefined
+  const runFacts = params.traceAssetChanges ? createRunFactsTracer() : undefined
+  const tracers: Tracer[] = [transfers, callFrames, runFacts].filter((t) => t !== undefined)
+  // the frame a failure came from: observed only when the call fails (explainedCall.ts)
+  const locator = createRevertLocator()
+  let res: ExecutionResult
+  try {
+    const opts = { tracers, validation: params.validation, ...(params.validation && { blockGasUsed: bundle.gasUsed }) }
+    res = await executeExplained(ctx, call, opts, [locator], startState)
+  } catch (e) {
+    if (isEngineError(e) && (e.code === 'VALIDATION_ERROR' || e.code === 'INSUFFICIENT_GAS')) throw rejectionOf(e, index)
+    throw e
+  }
+  bundle.gasUsed += res.gasUsed
+  const result = callResultOf(bundle, index, res)
+  if (res.status !== 'success') {
+    result.error = await callError(deps, ctx, res, call, startState, locator.result())
+  } else {
+    bundle.successLogs.push(...res.logs)
+  }
+  if (callFrames) bundle.frames[index] = callFrames.result()
+  if (params.traceTransfers && transfers) result.transfers = transfers.result()
+  if (transfers && res.status === 'success') bundle.allTransfers.push(...transfers.result().map((t) => ({ ...t, callIndex: index })))
+  bundle.facts[index] = res.status === 'success' ? runFacts?.result() : undefined
+  bundle.authorities[index] = runFacts?.authorities() ?? []
+  bundle.calls.push(result)
+}
+
+/** a call's result as the response shows it; the chain's fees besides gas added to the bundle's */
+function callResultOf(bundle: Bundle, index: number, res: ExecutionResult): CallResult {
+  const logs: SimulatedLog[] = res.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: toHex(bundle.logIndex++) }))
+  const result: CallResult = {
+    callIndex: index,
+    status: res.status,
+    returnData: res.returnData,
+    gasUsed: toHex(res.gasUsed),
+    logs,
+  }
+  if (res.createdAddress && res.status === 'success') result.contractAddress = res.createdAddress
+  if (res.rollupFees) {
+    const { fees } = bundle
+    result.l1Fee = toHex(res.rollupFees.l1Fee)
+    result.l1GasUsed = toHex(res.rollupFees.l1GasUsed)
+    result.operatorFee = toHex(res.rollupFees.operatorFee)
+    fees.l1Fee += res.rollupFees.l1Fee
+    fees.l1GasUsed += res.rollupFees.l1GasUsed
+    fees.operatorFee += res.rollupFees.operatorFee
+    fees.charged = true
+  }
+  return result
+}
+
+/**
+ * The wallet preview: readable transfers (without it, transfers stay as geth-style raw entries),
+ * the senders' asset changes, the approvals the calls grant, and the warnings.
+ */
+async function addWalletPreview(
+  deps: SimulationDeps,
+  params: SimulateParams,
+  ctx: ExecutionContext,
+  bundle: Bundle,
+  result: SimulationResult,
+  run: { before: RunState; after: RunState; readAfter: ReturnType<typeof createStateBalanceReader>; tokens: ReturnType<typeof createTokenInfoReader> },
+): Promise<void> {
+  const { calls, fees, facts, allTransfers } = bundle
+  const { readAfter, tokens } = run
   const native = nativeSymbol(deps.chain.chainId)
-  if (fees.charged) Object.assign(result, { l1Fee: toHex(fees.l1Fee), l1GasUsed: toHex(fees.l1GasUsed), operatorFee: toHex(fees.operatorFee) })
-  if (params.traceAssetChanges && beforeState) {
-    // the wallet preview: readable transfers too (without it, transfers stay as geth-style raw entries)
-    await Promise.all(calls.map((c) => c.transfers && readableTransfers(c.transfers, tokens, native)))
-    const readBefore = createStateBalanceReader({ ...ctx, state: beforeState }, executeCall)
-    const senders = [...new Set(params.calls.map((c) => c.from))]
-    // the fee vaults too: an OP-stack chain's fees move their balances (asset changes show them)
-    const accounts = [...new Set([...senders, ...(fees.charged ? (ctx.rules?.feeRecipients ?? []) : [])])]
-    // balances and permissions read side by side: a cold fork sends them in the same batches
-    const [assetChanges, approvalChanges] = await Promise.all([
-      computeAssetChanges({
-        account: params.account,
-        transfers: allTransfers,
-        logs: successLogs,
-        accounts,
-        readBefore,
-        readAfter,
-        tokens,
-        nativeSymbol: native,
-      }),
-      approvalsOf({ facts, account: params.account, readBefore, readAfter, tokens }),
-    ])
-    await readableAssetChanges(assetChanges, tokens)
-    result.assetChanges = assetChanges
-    result.approvalChanges = approvalChanges
-    const statuses = calls.map((c) => c.status)
-    const preview = {
-      facts,
-      authorities,
-      statuses,
-      transfers: allTransfers,
-      assetChanges,
+  await Promise.all(calls.map((c) => c.transfers && readableTransfers(c.transfers, tokens, native)))
+  const readBefore = createStateBalanceReader({ ...ctx, state: run.before }, executeCall)
+  const senders = [...new Set(params.calls.map((c) => c.from))]
+  // the fee vaults too: an OP-stack chain's fees move their balances (asset changes show them)
+  const accounts = [...new Set([...senders, ...(fees.charged ? (ctx.rules?.feeRecipients ?? []) : [])])]
+  // balances and permissions read side by side: a cold fork sends them in the same batches
+  const [assetChanges, approvalChanges] = await Promise.all([
+    computeAssetChanges({
       account: params.account,
-      senders,
-      before: beforeState,
-      after: state,
+      transfers: allTransfers,
+      logs: bundle.successLogs,
+      accounts,
       readBefore,
       readAfter,
       tokens,
-    }
-    result.warnings = await warningsOf(preview, approvalChanges)
+      nativeSymbol: native,
+    }),
+    approvalsOf({ facts, account: params.account, readBefore, readAfter, tokens }),
+  ])
+  await readableAssetChanges(assetChanges, tokens)
+  result.assetChanges = assetChanges
+  result.approvalChanges = approvalChanges
+  const preview = {
+    facts,
+    authorities: bundle.authorities,
+    statuses: calls.map((c) => c.status),
+    transfers: allTransfers,
+    assetChanges,
+    account: params.account,
+    senders,
+    before: run.before,
+    after: run.after,
+    readBefore,
+    readAfter,
+    tokens,
   }
-  await storeSimulation(deps.cache, result, deps.simulationTtlSeconds)
-  return result
+  result.warnings = await warningsOf(preview, approvalChanges)
 }
 
 /**

@@ -60,30 +60,12 @@ export function createStepTracer(cfg: StepTraceConfig, opts: Omit<StructLoggerOp
     },
     opts,
   )
+  const s: StepTrace = { state: undefined, stepIndex: 0, before: new Map(), storageChanges: {}, memoryChanges: [], pending: new Map() }
   const trackMemory = cfg.enableMemory === true
-  let state: StateReader | undefined
-  let stepIndex = 0
-  /** first-touch values: address → slot → before */
-  const before = new Map<Address, Map<Hex, Hex>>()
-  const storageChanges: StepTraceOutput['storageChanges'] = {}
-  const memoryChanges: StepTraceOutput['memoryChanges'] = []
-  /** a write waits, per depth, for the next step of its frame to read what landed */
-  const pending = new Map<number, PendingWrite>()
-
-  function settle(p: PendingWrite, step: OpcodeStep): void {
-    let size = p.size
-    if (p.isCall) size = size < BigInt(step.returnData.length) ? size : BigInt(step.returnData.length)
-    // a write that lands past the memory the next step sees did not happen (the op failed)
-    if (size === 0n || p.offset + size > BigInt(step.memory.length)) return
-    const start = Number(p.offset)
-    const slice = new Uint8Array(Number(size))
-    if (start < step.memory.length) slice.set(step.memory.subarray(start, Math.min(step.memory.length, start + slice.length)))
-    memoryChanges.push({ step: p.step, offset: toHex(p.offset), data: toHex(slice) })
-  }
 
   return {
     async onTxStart(ctx) {
-      state = ctx.state
+      s.state = ctx.state
       await logger.onTxStart?.(ctx)
     },
     onEnter: (e) => logger.onEnter?.(e),
@@ -91,46 +73,82 @@ export function createStepTracer(cfg: StepTraceConfig, opts: Omit<StructLoggerOp
     onLog: (l) => logger.onLog?.(l),
 
     async onOpcode(step: OpcodeStep) {
-      const index = stepIndex++
-      const n = step.stack.length
-      if ((step.opcode === 0x54 || step.opcode === 0x55) && n >= 1 && !step.error) {
-        const slot = toWord(step.stack[n - 1]) as Hex
-        let slots = before.get(step.address)
-        if (!slots) before.set(step.address, (slots = new Map()))
-        if (!slots.has(slot)) slots.set(slot, normalize(await state!.getStorage(step.address, slot)))
-      }
-      if (trackMemory) {
-        // frames deeper than this step have ended: their memory is gone
-        for (const d of [...pending.keys()]) if (d > step.depth) pending.delete(d)
-        const p = pending.get(step.depth)
-        if (p) {
-          pending.delete(step.depth)
-          settle(p, step)
-        }
-        const w = WRITES[step.opcode]
-        if (w && !step.error && n > w.offset && (w.fixed || n > w.size)) {
-          const size = w.fixed ? BigInt(w.size) : step.stack[n - 1 - w.size]
-          if (size > 0n) pending.set(step.depth, { step: index, offset: step.stack[n - 1 - w.offset], size, isCall: w.call === true })
-        }
-      }
+      const index = s.stepIndex++
+      // only a storage op awaits a read (the first touch of its slot); every other step runs through
+      if ((step.opcode === 0x54 || step.opcode === 0x55) && step.stack.length >= 1 && !step.error) await keepFirstValue(s, step)
+      if (trackMemory) trackMemoryWrite(s, step, index)
       await logger.onOpcode?.(step)
     },
 
     async onTxEnd(e: TxEndEvent) {
       await logger.onTxEnd?.(e)
-      for (const [addr, slots] of before) {
-        for (const [slot, was] of slots) {
-          const now = normalize(await state!.getStorage(addr, slot))
-          if (now === was) continue
-          ;(storageChanges[addr] ??= {})[slot] = { before: was, after: now }
-        }
-      }
+      await collectStorageChanges(s)
     },
 
     result(): StepTraceOutput {
       const r = logger.result()
-      return { gas: r.gas, failed: r.failed, returnValue: r.returnValue, steps: r.structLogs, storageChanges, memoryChanges }
+      return { gas: r.gas, failed: r.failed, returnValue: r.returnValue, steps: r.structLogs, storageChanges: s.storageChanges, memoryChanges: s.memoryChanges }
     },
+  }
+}
+
+/** what the step trace keeps besides the struct logger's steps */
+interface StepTrace {
+  state: StateReader | undefined
+  stepIndex: number
+  /** first-touch values: address → slot → before */
+  readonly before: Map<Address, Map<Hex, Hex>>
+  readonly storageChanges: StepTraceOutput['storageChanges']
+  readonly memoryChanges: StepTraceOutput['memoryChanges']
+  /** a write waits, per depth, for the next step of its frame to read what landed */
+  readonly pending: Map<number, PendingWrite>
+}
+
+/** an SLOAD's or SSTORE's slot: its value before the transaction, read at its first touch */
+async function keepFirstValue(s: StepTrace, step: OpcodeStep): Promise<void> {
+  const slot = toWord(step.stack[step.stack.length - 1]) as Hex
+  let slots = s.before.get(step.address)
+  if (!slots) s.before.set(step.address, (slots = new Map()))
+  if (!slots.has(slot)) slots.set(slot, normalize(await s.state!.getStorage(step.address, slot)))
+}
+
+/** the write this frame's previous step made, read now it has landed; this step's own write, kept for the next */
+function trackMemoryWrite(s: StepTrace, step: OpcodeStep, index: number): void {
+  const { pending } = s
+  // frames deeper than this step have ended: their memory is gone
+  for (const d of [...pending.keys()]) if (d > step.depth) pending.delete(d)
+  const p = pending.get(step.depth)
+  if (p) {
+    pending.delete(step.depth)
+    settleWrite(s, p, step)
+  }
+  const n = step.stack.length
+  const w = WRITES[step.opcode]
+  if (w && !step.error && n > w.offset && (w.fixed || n > w.size)) {
+    const size = w.fixed ? BigInt(w.size) : step.stack[n - 1 - w.size]
+    if (size > 0n) pending.set(step.depth, { step: index, offset: step.stack[n - 1 - w.offset], size, isCall: w.call === true })
+  }
+}
+
+function settleWrite(s: StepTrace, p: PendingWrite, step: OpcodeStep): void {
+  let size = p.size
+  if (p.isCall) size = size < BigInt(step.returnData.length) ? size : BigInt(step.returnData.length)
+  // a write that lands past the memory the next step sees did not happen (the op failed)
+  if (size === 0n || p.offset + size > BigInt(step.memory.length)) return
+  const start = Number(p.offset)
+  const slice = new Uint8Array(Number(size))
+  if (start < step.memory.length) slice.set(step.memory.subarray(start, Math.min(step.memory.length, start + slice.length)))
+  s.memoryChanges.push({ step: p.step, offset: toHex(p.offset), data: toHex(slice) })
+}
+
+/** every slot touched whose value at the end differs from its first-touch value */
+async function collectStorageChanges(s: StepTrace): Promise<void> {
+  for (const [addr, slots] of s.before) {
+    for (const [slot, was] of slots) {
+      const now = normalize(await s.state!.getStorage(addr, slot))
+      if (now === was) continue
+      ;(s.storageChanges[addr] ??= {})[slot] = { before: was, after: now }
+    }
   }
 }
 

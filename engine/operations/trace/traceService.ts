@@ -29,7 +29,7 @@
  */
 import { toHex, type Hex } from 'viem'
 import type { RollupFees } from '../../chains/rules.js'
-import type { BlockHeaderInfo, ChainSource } from '../../chains/types.js'
+import type { BlockHeaderInfo, ChainSource, MinedTransaction } from '../../chains/types.js'
 import { EngineError, isEngineError } from '../../platform/errors.js'
 import { executeCall, executeSignedTx } from '../../execution/executeTransaction.js'
 import type { CallInput, ExecutionContext } from '../../execution/types.js'
@@ -119,55 +119,107 @@ function withRollupFees(result: TraceResult, fees: RollupFees | undefined): Call
 const deadlineOf = (opts: TraceRunOptions): number | undefined => (opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? Date.now() + opts.timeoutMs : undefined)
 
 export function createTraceService(chain: ChainSource, opts: TraceServiceOptions): TraceService {
-  const tracerOpts = { maxStructLogSteps: opts.maxStructLogSteps }
-
-  /**
-   * The state and header a run of calls starts from: after block `ref`, or, with `txIndex`,
-   * inside it before that transaction (geth `StateAtTransaction`, Erigon/reth `stateContext`).
-   */
-  async function openCalls(ref: BlockRef | undefined, txIndex: number | undefined, calls: CallInput[], stateOverrides: StateOverrides | undefined) {
-    if (txIndex === undefined) {
-      const selector = ref && 'hash' in ref ? { number: (await resolveBlockRef(chain, ref)).number } : ref
-      return openRun(chain, { block: selector, calls, stateOverrides })
-    }
-    const header = await resolveBlockRef(chain, ref ?? { tag: 'latest' })
-    const block = await openBlock(chain, header, { prefetchUpTo: txIndex })
-    if (!Number.isSafeInteger(txIndex) || txIndex < 0 || txIndex > block.transactions.length) {
-      // geth eth/state_accessor.go stateAtTransaction
-      throw new EngineError('VALIDATION_ERROR', `transaction index ${txIndex} out of range for block 0x${header.hash.slice(2)}`, {
-        transactionIndex: txIndex,
-        transactions: block.transactions.length,
-      })
-    }
-    await chain.prefetch?.(header.number - 1n, calls)
-    await replayUpTo(block, txIndex)
-    await applyStateOverrides(block.state, stateOverrides)
-    return { header, state: block.state, ctx: block.ctx }
+  const t: Tracing = { chain, opts, tracerOpts: { maxStructLogSteps: opts.maxStructLogSteps } }
+  return {
+    traceTransaction: (hash, tracerConfig, extra = {}) => traceTransaction(t, hash, tracerConfig, extra),
+    async traceCall(params) {
+      const [[result]] = await traceCalls(t, { ...params, bundles: [{ transactions: [params.call] }] })
+      return result
+    },
+    traceCallMany: (params) => traceCalls(t, params),
+    traceBlock: (params) => traceBlock(t, params),
   }
+}
 
-  /**
-   * The tracer sets of a run of transactions, one per transaction: the first is built at once,
-   * before any state is read, so a bad tracer option fails first — createTracers runs once per
-   * traced transaction, never once more to validate. `next` hands out a set with the block and
-   * transaction fields its flat tracer prints (read when its result is built).
-   */
-  function tracerSets(config: TracerConfig, spills: SpillSession): { next(flat: FlatCallContext): TraceSet } {
-    const build = () => {
-      const flatContext: FlatCallContext = {}
-      return { set: createTraceSet(config, { ...tracerOpts, structLogSpill: spills.structLogSpill, flatContext }), flatContext }
-    }
-    let first: ReturnType<typeof build> | undefined = build()
-    return {
-      next(flat) {
-        const built = first ?? build()
-        first = undefined
-        Object.assign(built.flatContext, flat)
-        return built.set
-      },
-    }
+/** what every trace of one engine runs with: the chain and the tracers' bounds */
+interface Tracing {
+  readonly chain: ChainSource
+  readonly opts: TraceServiceOptions
+  readonly tracerOpts: { maxStructLogSteps: TraceServiceOptions['maxStructLogSteps'] }
+}
+
+/**
+ * The state and header a run of calls starts from: after block `ref`, or, with `txIndex`,
+ * inside it before that transaction (geth `StateAtTransaction`, Erigon/reth `stateContext`).
+ */
+async function openCalls(
+  chain: ChainSource,
+  ref: BlockRef | undefined,
+  txIndex: number | undefined,
+  calls: CallInput[],
+  stateOverrides: StateOverrides | undefined,
+) {
+  if (txIndex === undefined) {
+    const selector = ref && 'hash' in ref ? { number: (await resolveBlockRef(chain, ref)).number } : ref
+    return openRun(chain, { block: selector, calls, stateOverrides })
   }
+  const header = await resolveBlockRef(chain, ref ?? { tag: 'latest' })
+  const block = await openBlock(chain, header, { prefetchUpTo: txIndex })
+  if (!Number.isSafeInteger(txIndex) || txIndex < 0 || txIndex > block.transactions.length) {
+    // geth eth/state_accessor.go stateAtTransaction
+    throw new EngineError('VALIDATION_ERROR', `transaction index ${txIndex} out of range for block 0x${header.hash.slice(2)}`, {
+      transactionIndex: txIndex,
+      transactions: block.transactions.length,
+    })
+  }
+  await chain.prefetch?.(header.number - 1n, calls)
+  await replayUpTo(block, txIndex)
+  await applyStateOverrides(block.state, stateOverrides)
+  return { header, state: block.state, ctx: block.ctx }
+}
 
-  async function traceCalls(params: {
+/**
+ * The tracer sets of a run of transactions, one per transaction: the first is built at once,
+ * before any state is read, so a bad tracer option fails first — createTracers runs once per
+ * traced transaction, never once more to validate. `next` hands out a set with the block and
+ * transaction fields its flat tracer prints (read when its result is built).
+ */
+function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession): { next(flat: FlatCallContext): TraceSet } {
+  const build = () => {
+    const flatContext: FlatCallContext = {}
+    return { set: createTraceSet(config, { ...t.tracerOpts, structLogSpill: spills.structLogSpill, flatContext }), flatContext }
+  }
+  let first: ReturnType<typeof build> | undefined = build()
+  return {
+    next(flat) {
+      const built = first ?? build()
+      first = undefined
+      Object.assign(built.flatContext, flat)
+      return built.set
+    },
+  }
+}
+
+/** a mined transaction replayed where it ran, traced */
+async function traceTransaction(t: Tracing, hash: Hex, tracerConfig: TracerConfig, extra: TraceTransactionOptions): Promise<TraceResult> {
+  const spills = openSpillSession(t.opts.spill)
+  try {
+    const sets = tracerSets(t, tracerConfig, spills)
+    const replay = await openReplay(t.chain, hash, extra)
+    const set = sets.next({
+      blockHash: replay.header.hash,
+      blockNumber: replay.header.number,
+      transactionHash: replay.tx.hash,
+      transactionPosition: replay.tx.index,
+    })
+    await executeSignedTx(replay.ctx, replay.tx.tx, {
+      tracers: set.tracers,
+      validation: !extra.stateOverrides && !extra.blockOverrides,
+      blockGasUsed: replay.blockGasUsed,
+      logIndexBase: replay.logIndexBase,
+      deadline: deadlineOf(extra),
+    })
+    return await set.result(replay.ctx, executeCall)
+  } catch (e) {
+    spills.discard()
+    throw e
+  }
+}
+
+/** bundles of calls on one state, each bundle with its block overrides on top of the earlier ones */
+async function traceCalls(
+  t: Tracing,
+  params: {
     block: BlockRef | undefined
     txIndex?: number
     bundles: CallBundle[]
@@ -175,111 +227,82 @@ export function createTraceService(chain: ChainSource, opts: TraceServiceOptions
     stateOverrides?: StateOverrides
     blockOverrides?: BlockOverrides
     timeoutMs?: number
-  }): Promise<CallTraceResult[][]> {
-    const spills = openSpillSession(opts.spill)
-    const sets = tracerSets(params.tracerConfig, spills)
-    const calls = params.bundles.flatMap((b) => b.transactions)
-    try {
-      const { header, state } = await openCalls(params.block, params.txIndex, calls, params.stateOverrides)
-      const out: CallTraceResult[][] = []
-      let overrides = params.blockOverrides
-      for (const bundle of params.bundles) {
-        overrides = mergeOverrides(overrides, bundle.blockOverrides)
-        const ctx: ExecutionContext = withTraceBlockHashes(executionContext(chain, header, state, overrides), header, overrides)
-        const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: opts.gasCap }
-        const results: CallTraceResult[] = []
-        for (const call of bundle.transactions) {
-          // the state carries over to the next one; geth's debug_traceCall context for the flat
-          // tracer: the block number (no block hash, the tx is not mined)
-          const set = sets.next({ blockNumber: ctx.block.number })
-          const run = await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
-          results.push(withRollupFees(await set.result(ctx, executeCall), run.rollupFees))
-        }
-        out.push(results)
+  },
+): Promise<CallTraceResult[][]> {
+  const spills = openSpillSession(t.opts.spill)
+  const sets = tracerSets(t, params.tracerConfig, spills)
+  const calls = params.bundles.flatMap((b) => b.transactions)
+  try {
+    const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides)
+    const out: CallTraceResult[][] = []
+    let overrides = params.blockOverrides
+    for (const bundle of params.bundles) {
+      overrides = mergeOverrides(overrides, bundle.blockOverrides)
+      const ctx: ExecutionContext = withTraceBlockHashes(executionContext(t.chain, header, state, overrides), header, overrides)
+      const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: t.opts.gasCap }
+      const results: CallTraceResult[] = []
+      for (const call of bundle.transactions) {
+        // the state carries over to the next one; geth's debug_traceCall context for the flat
+        // tracer: the block number (no block hash, the tx is not mined)
+        const set = sets.next({ blockNumber: ctx.block.number })
+        const run = await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
+        results.push(withRollupFees(await set.result(ctx, executeCall), run.rollupFees))
       }
-      return out
-    } catch (e) {
-      spills.discard()
-      throw e
+      out.push(results)
     }
+    return out
+  } catch (e) {
+    spills.discard()
+    throw e
   }
+}
 
-  return {
-    async traceTransaction(hash, tracerConfig, extra = {}) {
-      const spills = openSpillSession(opts.spill)
+/** every transaction of a block, traced in turn; one that answers an error is entered as such and the block goes on */
+async function traceBlock(t: Tracing, params: TraceBlockParams): Promise<BlockTraceEntry[]> {
+  const spills = openSpillSession(t.opts.spill)
+  const sets = tracerSets(t, params.tracerConfig, spills)
+  try {
+    const header = await resolveBlockRef(t.chain, params.block)
+    let block = await openBlock(t.chain, header)
+    const txs = block.transactions
+    const entries: BlockTraceEntry[] = []
+    let progress = blockStart()
+    for (let i = 0; i < txs.length; i++) {
+      const mined = txs[i]!
+      const set = sets.next({ blockHash: header.hash, blockNumber: header.number, transactionHash: mined.hash, transactionPosition: i })
+      const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
+      const filesBefore = spills.count()
       try {
-        const sets = tracerSets(tracerConfig, spills)
-        const replay = await openReplay(chain, hash, extra)
-        const set = sets.next({
-          blockHash: replay.header.hash,
-          blockNumber: replay.header.number,
-          transactionHash: replay.tx.hash,
-          transactionPosition: replay.tx.index,
-        })
-        await executeSignedTx(replay.ctx, replay.tx.tx, {
-          tracers: set.tracers,
-          validation: !extra.stateOverrides && !extra.blockOverrides,
-          blockGasUsed: replay.blockGasUsed,
-          logIndexBase: replay.logIndexBase,
-          deadline: deadlineOf(extra),
-        })
-        return await set.result(replay.ctx, executeCall)
+        const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })
+        entries.push({ txHash: mined.hash, result: await set.result(block.ctx, executeCall) })
+        progress = advance(progress, result)
       } catch (e) {
-        spills.discard()
-        throw e
+        if (!isEngineError(e)) throw e
+        // this transaction answers an error: whatever its struct log wrote goes
+        spills.discard(filesBefore)
+        entries.push({ txHash: mined.hash, error: e.message })
+        ;({ block, progress } = await rebuildAfter(t.chain, header, txs, i))
       }
-    },
+    }
+    return entries
+  } catch (e) {
+    spills.discard()
+    throw e
+  }
+}
 
-    async traceCall(params) {
-      const [[result]] = await traceCalls({ ...params, bundles: [{ transactions: [params.call] }] })
-      return result
-    },
-
-    traceCallMany(params) {
-      return traceCalls(params)
-    },
-
-    async traceBlock(params) {
-      const spills = openSpillSession(opts.spill)
-      const sets = tracerSets(params.tracerConfig, spills)
-      try {
-        const header = await resolveBlockRef(chain, params.block)
-        let block = await openBlock(chain, header)
-        const txs = block.transactions
-        const entries: BlockTraceEntry[] = []
-        let progress = blockStart()
-        for (let i = 0; i < txs.length; i++) {
-          const mined = txs[i]!
-          const set = sets.next({ blockHash: header.hash, blockNumber: header.number, transactionHash: mined.hash, transactionPosition: i })
-          const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
-          const filesBefore = spills.count()
-          try {
-            const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })
-            entries.push({ txHash: mined.hash, result: await set.result(block.ctx, executeCall) })
-            progress = advance(progress, result)
-          } catch (e) {
-            if (!isEngineError(e)) throw e
-            // this transaction answers an error: whatever its struct log wrote goes
-            spills.discard(filesBefore)
-            entries.push({ txHash: mined.hash, error: e.message })
-            // a run stopped mid-way (timeout, an oversized struct log) leaves its frames' writes
-            // behind: the EVM rolls back only what it finished. The transaction still happened, so
-            // the block's state is rebuilt with it applied untraced; if it does not replay at all
-            // (our rules differ from the chain's), the next ones run without it
-            block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
-            try {
-              progress = await replayUpTo(block, i + 1)
-            } catch {
-              block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
-              progress = { ...(await replayUpTo(block, i)), applied: i + 1 }
-            }
-          }
-        }
-        return entries
-      } catch (e) {
-        spills.discard()
-        throw e
-      }
-    },
+/**
+ * A run stopped mid-way (timeout, an oversized struct log) leaves its frames' writes behind: the
+ * EVM rolls back only what it finished. The transaction still happened, so the block's state is
+ * rebuilt with transaction `i` applied untraced; if it does not replay at all (our rules differ
+ * from the chain's), the next ones run without it.
+ */
+async function rebuildAfter(chain: ChainSource, header: BlockHeaderInfo, txs: MinedTransaction[], i: number) {
+  let block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
+  try {
+    return { block, progress: await replayUpTo(block, i + 1) }
+  } catch {
+    block = await openBlock(chain, header, { transactions: txs, prefetchUpTo: 0 })
+    return { block, progress: { ...(await replayUpTo(block, i)), applied: i + 1 } }
   }
 }

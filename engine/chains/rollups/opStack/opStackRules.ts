@@ -21,6 +21,7 @@
  *   from Isthmus, lower from Jovian (op-revm precompiles.rs).
  */
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
+import { toQuantity as hexOf } from '../../../platform/quantity.js'
 import { EVMError, getActivePrecompiles, type EVMOpts, type ExecResult, type PrecompileFunc, type PrecompileInput } from '@ethereumjs/evm'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
@@ -29,7 +30,6 @@ import type { Address } from 'viem'
 import { OP_INPUT_LIMIT_ERRORS } from '../../../../tracers/gethErrors.js'
 import { EngineError } from '../../../platform/errors.js'
 import { createCommonFactory } from '../../../platform/hardfork.js'
-import { toQuantity as hexOf } from '../../../platform/quantity.js'
 import type { ExecutionContext } from '../../../execution/types.js'
 import type { ChainRules, FeeRun, FeeSettlement, RollupFees, SpecialRun } from '../../rules.js'
 import { decodeOpExtraData, encodeOpExtraData, opNextBaseFee } from './baseFee.js'
@@ -67,93 +67,14 @@ export interface OpStackRules extends ChainRules {
 const SIGNATURE_BYTES = 68
 
 export function createOpStackRules(opts: OpStackRulesOptions): OpStackRules {
-  if (opts.hardfork !== undefined && !isOpFork(opts.hardfork)) {
-    throw new EngineError('VALIDATION_ERROR', `unsupported OP-stack hardfork '${opts.hardfork}'; supported: ${OP_FORKS.join(', ')}`)
-  }
-  const fixed = opts.hardfork as OpFork | undefined
-  const schedule = fixed ? undefined : opScheduleOf(opts.chainId)
-  const forkAt = (block: { timestamp: bigint }): OpFork => fixed ?? (schedule ? opForkAt(schedule, block.timestamp) : DEFAULT_OP_FORK)
-
-  // one Common factory per Ethereum fork the OP forks map to
-  const factories = new Map<string, ReturnType<typeof createCommonFactory>>()
-  const commonFactory = (at: { number: bigint; timestamp: bigint }) => {
-    const eth = ethereumForkOf(forkAt(at))
-    let f = factories.get(eth)
-    if (!f) factories.set(eth, (f = createCommonFactory(opts.chainId, eth)))
-    return f(at)
-  }
-
-  async function credit(state: ExecutionContext['state'], to: Address, amount: bigint): Promise<void> {
-    // a zero credit leaves an absent vault absent (op-revm's balance_incr of 0 touches nothing real)
-    if (amount === 0n) return
-    const address = new EjsAddress(hexToBytes(to))
-    const account = (await state.getAccount(address)) ?? new Account()
-    account.balance += amount
-    await state.putAccount(address, account)
-  }
-
-  async function chargeFees(run: FeeRun): Promise<FeeSettlement | undefined> {
-    if (!run.paysFees || depositOf(run.tx)) return undefined
-    const { ctx, tx, sender } = run
-    const fork = forkAt(ctx.block)
-    const info = await readL1BlockInfo(ctx.state, fork)
-    const cost = run.impersonated ? unsignedL1Cost(info, fork, tx) : l1Cost(info, fork, tx.serialize())
-    const operatorOnLimit = operatorFee(info, fork, tx.gasLimit)
-    const upfront = cost.l1Fee + operatorOnLimit
-    const account = (await ctx.state.getAccount(sender)) ?? new Account()
-    if (account.balance < upfront) {
-      throw new EngineError(
-        'VALIDATION_ERROR',
-        `insufficient funds for l1 fee + operator fee: address ${sender.toString()} have ${account.balance} want ${upfront}`,
-        { l1Fee: hexOf(cost.l1Fee), operatorFee: hexOf(operatorOnLimit) },
-      )
-    }
-    if (upfront > 0n) {
-      account.balance -= upfront
-      await ctx.state.putAccount(sender, account)
-    }
-    return async (receiptGas) => {
-      const operatorOnUsed = operatorFee(info, fork, receiptGas)
-      await credit(ctx.state, sender.toString() as Address, operatorOnLimit - operatorOnUsed)
-      await credit(ctx.state, L1_FEE_VAULT, cost.l1Fee)
-      await credit(ctx.state, BASE_FEE_VAULT, run.baseFee * receiptGas)
-      await credit(ctx.state, OPERATOR_FEE_VAULT, operatorOnUsed)
-      return { l1Fee: cost.l1Fee, l1GasUsed: cost.l1GasUsed, operatorFee: operatorOnUsed }
-    }
-  }
-
-  function specialRun(tx: TypedTransaction, ctx: ExecutionContext): SpecialRun | undefined {
-    const deposit = depositOf(tx)
-    if (!deposit) return undefined
-    const fork = forkAt(ctx.block)
-    if (deposit.isSystemTx && opActive(fork, 'regolith')) {
-      throw new EngineError('VALIDATION_ERROR', 'a system deposit transaction is invalid from Regolith on')
-    }
-    const from = tx.getSenderAddress()
-    return {
-      async before(state) {
-        await credit(state, from.toString() as Address, deposit.mint)
-      },
-      receiptGas(evmGas) {
-        if (opActive(fork, 'regolith')) return evmGas
-        return deposit.isSystemTx ? 0n : tx.gasLimit
-      },
-      async onRejected(state, reason) {
-        const account = (await state.getAccount(from)) ?? new Account()
-        account.nonce += 1n
-        await state.putAccount(from, account)
-        return { gasUsed: opActive(fork, 'regolith') || !deposit.isSystemTx ? tx.gasLimit : 0n, error: `failed deposit: ${reason}` }
-      },
-    }
-  }
-
+  const forkAt = forkScheduleOf(opts)
   return {
     kind: 'op-stack',
     forkAt,
-    commonFactory,
+    commonFactory: commonFactoryFor(opts.chainId, forkAt),
     decodeTx: decodeDeposit,
-    chargeFees,
-    specialRun,
+    chargeFees: (run) => chargeFees(forkAt, run),
+    specialRun: (tx, ctx) => depositRun(forkAt, tx, ctx),
     precompiles: (common, block) => opPrecompiles(common, forkAt(block)),
     feeRecipients: [L1_FEE_VAULT, BASE_FEE_VAULT, OPERATOR_FEE_VAULT],
     blockCoinbase: SEQUENCER_FEE_VAULT,
@@ -163,21 +84,115 @@ export function createOpStackRules(opts: OpStackRulesOptions): OpStackRules {
       return params && encodeOpExtraData(params, forkAt(block))
     },
     minedExcessBlobGas: 0n,
-    daFootprintMeter(block, starts) {
-      if (!opActive(forkAt(block), 'jovian')) return undefined
-      const scalar = jovianDaScalarOf(starts[0]?.data)
-      return (tx, impersonated) => {
-        if (depositOf(tx)) return 0n
-        if (!impersonated) return daFootprint(tx.serialize(), scalar)
-        return (fjordEstimatedSize(unsignedBytes(tx), SIGNATURE_BYTES) / 1_000_000n) * scalar
-      }
-    },
+    daFootprintMeter: (block, starts) => (opActive(forkAt(block), 'jovian') ? daFootprintMeter(starts) : undefined),
     blockStartTxs: async (state, block) => [encodeDeposit(await l1InfoDeposit(state, forkAt(block)))],
     decodeRaw: (bytes, common) => (bytes[0] === DEPOSIT_TX_TYPE ? decodeDepositBytes(bytes, common) : undefined),
     txJsonFields: depositJson,
     encodeTx: depositBytes,
     receiptFields: async ({ ctx, tx, fees, nonceBefore, daFootprint }) =>
       opReceiptFields(forkAt(ctx.block), depositOf(tx) !== undefined, await readL1BlockInfo(ctx.state, forkAt(ctx.block)), fees, nonceBefore, daFootprint),
+  }
+}
+
+type ForkAt = (block: { timestamp: bigint }) => OpFork
+
+/** the OP fork of a block: the operator's fixed fork, else the known chain's schedule, else DEFAULT_OP_FORK */
+function forkScheduleOf(opts: OpStackRulesOptions): ForkAt {
+  if (opts.hardfork !== undefined && !isOpFork(opts.hardfork)) {
+    throw new EngineError('VALIDATION_ERROR', `unsupported OP-stack hardfork '${opts.hardfork}'; supported: ${OP_FORKS.join(', ')}`)
+  }
+  const fixed = opts.hardfork as OpFork | undefined
+  const schedule = fixed ? undefined : opScheduleOf(opts.chainId)
+  return (block) => fixed ?? (schedule ? opForkAt(schedule, block.timestamp) : DEFAULT_OP_FORK)
+}
+
+/** a block's Common: one factory per Ethereum fork the OP forks map to, made when first needed */
+function commonFactoryFor(chainId: number, forkAt: ForkAt) {
+  const factories = new Map<string, ReturnType<typeof createCommonFactory>>()
+  return (at: { number: bigint; timestamp: bigint }) => {
+    const eth = ethereumForkOf(forkAt(at))
+    let f = factories.get(eth)
+    if (!f) factories.set(eth, (f = createCommonFactory(chainId, eth)))
+    return f(at)
+  }
+}
+
+async function credit(state: ExecutionContext['state'], to: Address, amount: bigint): Promise<void> {
+  // a zero credit leaves an absent vault absent (op-revm's balance_incr of 0 touches nothing real)
+  if (amount === 0n) return
+  const address = new EjsAddress(hexToBytes(to))
+  const account = (await state.getAccount(address)) ?? new Account()
+  account.balance += amount
+  await state.putAccount(address, account)
+}
+
+/**
+ * A transaction's L1 fee and the operator fee on its gas limit, charged before it runs; its
+ * settlement, once its gas is known, refunds the operator fee on the gas unused and pays the vaults.
+ */
+async function chargeFees(forkAt: ForkAt, run: FeeRun): Promise<FeeSettlement | undefined> {
+  if (!run.paysFees || depositOf(run.tx)) return undefined
+  const { ctx, tx, sender } = run
+  const fork = forkAt(ctx.block)
+  const info = await readL1BlockInfo(ctx.state, fork)
+  const cost = run.impersonated ? unsignedL1Cost(info, fork, tx) : l1Cost(info, fork, tx.serialize())
+  const operatorOnLimit = operatorFee(info, fork, tx.gasLimit)
+  const upfront = cost.l1Fee + operatorOnLimit
+  const account = (await ctx.state.getAccount(sender)) ?? new Account()
+  if (account.balance < upfront) {
+    throw new EngineError(
+      'VALIDATION_ERROR',
+      `insufficient funds for l1 fee + operator fee: address ${sender.toString()} have ${account.balance} want ${upfront}`,
+      { l1Fee: hexOf(cost.l1Fee), operatorFee: hexOf(operatorOnLimit) },
+    )
+  }
+  if (upfront > 0n) {
+    account.balance -= upfront
+    await ctx.state.putAccount(sender, account)
+  }
+  return async (receiptGas) => {
+    const operatorOnUsed = operatorFee(info, fork, receiptGas)
+    await credit(ctx.state, sender.toString() as Address, operatorOnLimit - operatorOnUsed)
+    await credit(ctx.state, L1_FEE_VAULT, cost.l1Fee)
+    await credit(ctx.state, BASE_FEE_VAULT, run.baseFee * receiptGas)
+    await credit(ctx.state, OPERATOR_FEE_VAULT, operatorOnUsed)
+    return { l1Fee: cost.l1Fee, l1GasUsed: cost.l1GasUsed, operatorFee: operatorOnUsed }
+  }
+}
+
+/** a deposit's own way through the run: its mint credited first, its gas as its fork counts it, a rejected one still bumping the nonce */
+function depositRun(forkAt: ForkAt, tx: TypedTransaction, ctx: ExecutionContext): SpecialRun | undefined {
+  const deposit = depositOf(tx)
+  if (!deposit) return undefined
+  const fork = forkAt(ctx.block)
+  if (deposit.isSystemTx && opActive(fork, 'regolith')) {
+    throw new EngineError('VALIDATION_ERROR', 'a system deposit transaction is invalid from Regolith on')
+  }
+  const from = tx.getSenderAddress()
+  return {
+    async before(state) {
+      await credit(state, from.toString() as Address, deposit.mint)
+    },
+    receiptGas(evmGas) {
+      if (opActive(fork, 'regolith')) return evmGas
+      return deposit.isSystemTx ? 0n : tx.gasLimit
+    },
+    async onRejected(state, reason) {
+      const account = (await state.getAccount(from)) ?? new Account()
+      account.nonce += 1n
+      await state.putAccount(from, account)
+      return { gasUsed: opActive(fork, 'regolith') || !deposit.isSystemTx ? tx.gasLimit : 0n, error: `failed deposit: ${reason}` }
+    },
+  }
+}
+
+/** a Jovian block's DA footprint of each transaction, scaled by the scalar its L1 attributes deposit (`starts[0]`) sets */
+function daFootprintMeter(starts: TypedTransaction[]) {
+  const scalar = jovianDaScalarOf(starts[0]?.data)
+  return (tx: TypedTransaction, impersonated: boolean): bigint => {
+    if (depositOf(tx)) return 0n
+    if (!impersonated) return daFootprint(tx.serialize(), scalar)
+    return (fjordEstimatedSize(unsignedBytes(tx), SIGNATURE_BYTES) / 1_000_000n) * scalar
   }
 }
 
