@@ -72,7 +72,9 @@ async function throughHandler(fixture: Fixture): Promise<string | undefined> {
   const fx = JSON.parse(readFileSync(fixture.file, 'utf8')) as FixtureJson
   const { chain, hash } = fixtureChain(fx)
   const traces = createTraceService(chain, { gasCap: 50_000_000n, maxStructLogSteps: 100_000 })
-  const engine = { traceTransaction: traces.traceTransaction } as unknown as Engine
+  // the trace service under the engine's signature: the address first (the fixture's own chain here)
+  const traceTransaction: Engine['traceTransaction'] = (_at, hash, tracerConfig, overrides) => traces.traceTransaction(hash, tracerConfig, overrides)
+  const engine = { traceTransaction } as unknown as Engine
   const config = loadConfig({ env: { APP_ENV: 'test', RPC_URL: '' } })
   try {
     const got = JSON.parse(JSON.stringify(await debugMethods.debug_traceTransaction!([hash, traceConfigFor(fixture, fx)], { engine, config, at: ON_CHAIN })))
