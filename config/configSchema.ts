@@ -30,8 +30,12 @@ export const configSchema = z.strictObject({
   api: z.strictObject({
     /** empty = authentication disabled */
     auth_token: z.string(),
+    /** requests per client IP per window on every counted route but a fork's JSON-RPC endpoint */
     rate_limit_requests: positiveInt,
     rate_limit_duration: positiveInt,
+    /** requests per client IP per window on a fork's JSON-RPC endpoint, counted apart (docs/forks.md) */
+    fork_rpc_rate_limit_requests: positiveInt,
+    fork_rpc_rate_limit_duration: positiveInt,
     cors: z.strictObject({
       allowed_origins: z.array(z.string().min(1)),
       allowed_methods: z.array(z.string().min(1)),

@@ -38,8 +38,10 @@ export interface HostedParts {
   /** the named chains (`[chains.<name>]`), each served under /v1/chains/{name}/; absent when none */
   chains?: ChainSet
   cache: CacheStore
-  /** where the rate limit counts, when not `cache` (one HTTP process of several on memory://) */
+  /** where the rate limit of every route but a fork's JSON-RPC endpoint counts, when not `cache` (one HTTP process of several on memory://) */
   rateLimitCounter?: Pick<CacheStore, 'increment'>
+  /** where the fork JSON-RPC endpoints' own rate limit counts, when not `cache`: blocks sized by that limit */
+  forkRpcRateLimitCounter?: Pick<CacheStore, 'increment'>
   logger: HostLogger
   /** the instance's metrics (GET /metrics), every thread and process of it */
   metrics?: ServiceMetrics
@@ -70,10 +72,12 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     ? createProcessCacheStore({ localBytes: memory.workerCacheBytes, simulationBytes: Math.floor(memory.storeBytes / 2 / processes) })
     : createCacheStore(config.cache.url, { logger, memoryMaxBytes: Math.floor(memory.storeBytes / (forked ? processes : 1)) })
   const { engine, named, chains } = await startEngines(config, cache, engineOptions(config, shape, onMemory, logger), shape.chainCount)
-  // several processes on memory://: each reserves blocks of counts far from the limit (host/cluster/leasedCounter.ts)
-  const rateLimitCounter = onMemory ? createLeasedCounter(cache, { limit: config.api.rate_limit_requests, processes }) : undefined
+  // several processes on memory://: each reserves blocks of counts far from the limit (host/cluster/leasedCounter.ts),
+  // one counter per rate limit, since a block's size follows its limit
+  const leased = (limit: number) => (onMemory ? createLeasedCounter(cache, { limit, processes }) : undefined)
+  const counters = { rateLimitCounter: leased(config.api.rate_limit_requests), forkRpcRateLimitCounter: leased(config.api.fork_rpc_rate_limit_requests) }
   const metrics = serviceMetrics(config, engine, named, forked)
-  const app = opts.app({ engine, cache, logger, rateLimitCounter, metrics, ...(chains && { chains }) })
+  const app = opts.app({ engine, cache, logger, ...counters, metrics, ...(chains && { chains }) })
   const server = await listen(app, { host: config.server.host, port: config.server.port })
   logger.info(
     {

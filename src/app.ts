@@ -5,7 +5,8 @@
  *
  * Middleware order and why:
  *   requestId → logger and metrics (see every answer, errors included) → CORS (preflights answered before
- *   auth) → rate limit (before auth, so token guessing is limited too) → auth → timeout →
+ *   auth) → rate limits (before auth, so token guessing is limited too; a fork's JSON-RPC endpoint
+ *   counted apart from the rest) → auth → timeout →
  *   body size → content type → routes. The JSON-RPC endpoint (src/rpc/) sits behind the same
  *   chain; its failures, middleware ones included, leave as JSON-RPC error objects.
  *
@@ -42,7 +43,7 @@ import { registerSimulate } from './routes/simulate.js'
 import { registerSignature } from './routes/signature.js'
 import { registerSimulations } from './routes/simulations.js'
 import { registerTrace } from './routes/trace.js'
-import { isRpcPath, maskRpcPath, rpcPathToken } from './rpc/pathToken.js'
+import { isForkRpcPath, isRpcPath, maskRpcPath, rpcPathToken } from './rpc/pathToken.js'
 import { registerRpc, rpcHttpError, scrubber } from './rpc/route.js'
 import { registerUi, uiPaths } from './routes/ui.js'
 import { registerForks } from './routes/forks.js'
@@ -62,8 +63,10 @@ export interface CreateAppOptions {
   chains?: ChainSet
   cache: CacheStore
   logger: HttpLogger
-  /** where the rate limit counts (default: `cache`; an HTTP process of several: host/cluster/leasedCounter.ts) */
+  /** where the rate limit of every route but a fork's JSON-RPC endpoint counts (default: `cache`; an HTTP process of several: host/cluster/leasedCounter.ts) */
   rateLimitCounter?: Pick<CacheStore, 'increment'>
+  /** where the fork JSON-RPC endpoints' rate limit counts (default: `cache`), sized for its own limit */
+  forkRpcRateLimitCounter?: Pick<CacheStore, 'increment'>
   /** the instance's metrics (host/instance.ts gathers every thread and process); default: this app's engines */
   metrics?: ServiceMetrics
 }
@@ -84,7 +87,16 @@ export const isPublicPath = (fullPath: string) => {
   )
 }
 
-export function createApp({ config, engine: defaultEngine, chains, cache, logger, rateLimitCounter, metrics: given }: CreateAppOptions): OpenAPIHono<HttpEnv> {
+export function createApp({
+  config,
+  engine: defaultEngine,
+  chains,
+  cache,
+  logger,
+  rateLimitCounter,
+  forkRpcRateLimitCounter,
+  metrics: given,
+}: CreateAppOptions): OpenAPIHono<HttpEnv> {
   // a named chain's routes are the same routes: matched on the path without /v1/chains/{name}
   const app = new OpenAPIHono<HttpEnv>({ getPath: (req) => routePath(new URL(req.url).pathname) })
   const engine = chains?.engine ?? defaultEngine
@@ -115,16 +127,7 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
     })
   app.use(requestMetrics({ metrics, chains: new Set(chains?.names() ?? []) }))
   app.use(corsFromConfig(config.api.cors))
-  app.use(
-    rateLimit({
-      cache: rateLimitCounter ?? cache,
-      limit: config.api.rate_limit_requests,
-      windowSeconds: config.api.rate_limit_duration,
-      trustProxy: config.server.trust_proxy,
-      isExempt: (path) => routePath(path) === healthPath,
-      logger,
-    }),
-  )
+  app.use(...rateLimits(config, { api: rateLimitCounter ?? cache, forkRpc: forkRpcRateLimitCounter ?? cache }, logger))
   app.use(tokenAuth({ token: config.api.auth_token, isExempt: isPublicPath, tokenFromPath: rpcPathToken }))
   app.use(chainOfPath(chains))
   app.use(requestTimeout({ ms: config.server.request_timeout_ms }))
@@ -150,6 +153,42 @@ export function createApp({ config, engine: defaultEngine, chains, cache, logger
   registerUi(app)
   registerMetrics(app, { metrics })
   return app
+}
+
+/**
+ * The two rate limits, per client IP, each request counted by exactly one: a fork's JSON-RPC
+ * endpoint (`/v1/forks/{id}/rpc[/<token>]`) in a bucket of its own, every other route but health
+ * in the other. A test runner pointed at a fork (forge, cast) reads state one account and slot a
+ * request, thousands of requests a command, which the REST limit would refuse within seconds; in
+ * a bucket of its own that traffic neither needs the REST limit raised nor spends it
+ * (docs/decisions/0102-fork-endpoint-rate-limit.md). A JSON-RPC batch is one HTTP request: one count.
+ */
+function rateLimits(
+  config: ServiceConfig,
+  counters: Record<'api' | 'forkRpc', Pick<CacheStore, 'increment'>>,
+  logger: HttpLogger,
+): MiddlewareHandler<HttpEnv>[] {
+  const trustProxy = config.server.trust_proxy
+  return [
+    rateLimit({
+      cache: counters.api,
+      limit: config.api.rate_limit_requests,
+      windowSeconds: config.api.rate_limit_duration,
+      trustProxy,
+      isExempt: (path) => routePath(path) === healthPath || isForkRpcPath(path),
+      logger,
+    }),
+    rateLimit({
+      cache: counters.forkRpc,
+      limit: config.api.fork_rpc_rate_limit_requests,
+      windowSeconds: config.api.fork_rpc_rate_limit_duration,
+      trustProxy,
+      isExempt: (path) => !isForkRpcPath(path),
+      logger,
+      prefix: 'ratelimit-forkrpc:',
+      name: 'fork JSON-RPC',
+    }),
+  ]
 }
 
 /** the chain a path names (`/v1/chains/{name}/…`), set for the request's address (src/runAt.ts); an unknown one is 404 CHAIN_NOT_FOUND */

@@ -5,6 +5,9 @@
  * answer is 429 RATE_LIMIT_EXCEEDED with `Retry-After`. A cache store that fails is logged and
  * the request let through: an outage of the counter must not take the service down.
  *
+ * Each use counts in its own bucket (`prefix`) with its own limit: the app counts a fork's JSON-RPC
+ * endpoint apart from the other routes (src/app.ts), each route counted by exactly one of them.
+ *
  * @example
  * app.use(rateLimit({ cache, limit: 100, windowSeconds: 60, trustProxy: 0, isExempt: (p) => p === '/v1/health' }))
  */
@@ -21,12 +24,15 @@ export interface RateLimitOptions {
   trustProxy: number
   isExempt?: (path: string) => boolean
   logger?: HttpLogger
-  /** key namespace in the cache store */
+  /** key namespace in the cache store: one bucket per namespace */
   prefix?: string
+  /** what the refusal calls the limit, e.g. `fork JSON-RPC` ("fork JSON-RPC rate limit of …"); default: none */
+  name?: string
 }
 
 export function rateLimit(opts: RateLimitOptions): MiddlewareHandler<HttpEnv> {
   const prefix = opts.prefix ?? 'ratelimit:'
+  const named = opts.name ? `${opts.name} rate limit` : 'rate limit'
   return async (c, next) => {
     if (c.req.method === 'OPTIONS' || opts.isExempt?.(c.req.path)) return next()
     const ip = clientIp(c, opts.trustProxy)
@@ -46,7 +52,7 @@ export function rateLimit(opts: RateLimitOptions): MiddlewareHandler<HttpEnv> {
     if (counted.count > opts.limit) {
       throw new ApiError(
         'RATE_LIMIT_EXCEEDED',
-        `rate limit of ${opts.limit} requests per ${opts.windowSeconds}s exceeded`,
+        `${named} of ${opts.limit} requests per ${opts.windowSeconds}s exceeded`,
         { limit: opts.limit, windowSeconds: opts.windowSeconds, retryAfterSeconds: reset },
         `retry after ${reset} seconds`,
         undefined,

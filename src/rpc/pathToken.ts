@@ -27,6 +27,9 @@ export const isRpcPath = (path: string) => {
   return p === RPC_PATH || p.startsWith(`${RPC_PATH}/`) || forkRpc.test(p)
 }
 
+/** a writable fork's JSON-RPC endpoint, with or without a token or a chain prefix: its rate limit counts apart (src/app.ts) */
+export const isForkRpcPath = (path: string) => forkRpc.test(routePath(path))
+
 export function rpcPathToken(path: string): string | undefined {
   if (!isRpcPath(path)) return undefined
   const m = withToken.exec(path)

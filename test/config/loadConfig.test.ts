@@ -22,6 +22,8 @@ describe('loadConfig', () => {
     const c = loadConfig({ env: {} })
     expect(c.env).toBe('development')
     expect(c.api).toMatchObject({ auth_token: '', rate_limit_requests: 100, rate_limit_duration: 60 })
+    // a fork's JSON-RPC endpoint: a test runner's state reads are never refused (docs/decisions/0102-fork-endpoint-rate-limit.md)
+    expect(c.api).toMatchObject({ fork_rpc_rate_limit_requests: 100_000, fork_rpc_rate_limit_duration: 60 })
     expect(c.api.cors).toMatchObject({ allowed_origins: ['*'], max_age: 86400 })
     expect(c.api.cors.allowed_methods).toEqual(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'])
     expect(c.api.cors.allowed_headers).toEqual(expect.arrayContaining(['accept', 'content-type', 'authorization', 'x-api-key']))
@@ -35,11 +37,13 @@ describe('loadConfig', () => {
     const c = loadConfig({ env: { APP_ENV: 'test' } })
     expect(c.api.auth_token).toBe('test-token-0123456789abcdef')
     expect(c.api).toMatchObject({ rate_limit_requests: 100, rate_limit_duration: 60 })
+    expect(c.api).toMatchObject({ fork_rpc_rate_limit_requests: 100_000, fork_rpc_rate_limit_duration: 60 })
   })
 
   it('production: 1000/60, restricted origins, and a token required', () => {
     const c = loadConfig({ env: { APP_ENV: 'production', AUTH_TOKEN: 'prod-secret-token' } })
     expect(c.api).toMatchObject({ rate_limit_requests: 1000, rate_limit_duration: 60, auth_token: 'prod-secret-token' })
+    expect(c.api).toMatchObject({ fork_rpc_rate_limit_requests: 6000, fork_rpc_rate_limit_duration: 60 })
     expect(c.api.cors.allowed_origins).not.toContain('*')
     expect(() => loadConfig({ env: { APP_ENV: 'production' } })).toThrow(/auth_token.*AUTH_TOKEN/)
     expect(() => loadConfig({ env: { APP_ENV: 'production', AUTH_TOKEN: '  ' } })).toThrow(ConfigError)
@@ -57,6 +61,8 @@ describe('loadConfig', () => {
         LOG_LEVEL: 'debug',
         RATE_LIMIT_REQUESTS: '7',
         RATE_LIMIT_DURATION: '9',
+        FORK_RPC_RATE_LIMIT_REQUESTS: '11',
+        FORK_RPC_RATE_LIMIT_DURATION: '13',
         WORKERS: '2',
         TRUST_PROXY: '1',
         CORS_ALLOWED_ORIGINS: 'https://a.example, https://b.example',
@@ -68,6 +74,7 @@ describe('loadConfig', () => {
     expect(c.chain).toMatchObject({ rpc_url: 'http://127.0.0.1:8545', gas_cap: 1_000_000 })
     expect(c.cache.url).toBe('redis://127.0.0.1:6379/0')
     expect(c.api).toMatchObject({ auth_token: 'from-env', rate_limit_requests: 7, rate_limit_duration: 9 })
+    expect(c.api).toMatchObject({ fork_rpc_rate_limit_requests: 11, fork_rpc_rate_limit_duration: 13 })
     expect(c.api.cors).toMatchObject({ allowed_origins: ['https://a.example', 'https://b.example'], allow_credentials: true })
     expect(c.log.level).toBe('debug')
   })
