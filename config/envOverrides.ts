@@ -28,6 +28,7 @@ export const envOverrides: readonly EnvOverride[] = [
   { name: 'TRUST_PROXY', key: 'server.trust_proxy', kind: 'int' },
   { name: 'MAX_BODY_BYTES', key: 'server.max_body_bytes', kind: 'int' },
   { name: 'REQUEST_TIMEOUT_MS', key: 'server.request_timeout_ms', kind: 'int' },
+  { name: 'SHUTDOWN_GRACE_MS', key: 'server.shutdown_grace_ms', kind: 'int' },
   { name: 'CORS_ALLOWED_ORIGINS', key: 'api.cors.allowed_origins', kind: 'list' },
   { name: 'CORS_ALLOWED_METHODS', key: 'api.cors.allowed_methods', kind: 'list' },
   { name: 'CORS_ALLOWED_HEADERS', key: 'api.cors.allowed_headers', kind: 'list' },
