@@ -22,6 +22,8 @@ export const configSchema = z.strictObject({
     trust_proxy: nonNegativeInt,
     max_body_bytes: positiveInt,
     request_timeout_ms: positiveInt,
+    /** on SIGTERM/SIGINT, how long the requests in flight may run on before the process exits non-zero cutting them */
+    shutdown_grace_ms: positiveInt.default(25_000),
     /** 0 = one engine per usable core */
     workers: nonNegativeInt,
     /** HTTP processes sharing the port, each with its own engine(s); 0 = one per usable core */

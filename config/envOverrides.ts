@@ -30,6 +30,7 @@ export const envOverrides: readonly EnvOverride[] = [
   { name: 'REQUEST_TIMEOUT_MS', key: 'server.request_timeout_ms', kind: 'int' },
   { name: 'FORK_RPC_RATE_LIMIT_REQUESTS', key: 'api.fork_rpc_rate_limit_requests', kind: 'int' },
   { name: 'FORK_RPC_RATE_LIMIT_DURATION', key: 'api.fork_rpc_rate_limit_duration', kind: 'int' },
+  { name: 'SHUTDOWN_GRACE_MS', key: 'server.shutdown_grace_ms', kind: 'int' },
   { name: 'CORS_ALLOWED_ORIGINS', key: 'api.cors.allowed_origins', kind: 'list' },
   { name: 'CORS_ALLOWED_METHODS', key: 'api.cors.allowed_methods', kind: 'list' },
   { name: 'CORS_ALLOWED_HEADERS', key: 'api.cors.allowed_headers', kind: 'list' },

@@ -2,8 +2,8 @@
  * One instance of the service as processes and threads: how many HTTP processes and engine
  * threads, how the memory budget is shared out between them, which cache store each uses, the
  * engine (in process or a pool of worker threads), the HTTP server, and a graceful stop on
- * SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the engine and the cache,
- * exit 0). The HTTP app itself is the caller's (src/main.ts hands src/app.ts in): the host knows
+ * SIGTERM/SIGINT (readiness 503, stop accepting, finish in-flight requests within
+ * `server.shutdown_grace_ms`, close the engine and the cache, exit 0). The HTTP app itself is the caller's (src/main.ts hands src/app.ts in): the host knows
  * nothing of routes.
  *
  * With `server.processes` above 1 the process that runs this is the cluster's primary
@@ -22,7 +22,7 @@ import { createLeasedCounter } from './cluster/leasedCounter.js'
 import { PROCESS_INDEX_ENV, runPrimary } from './cluster/primary.js'
 import { createProcessCacheStore } from './cluster/processCacheStore.js'
 import { stopRequested } from './cluster/stopRequest.js'
-import { listen, type ServedApp } from './server.js'
+import { createDrainFlag, listen, type DrainFlag, type Listening, type ServedApp } from './server.js'
 import { createWorkerPoolEngine, defaultWorkerCount } from './workers/index.js'
 import { createChainSet, startNamedChains, type ChainSet } from './chains.js'
 import type { HostLogger } from './logger.js'
@@ -45,6 +45,8 @@ export interface HostedParts {
   logger: HostLogger
   /** the instance's metrics (GET /metrics), every thread and process of it */
   metrics?: ServiceMetrics
+  /** true once this process drains (SIGTERM): readiness answers 503 (GET /v1/health/ready) */
+  drain?: DrainFlag
 }
 
 export interface InstanceOptions {
@@ -77,8 +79,9 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   const leased = (limit: number) => (onMemory ? createLeasedCounter(cache, { limit, processes }) : undefined)
   const counters = { rateLimitCounter: leased(config.api.rate_limit_requests), forkRpcRateLimitCounter: leased(config.api.fork_rpc_rate_limit_requests) }
   const metrics = serviceMetrics(config, engine, named, forked)
-  const app = opts.app({ engine, cache, logger, ...counters, metrics, ...(chains && { chains }) })
-  const server = await listen(app, { host: config.server.host, port: config.server.port })
+  const drain = createDrainFlag()
+  const app = opts.app({ engine, cache, logger, ...counters, metrics, drain, ...(chains && { chains }) })
+  const server = await listen(app, { host: config.server.host, port: config.server.port, drain })
   logger.info(
     {
       env: config.env,
@@ -187,7 +190,7 @@ function serviceMetrics(config: ServiceConfig, engine: Engine, named: Record<str
 interface Stoppable {
   config: ServiceConfig
   logger: HostLogger
-  server: { close(graceMs: number): Promise<unknown> }
+  server: Pick<Listening, 'drain' | 'inFlight'>
   /** the engines: the default chain's, or the chain set that closes them all */
   engines: { close(): Promise<void> }
   cache: CacheStore
@@ -196,26 +199,41 @@ interface Stoppable {
 }
 
 /**
- * A graceful stop on SIGTERM/SIGINT or the primary's word: stop accepting, finish in-flight
- * requests, close the engines and the cache, exit 0. A second signal while stopping exits at once.
+ * A drain on SIGTERM/SIGINT or the primary's word (docs/decisions/0101-readiness-and-drain.md):
+ * readiness answers 503 at once and every other request arriving meanwhile 503 `SERVICE_DRAINING`
+ * (host/server.ts, src/app.ts), the requests in flight run to their end within
+ * `server.shutdown_grace_ms`, the server closes, then the engines (worker threads) and the cache
+ * close and the process exits 0. A second signal, or the grace passing, exits at once with 1,
+ * logging how many requests were cut.
  */
 function stopOnSignals(s: Stoppable): void {
+  const graceMs = s.config.server.shutdown_grace_ms
   let stopping = false
+  let leaving = false
+  const leave = async (code: number, entry: object, msg: string) => {
+    if (leaving) return
+    leaving = true
+    s.logger[code === 0 ? 'info' : 'error'](entry, msg)
+    // the log destination is asynchronous: let the last lines out before leaving, briefly
+    await Promise.race([new Promise<void>((resolve) => s.logger.flush(() => resolve())), new Promise((resolve) => setTimeout(resolve, 500))])
+    process.exit(code)
+  }
+  const cutNow = (reason: string, cut = s.server.inFlight()) => void leave(1, { reason, cut }, 'stopping now: the requests in flight are cut')
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    s.logger.info({ signal }, 'stopping: finishing in-flight requests')
-    await s.server.close(s.config.server.request_timeout_ms + 1_000)
+    s.logger.info({ signal, inFlight: s.server.inFlight(), graceMs }, 'draining: finishing the requests in flight')
+    const overdue = setTimeout(() => cutNow('the shutdown grace passed'), graceMs)
+    const { cut } = await s.server.drain(graceMs)
+    if (cut > 0) return cutNow('the shutdown grace passed', cut)
     await s.engines.close().catch((err: unknown) => s.logger.warn({ err: (err as Error).name }, 'engine close failed'))
     await s.cache.close().catch((err: unknown) => s.logger.warn({ err: (err as Error).name }, 'cache close failed'))
-    s.logger.info({}, 'stopped')
-    // the log destination is asynchronous: let the last lines out before leaving
-    await new Promise<void>((resolve) => s.logger.flush(() => resolve()))
-    process.exit(0)
+    clearTimeout(overdue)
+    await leave(0, {}, 'stopped')
   }
   const onSignal = (signal: string) => {
-    // a second signal while stopping: the operator wants out now
-    if (stopping) process.exit(1)
+    // a second signal while draining: the operator wants out now
+    if (stopping) return cutNow(`a second ${signal}`)
     void stop(signal)
   }
   process.on('SIGTERM', () => onSignal('SIGTERM'))

@@ -38,7 +38,7 @@ import { registerBatch } from './routes/batch.js'
 import type { RouteContext } from './routes/context.js'
 import { explorerPaths, registerExplorer } from './routes/explorer.js'
 import { registerChains } from './routes/chains.js'
-import { registerHealth } from './routes/health.js'
+import { healthPaths, registerHealth } from './routes/health.js'
 import { registerSimulate } from './routes/simulate.js'
 import { registerSignature } from './routes/signature.js'
 import { registerSimulations } from './routes/simulations.js'
@@ -54,6 +54,7 @@ import { registerMetrics } from './routes/metrics.js'
 import { createServiceMetrics, type ServiceMetrics } from '../host/metrics/serviceMetrics.js'
 import { isSharedCacheUrl } from '../host/cache/createCacheStore.js'
 import { registerRpcDocument } from './routes/rpcDocument.js'
+import { createDrainFlag, type DrainFlag } from '../host/server.js'
 
 export interface CreateAppOptions {
   config: ServiceConfig
@@ -69,15 +70,18 @@ export interface CreateAppOptions {
   forkRpcRateLimitCounter?: Pick<CacheStore, 'increment'>
   /** the instance's metrics (host/instance.ts gathers every thread and process); default: this app's engines */
   metrics?: ServiceMetrics
+  /** true once the process drains (host/server.ts): readiness answers 503 `draining` */
+  drain?: DrainFlag
 }
 
-const healthPath = '/v1/health'
+/** the health routes: no token, no rate limit (a load balancer probes them as often as it likes) */
+const isHealthPath = (path: string) => (healthPaths as readonly string[]).includes(path)
 
 /** no token needed: health, the schema, the explorer and the trace viewer page (interface §11), of any chain */
 export const isPublicPath = (fullPath: string) => {
   const path = routePath(fullPath)
   return (
-    path === healthPath ||
+    isHealthPath(path) ||
     path === explorerPaths.schema ||
     path === explorerPaths.docs ||
     path.startsWith(explorerPaths.assets) ||
@@ -96,6 +100,7 @@ export function createApp({
   rateLimitCounter,
   forkRpcRateLimitCounter,
   metrics: given,
+  drain,
 }: CreateAppOptions): OpenAPIHono<HttpEnv> {
   // a named chain's routes are the same routes: matched on the path without /v1/chains/{name}
   const app = new OpenAPIHono<HttpEnv>({ getPath: (req) => routePath(new URL(req.url).pathname) })
@@ -127,6 +132,7 @@ export function createApp({
     })
   app.use(requestMetrics({ metrics, chains: new Set(chains?.names() ?? []) }))
   app.use(corsFromConfig(config.api.cors))
+  app.use(refuseWhileDraining(drain))
   app.use(...rateLimits(config, { api: rateLimitCounter ?? cache, forkRpc: forkRpcRateLimitCounter ?? cache }, logger))
   app.use(tokenAuth({ token: config.api.auth_token, isExempt: isPublicPath, tokenFromPath: rpcPathToken }))
   app.use(chainOfPath(chains))
@@ -136,7 +142,7 @@ export function createApp({
 
   const version = packageVersion()
   const ctx: RouteContext = { engine, config, logger, toErrorBody: errors.toErrorBody }
-  registerHealth(app, { ...ctx, version, startedAt: Date.now(), chains })
+  registerHealth(app, { ...ctx, version, startedAt: Date.now(), chains, drain: drain ?? createDrainFlag() })
   if (chains) registerChains(app, { ...ctx, chains })
   registerSimulate(app, ctx)
   registerSignature(app, ctx)
@@ -175,7 +181,7 @@ function rateLimits(
       limit: config.api.rate_limit_requests,
       windowSeconds: config.api.rate_limit_duration,
       trustProxy,
-      isExempt: (path) => routePath(path) === healthPath || isForkRpcPath(path),
+      isExempt: (path) => isHealthPath(routePath(path)) || isForkRpcPath(path),
       logger,
     }),
     rateLimit({
@@ -207,5 +213,19 @@ function chainOfPath(chains: ChainSet | undefined): MiddlewareHandler<HttpEnv> {
     }
     c.set('chain', chain)
     return next()
+  }
+}
+
+/**
+ * A draining process (SIGTERM, host/server.ts) answers what arrives meanwhile 503 SERVICE_DRAINING,
+ * before it counts against the rate limit or runs: only the requests in flight when the drain
+ * began run on. The health routes still answer (readiness: 503 `draining`).
+ */
+function refuseWhileDraining(drain: DrainFlag | undefined): MiddlewareHandler<HttpEnv> {
+  return async (c, next) => {
+    if (!drain?.draining || isHealthPath(routePath(new URL(c.req.url).pathname))) return next()
+    throw new ApiError('SERVICE_DRAINING', 'this instance is stopping', undefined, 'retry: another instance takes the request', undefined, {
+      'Retry-After': '1',
+    })
   }
 }

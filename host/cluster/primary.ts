@@ -11,8 +11,9 @@
  *   primary holds nothing); stored simulations stay in the process that ran them, and the primary
  *   finds one for another process by asking the others (processCacheStore.ts, siblingLookup.ts);
  * - replaces a process that dies, after a pause that grows while replacements keep dying;
- * - on SIGTERM/SIGINT asks every process to stop gracefully (finish in-flight requests), then
- *   exits 0 once all are gone. A process that loses the primary stops too (host/instance.ts).
+ * - on SIGTERM/SIGINT forwards the drain: asks every process to stop gracefully (readiness 503,
+ *   finish in-flight requests within `server.shutdown_grace_ms`), then exits 0 once all are gone;
+ *   a second signal is forwarded too. A process that loses the primary stops too (host/instance.ts).
  *
  * Connections are spread by the cluster module (round robin); a kept-alive connection stays on the
  * process that accepted it.
@@ -157,32 +158,48 @@ function onExit(p: Primary, index: number, code: number | null, signal: string |
   setTimeout(() => !p.stopping && forkProcess(p, index), delay).unref()
 }
 
-/** asks every process to finish its requests, then exits 0; a second signal while stopping exits at once */
+/**
+ * Forwards the drain: asks every process to finish its requests (each drains as one process does
+ * on SIGTERM, host/instance.ts), then exits 0 once all are gone, 1 if any was cut. A second signal
+ * while draining is forwarded too: each process exits at once, logging what it cut.
+ */
 function stop(p: Primary, signal: string) {
-  if (p.stopping) {
-    for (const w of processes()) w.process.kill('SIGKILL')
-    process.exit(1)
-  }
+  if (p.stopping) return stopNow(p, signal)
   p.stopping = true
-  p.opts.logger.info({ signal }, 'stopping: asking every HTTP process to finish its requests')
+  p.opts.logger.info({ signal }, 'draining: asking every HTTP process to finish its requests')
   const live = processes()
-  // each process bounds its own stop by the request timeout; one that never gets there (stuck
-  // starting, say) is not waited for beyond that
-  const cut = setTimeout(() => live.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), p.opts.config.server.request_timeout_ms + 5_000)
+  // each process bounds its own drain by the grace; one that never gets there (stuck starting,
+  // say) is not waited for beyond that
+  const cut = setTimeout(() => live.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), p.opts.config.server.shutdown_grace_ms + 5_000)
   cut.unref()
-  void Promise.all(live.map((w) => stopProcess(p, w))).then(async () => {
+  void Promise.all(live.map((w) => stopProcess(p, w))).then(async (codes) => {
     clearTimeout(cut)
     await p.store?.close().catch(() => undefined)
-    p.opts.logger.info({}, 'stopped')
+    const clean = codes.every((c) => c === 0)
+    p.opts.logger[clean ? 'info' : 'error']({ exitCodes: codes }, clean ? 'stopped' : 'stopped: requests were cut')
     await new Promise<void>((resolve) => p.opts.logger.flush(() => resolve()))
-    process.exit(0)
+    process.exit(clean ? 0 : 1)
   })
 }
 
-function stopProcess(p: Primary, w: Worker): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (w.isDead()) return resolve()
-    w.once('exit', () => resolve())
+/** a second signal: every process is told to stop at once (it logs what it cut); whatever is left after a second is killed */
+function stopNow(p: Primary, signal: string) {
+  p.opts.logger.error({ signal }, 'stopping now: HTTP processes cut their requests')
+  const live = processes().filter((w) => !w.isDead())
+  for (const w of live) w.process.kill('SIGTERM')
+  const leave = () => {
+    for (const w of processes()) if (!w.isDead()) w.process.kill('SIGKILL')
+    p.opts.logger.flush(() => process.exit(1))
+  }
+  setTimeout(leave, 1_000).unref()
+  void Promise.all(live.map((w) => new Promise((resolve) => (w.isDead() ? resolve(null) : w.once('exit', resolve))))).then(leave)
+}
+
+/** the process's exit code once it is gone (null: killed by a signal) */
+function stopProcess(p: Primary, w: Worker): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (w.isDead()) return resolve(w.process.exitCode)
+    w.once('exit', (code) => resolve(code))
     if (!w.isConnected()) w.process.kill('SIGTERM')
     else if (p.listening.has(w)) w.send(STOP_MESSAGE satisfies ToProcess)
     else w.once('listening', () => w.send(STOP_MESSAGE satisfies ToProcess))

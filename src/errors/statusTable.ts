@@ -1,10 +1,16 @@
 /**
  * The one table from error codes to HTTP statuses (interface §2). The engine throws codes, never
- * statuses; the HTTP-only codes (auth, rate limit) are raised by middleware.
+ * statuses; the HTTP-only codes (auth, rate limit, a draining process) are raised by middleware.
  */
 import type { EngineErrorCode } from '../../engine/types.js'
 
-export type ApiErrorCode = EngineErrorCode | 'AUTHENTICATION_REQUIRED' | 'AUTHENTICATION_INVALID' | 'RATE_LIMIT_EXCEEDED' | 'CHAIN_NOT_FOUND'
+export type ApiErrorCode =
+  | EngineErrorCode
+  | 'AUTHENTICATION_REQUIRED'
+  | 'AUTHENTICATION_INVALID'
+  | 'RATE_LIMIT_EXCEEDED'
+  | 'CHAIN_NOT_FOUND'
+  | 'SERVICE_DRAINING'
 
 export const statusByCode = {
   VALIDATION_ERROR: 400,
@@ -25,6 +31,7 @@ export const statusByCode = {
   STATE_ACCESS_ERROR: 502,
   CHAIN_UNAVAILABLE: 503,
   FORKS_UNAVAILABLE: 503,
+  SERVICE_DRAINING: 503,
   EXECUTION_TIMEOUT: 504,
 } as const satisfies Record<ApiErrorCode, number>
 

@@ -107,8 +107,9 @@ export function methodLabel(body: unknown, methods: RpcMethodTable): string {
 }
 
 /**
- * An error raised before a method runs (auth, rate limit, body size, content type, timeout) on a
- * JSON-RPC path: a JSON-RPC error object (id null), the HTTP status and headers kept.
+ * An error raised before a method runs (auth, rate limit, body size, content type, timeout, a
+ * draining process) on a JSON-RPC path: a JSON-RPC error object (id null), the HTTP status and
+ * headers kept.
  * Codes: -32001 for auth (no standard exists; geth's own auth failures are HTTP-level), -32005
  * (EIP-1474 "limit exceeded") for the rate limit, -32600 for a body that is too large or not JSON,
  * -32000 for the rest.

@@ -227,3 +227,23 @@ export const healthResult = z
     chains: z.array(chainSummary).optional().openapi({ description: 'a deployment serving named chains: each of them' }),
   })
   .openapi('Health', { example: { status: 'ok', version: '0.1.0', network: 'devnet', chainId: 31337, uptime: 42 } })
+
+export const livenessResult = z
+  .object({
+    status: z.literal('live'),
+    uptime: z.number().openapi({ description: 'seconds since start' }),
+  })
+  .openapi('Liveness', { example: { status: 'live', uptime: 42 } })
+
+export const readinessResult = z
+  .object({
+    status: z.enum(['ready', 'not-ready']),
+    missing: z
+      .array(z.enum(['draining', 'engine', 'upstream', 'cache']))
+      .optional()
+      .openapi({
+        description:
+          "not-ready: what is missing. draining: the process is stopping (SIGTERM), finishing its requests; engine: no engine (worker thread) is up to run requests; upstream: the chain's node does not answer; cache: the cache store does not answer",
+      }),
+  })
+  .openapi('Readiness', { example: { status: 'not-ready', missing: ['upstream'] } })

@@ -27,7 +27,7 @@ describe('loadConfig', () => {
     expect(c.api.cors).toMatchObject({ allowed_origins: ['*'], max_age: 86400 })
     expect(c.api.cors.allowed_methods).toEqual(['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'])
     expect(c.api.cors.allowed_headers).toEqual(expect.arrayContaining(['accept', 'content-type', 'authorization', 'x-api-key']))
-    expect(c.server).toMatchObject({ port: 8080, trust_proxy: 0 })
+    expect(c.server).toMatchObject({ port: 8080, trust_proxy: 0, shutdown_grace_ms: 25_000 })
     expect(c.chain).toMatchObject({ rpc_url: '', gas_cap: 50_000_000 })
     expect(c.cache).toEqual({ url: 'memory://', simulation_ttl_seconds: 86400, max_memory_mb: 256 })
     expect(c.limits.max_batch_size).toBe(100)
@@ -65,12 +65,13 @@ describe('loadConfig', () => {
         FORK_RPC_RATE_LIMIT_DURATION: '13',
         WORKERS: '2',
         TRUST_PROXY: '1',
+        SHUTDOWN_GRACE_MS: '5000',
         CORS_ALLOWED_ORIGINS: 'https://a.example, https://b.example',
         CORS_ALLOW_CREDENTIALS: 'true',
         GAS_CAP: '1000000',
       },
     })
-    expect(c.server).toMatchObject({ host: '0.0.0.0', port: 9090, workers: 2, trust_proxy: 1 })
+    expect(c.server).toMatchObject({ host: '0.0.0.0', port: 9090, workers: 2, trust_proxy: 1, shutdown_grace_ms: 5000 })
     expect(c.chain).toMatchObject({ rpc_url: 'http://127.0.0.1:8545', gas_cap: 1_000_000 })
     expect(c.cache.url).toBe('redis://127.0.0.1:6379/0')
     expect(c.api).toMatchObject({ auth_token: 'from-env', rate_limit_requests: 7, rate_limit_duration: 9 })

@@ -46,6 +46,8 @@ describe('GET /v1/openapi.json', () => {
       [
         ...postEndpoints,
         '/v1/health',
+        '/v1/health/live',
+        '/v1/health/ready',
         '/v1/simulations/{simulationId}',
         '/v1/forks',
         '/v1/forks/{forkId}',

@@ -11,7 +11,7 @@ import type { Engine } from '../../../engine/types.js'
 import { createMemoryCacheStore } from '../../../host/cache/memoryCacheStore.js'
 import { createApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/logger.js'
-import { listen, type Listening } from '../../../host/server.js'
+import { listen, type DrainFlag, type Listening } from '../../../host/server.js'
 import { createTestEngine, type TestEngine } from './testEngine.js'
 
 export interface TestApp {
@@ -39,6 +39,8 @@ export interface StartTestAppOptions {
   cache?: CacheStore
   /** named chains served under /v1/chains/{name}/ (host/chains.ts) */
   chains?: ChainSet
+  /** the process's drain flag (host/server.ts): set it to answer as a draining process */
+  drain?: DrainFlag
 }
 
 export async function startTestApp(opts: StartTestAppOptions = {}): Promise<TestApp> {
@@ -55,7 +57,7 @@ export async function startTestApp(opts: StartTestAppOptions = {}): Promise<Test
     },
   })
   const logger = createLogger({ level: 'info', secrets: [config.chain.rpc_url, config.api.auth_token], destination: sink })
-  const app = createApp({ config, engine, cache, logger, ...(opts.chains && { chains: opts.chains }) })
+  const app = createApp({ config, engine, cache, logger, ...(opts.chains && { chains: opts.chains }), ...(opts.drain && { drain: opts.drain }) })
   const server: Listening = await listen(app, { host: '127.0.0.1', port: 0 })
   return {
     url: server.url,
