@@ -6,7 +6,8 @@
  *   host/ (threads, processes, the cache stores, spill files' owners) sits between them;
  *   inside engine/: the facade (its root files) → operations/ (one folder an operation, none
  *   importing another) → the parts every operation shares: run/ (the one way into a run),
- *   chains/ (where state and blocks come from), wallet/, execution/, decoding/, state/ →
+ *   chains/ (where state and blocks come from), wallet/, execution/, decoding/, sources/ (what the
+ *   service knows of contracts' source), state/ →
  *   upstream/ (the JSON-RPC client of the upstream node) → platform/ (hardforks, hashing, curves,
  *   the block grammar, spill files), each only downwards; the shared parts speak the vocabulary
  *   (engine/vocabulary.ts), never the public surface.
@@ -46,7 +47,17 @@ const OPERATIONS = sources('engine/operations')
   .filter((f, i, all) => all.indexOf(f) === i)
 
 /** the parts of the engine below the operations, the order each may import downwards in */
-const SHARED = ['engine/run', 'engine/chains', 'engine/wallet', 'engine/execution', 'engine/decoding', 'engine/state', 'engine/upstream', 'engine/platform']
+const SHARED = [
+  'engine/run',
+  'engine/chains',
+  'engine/wallet',
+  'engine/execution',
+  'engine/decoding',
+  'engine/sources',
+  'engine/state',
+  'engine/upstream',
+  'engine/platform',
+]
 
 describe('import directions', () => {
   it('reads a real graph (the check is not vacuous)', () => {
