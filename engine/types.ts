@@ -351,6 +351,10 @@ export interface Engine {
   /** FORK_NOT_FOUND when unknown, deleted or expired; a use moves its expiry forward */
   getFork(at: RunAt, forkId: string): Promise<ForkInfo>
   listForks(at: RunAt): Promise<ForkInfo[]>
+  /** a build-info's contracts known from now on by every engine on the cache store (engine/sources/registry.ts) */
+  registerSources(at: RunAt, buildInfo: unknown): Promise<RegisteredContract[]>
+  /** the contracts registered on the cache store */
+  listSources(at: RunAt): Promise<RegisteredContract[]>
   deleteFork(at: RunAt, forkId: string): Promise<void>
   /** a development node's operation on the fork `at` names (sending, mining, time, snapshots, cheats, …: ForkDevRequest) */
   forkRpc(at: ForkAt, request: ForkDevRequest): Promise<unknown>
@@ -384,6 +388,8 @@ export const ENGINE_OPERATIONS = [
   'getFork',
   'listForks',
   'deleteFork',
+  'registerSources',
+  'listSources',
   'forkRpc',
   'health',
   'metrics',
@@ -397,6 +403,8 @@ export type OperationArgs<K extends EngineOperation> = Engine[K] extends (at: ne
 
 export type { CreateForkParams, ForkDevRequest, ForkInfo, SendCall } from './chains/forks/types.js'
 import type { CreateForkParams, ForkDevRequest, ForkInfo, ForkLimits, ForkStore } from './chains/forks/types.js'
+import type { RegisteredContract } from './sources/types.js'
+export type { RegisteredContract } from './sources/types.js'
 
 export interface EngineOptions {
   /** empty/undefined: the embedded devnet */
@@ -448,5 +456,11 @@ export interface EngineOptions {
   /** why this engine holds no forks (one of several HTTP processes on memory://): every fork call is FORKS_UNAVAILABLE with it */
   forksUnavailable?: string
   forkLimits?: Partial<ForkLimits>
+  /**
+   * contracts' sources (docs/sources.md): `maxBytes` bounds what is registered on the cache store
+   * (sources.max_mb); `sourcifyUrl` a Sourcify-compatible service for verified sources by
+   * address (empty: none). Absent: 64 MiB, no service.
+   */
+  sources?: { maxBytes: number; sourcifyUrl?: string }
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }
 }

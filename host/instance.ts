@@ -131,6 +131,7 @@ function engineOptions(config: ServiceConfig, { workers, processes, memory }: In
       maxBlocks: config.forks.max_blocks,
       maxStateBytes: config.forks.max_state_mb * 2 ** 20,
     },
+    sources: { maxBytes: config.sources.max_mb * 2 ** 20, sourcifyUrl: config.sources.sourcify_url },
     // several processes on memory://: each would hold forks of its own, unknown to the others
     ...(onMemory && {
       forksUnavailable: `writable forks need a shared cache store with ${processes} HTTP processes (PROCESSES): on memory:// each process would hold forks the others cannot see`,
