@@ -457,7 +457,7 @@ export interface EngineOptions {
   forksUnavailable?: string
   forkLimits?: Partial<ForkLimits>
   /**
-   * contracts' sources (docs/sources.md): `maxBytes` bounds what is registered on the cache store
+   * contracts' sources (interface §13): `maxBytes` bounds what is registered on the cache store
    * (sources.max_mb); `sourcifyUrl` a Sourcify-compatible service for verified sources by
    * address (empty: none). Absent: 64 MiB, no service.
    */
