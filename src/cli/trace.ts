@@ -1,0 +1,3 @@
+export async function run(_a: string[]): Promise<number | undefined> {
+  return 2
+}
