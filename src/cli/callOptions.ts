@@ -62,7 +62,7 @@ export function callCommand(argv: string[]): CallCommand {
       from: (v.from ?? ZERO).toLowerCase() as Address,
       to: v.to ? (v.to.toLowerCase() as Address) : null,
       data,
-      ...(v.value !== undefined && { value: valueOf(v.value) }),
+      ...(v.value !== undefined && { value: weiOf(v.value) }),
     },
   }
 }
@@ -75,7 +75,7 @@ function blockOf(block: string | undefined): CallCommand['block'] {
   throw new CliError(`--block: a number or a tag expected, got '${block}'`)
 }
 
-function valueOf(value: string): bigint {
+function weiOf(value: string): bigint {
   const m = /^(\d+(?:\.\d+)?)(ether|gwei|wei)?$/.exec(value)
   if (!m) throw new CliError(`--value: wei, or e.g. 1ether, expected, got '${value}'`)
   if (m[2] === 'ether') return parseEther(m[1]!)
