@@ -62,7 +62,7 @@ it('answers health, simulations and stored simulations', async () => {
 
 it('answers traces and JSON-RPC', async () => {
   const tx = await sim.POST('/v1/trace/tx', { body: { transactionHash: DEMO_TX, tracerConfig: { callTracer: {} } } })
-  expect((tx.data?.data.callTracer as { to: string }).to).toBe(DEMO)
+  expect((tx.data!.data.callTracer as { to: string }).to).toBe(DEMO)
   const traced = await sim.POST('/v1/trace/call', { body: { call, tracerConfig: { callTracer: {} } } })
   expect(traced.response.status).toBe(200)
   const many = await sim.POST('/v1/trace/call-many', { body: { bundles: [{ transactions: [call, call] }], tracerConfig: { callTracer: {} } } })
@@ -91,6 +91,6 @@ it('answers every fork route', async () => {
   const many = await sim.POST('/v1/forks/{forkId}/trace/call-many', { params: { path }, body: { bundles: [{ transactions: [call] }] } })
   expect(many.response.status).toBe(200)
   const tx = await sim.POST('/v1/forks/{forkId}/trace/tx', { params: { path }, body: { transactionHash: hash, tracerConfig: { callTracer: {} } } })
-  expect((tx.data?.data.callTracer as { from: string }).from).toBe(A0)
+  expect((tx.data!.data.callTracer as { from: string }).from).toBe(A0)
   expect((await sim.DELETE('/v1/forks/{forkId}', { params: { path } })).data?.data.deleted).toBe(true)
 }, 60_000)
