@@ -2,7 +2,9 @@
  * The known contracts, recognised by their code (codeMatch.ts): a runtime code by its length and
  * then its bytes outside the blanked ranges, an init code by the creation codes it begins with.
  * Built once per set of contracts; a code object already asked about answers from a memo, so a
- * trace that meets the same contract at every frame compares its bytes once.
+ * trace that meets the same contract at every frame compares its bytes once. Of two contracts
+ * whose code matches alike, the later in the list wins: a project that registers its build again
+ * (a comment moved its lines, not its code) is shown in its newer source.
  */
 import { type BlankedCode, blankedCode, matchesBlanked } from './codeMatch.js'
 import type { ContractSource, SourceIndex } from './types.js'
@@ -15,7 +17,7 @@ interface Candidate {
 export function createSourceIndex(contracts: ContractSource[]): SourceIndex {
   const runtimeByLength = new Map<number, Candidate[]>()
   const creations: Candidate[] = []
-  for (const contract of contracts) {
+  for (const contract of [...contracts].reverse()) {
     const runtime = blankedCode(contract.runtime, 'runtime')
     if (runtime.bytes.length > 0) {
       const same = runtimeByLength.get(runtime.bytes.length) ?? []
@@ -24,7 +26,8 @@ export function createSourceIndex(contracts: ContractSource[]): SourceIndex {
     const creation = blankedCode(contract.creation, 'creation')
     if (creation.bytes.length > 0) creations.push({ contract, blanked: creation })
   }
-  // the longest creation code first: a factory's init code may begin with a shorter one's bytes only by chance
+  // the longest creation code first (a factory's init code may begin with a shorter one's bytes only
+  // by chance); the sort is stable, so among equals the later contract stays first
   creations.sort((a, b) => b.blanked.bytes.length - a.blanked.bytes.length)
   const runtimeMemo = new WeakMap<Uint8Array, ContractSource | null>()
   const creationMemo = new WeakMap<Uint8Array, ContractSource | null>()
