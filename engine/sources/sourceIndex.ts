@@ -14,16 +14,28 @@ interface Candidate {
   blanked: BlankedCode
 }
 
+/** a contract's blanked codes, computed once however many indexes it enters (one per registration) */
+const blankedOf = new WeakMap<ContractSource, { runtime: BlankedCode; creation: BlankedCode }>()
+
+function blankedCodesOf(contract: ContractSource): { runtime: BlankedCode; creation: BlankedCode } {
+  let codes = blankedOf.get(contract)
+  if (!codes) {
+    codes = { runtime: blankedCode(contract.runtime, 'runtime'), creation: blankedCode(contract.creation, 'creation') }
+    blankedOf.set(contract, codes)
+  }
+  return codes
+}
+
 export function createSourceIndex(contracts: ContractSource[]): SourceIndex {
   const runtimeByLength = new Map<number, Candidate[]>()
   const creations: Candidate[] = []
   for (const contract of [...contracts].reverse()) {
-    const runtime = blankedCode(contract.runtime, 'runtime')
+    const { runtime, creation } = blankedCodesOf(contract)
     if (runtime.bytes.length > 0) {
-      const same = runtimeByLength.get(runtime.bytes.length) ?? []
-      runtimeByLength.set(runtime.bytes.length, [...same, { contract, blanked: runtime }])
+      const same = runtimeByLength.get(runtime.bytes.length)
+      if (same) same.push({ contract, blanked: runtime })
+      else runtimeByLength.set(runtime.bytes.length, [{ contract, blanked: runtime }])
     }
-    const creation = blankedCode(contract.creation, 'creation')
     if (creation.bytes.length > 0) creations.push({ contract, blanked: creation })
   }
   // the longest creation code first (a factory's init code may begin with a shorter one's bytes only
