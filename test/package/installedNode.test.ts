@@ -5,7 +5,8 @@
  * ethers v6 work unchanged — and the install runs the patched ethereumjs, not a stock copy.
  * A differential runs one script of calls on it and on `anvil --fork-url` of the same upstream.
  */
-import { cpSync, existsSync, mkdtempSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -113,9 +114,10 @@ describe.skipIf(!ready)('evm-sim installed from its tarball', () => {
     await testClient.setBalance({ address: '0x000000000000000000000000000000000000f00d', value: parseEther('7') })
     const snapshot = await testClient.snapshot()
     await testClient.mine({ blocks: 2 })
-    const mined = await pub.getBlockNumber()
+    // viem caches the block number for its polling interval: read afresh each time
+    const mined = await pub.getBlockNumber({ cacheTime: 0 })
     await testClient.revert({ id: snapshot })
-    expect(await pub.getBlockNumber()).toBe(mined - 2n)
+    expect(await pub.getBlockNumber({ cacheTime: 0 })).toBe(mined - 2n)
     expect(await pub.getBalance({ address: '0x000000000000000000000000000000000000f00d' })).toBe(parseEther('7'))
 
     const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true })
@@ -125,6 +127,55 @@ describe.skipIf(!ready)('evm-sim installed from its tarball', () => {
     expect(await provider.getBalance('0x000000000000000000000000000000000000d00d')).toBe(ethersParseEther('3'))
     provider.destroy()
   }, 120_000)
+})
+
+/** the `run:` script of the README job's step named `name` */
+function readmeStep(name: string): string {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
+  const doc = readme.slice(readme.indexOf('## Forks for CI'))
+  const yaml = doc.slice(doc.indexOf('```yaml'), doc.indexOf('```', doc.indexOf('```yaml') + 7))
+  const at = yaml.indexOf(`- name: ${name}`)
+  const lines = yaml.slice(at).split('\n').slice(1)
+  const run = lines[0]!.trim()
+  if (run.startsWith('run: ') && run !== 'run: |') return run.slice(5)
+  const body: string[] = []
+  for (const line of lines.slice(1)) {
+    if (!line.startsWith('          ')) break
+    body.push(line.slice(10))
+  }
+  return body.join('\n')
+}
+
+describe.skipIf(!ready)("the README's CI job", () => {
+  it('starts the node with npx and runs forge test against it', async () => {
+    // the job's port, 8545, may be taken on a test machine: the one change made to its lines
+    const port = String(await freePort())
+    const start = readmeStep('Start a development node on a fork').replaceAll('8545', port)
+    expect(start).toContain('npx evm-sim node --fork-url "$RPC_URL"')
+    const job = spawn('bash', ['-ec', `${start}\necho READY`], {
+      cwd: pkg.dir,
+      env: { ...process.env, RPC_URL: upstream.url },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        job.stdout!.on('data', (d) => String(d).includes('READY') && resolve())
+        job.once('exit', (code) => code !== 0 && reject(new Error(`the start step exited ${code}`)))
+      })
+      const project = mkdtempSync(join(tmpdir(), 'evm-sim-ci-'))
+      cpSync(join(REPO, 'test/fixtures/forgeProject'), project, { recursive: true })
+      const testStep = readmeStep('Test against the fork').replace(/ #.*$/, '').replaceAll('8545', port)
+      expect(testStep).toBe(`forge test --fork-url http://127.0.0.1:${port}`)
+      const [, ...args] = testStep.split(' ')
+      // forge has no compiler offline: the solc wrapper, the one addition
+      const tested = await run(forgeBinary!, [...args, '--use', SOLC, '--offline'], { cwd: project })
+      expect(tested.stdout + tested.stderr).toContain('3 passed; 0 failed')
+    } finally {
+      // the step left the node running in the background, as a job does: its process group ends here
+      process.kill(-job.pid!, 'SIGINT')
+    }
+  }, 300_000)
 })
 
 describe.skipIf(!ready)('the same calls on evm-sim node and on anvil, each forking one upstream', () => {
@@ -145,11 +196,15 @@ contract Counter { uint256 public number; event Set(uint256 n); function set(uin
     const deployed = (await pub.waitForTransactionReceipt({ hash: hashes[1]! })).contractAddress!
     hashes.push(await wallet.writeContract({ address: deployed, abi: Counter!.abi, functionName: 'set', args: [42n] }))
     const receipts = await Promise.all(hashes.map((hash) => pub.waitForTransactionReceipt({ hash })))
-    const { blockHash: _h, logsBloom: _b, ...first } = receipts[0]!
+    // left out: what the wall clock decides (block hash, block timestamp), and Anvil's
+    // `blobGasPrice` on receipts of transactions that carry no blob, which the fork does not give
+    const strip = ({ blockHash: _bh, blockTimestamp: _bt, blobGasPrice: _bp, logs, ...r }: (typeof receipts)[number] & { blockTimestamp?: unknown }) => ({
+      ...r,
+      logs: logs.map(({ blockHash: _lh, blockTimestamp: _lt, ...l }: (typeof logs)[number] & { blockTimestamp?: unknown }) => l),
+    })
     return {
       accounts,
-      receipts: receipts.map(({ blockHash: _bh, logs, ...r }) => ({ ...r, logs: logs.map(({ blockHash: _lh, ...l }) => l) })),
-      first,
+      receipts: receipts.map(strip),
       reads: {
         balance: await pub.getBalance({ address: accounts[2]! }),
         alice: await pub.getBalance({ address: '0x00000000000000000000000000000000000a11ce' }),

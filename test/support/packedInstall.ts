@@ -12,7 +12,11 @@ import { fileURLToPath } from 'node:url'
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url))
 
-export function run(cmd: string, args: string[], opts: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<{ code: number; stdout: string; stderr: string }> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv },
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { cwd: opts.cwd, timeout: opts.timeoutMs ?? 300_000, maxBuffer: 64 * 2 ** 20, env: opts.env ?? process.env }, (err, stdout, stderr) =>
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
@@ -63,7 +67,11 @@ export async function startNode(bin: string, args: string[], cwd: string): Promi
   const deadline = Date.now() + 60_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`evm-sim node exited early: ${err}`)
-    const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' }).catch(() => undefined)
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}',
+    }).catch(() => undefined)
     if (answer?.ok) break
     if (Date.now() > deadline) throw new Error(`evm-sim node did not answer on ${url}: ${err}`)
     await new Promise((r) => setTimeout(r, 20))
