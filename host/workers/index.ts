@@ -10,6 +10,7 @@
 import { availableParallelism } from 'node:os'
 import type { Engine, EngineOptions, ForkAt, OperationArgs, RunAt } from '../../engine/types.js'
 import { startWorkerPool, type EngineRuns, type HostedEngine, type WorkerPoolOptions } from './workerPool.js'
+import { isSharedCacheUrl } from '../cache/createCacheStore.js'
 import { createRedisForkStore } from '../cache/redisForkStore.js'
 import { sweepOldSpills, sweepStaleSpills } from '../spill/spillOwnership.js'
 
@@ -64,7 +65,7 @@ async function createEngineOnCores(opts: WorkerPoolOptions): Promise<HostedEngin
       ...engine
     } = opts
     // forks in Redis when the cache is Redis: every instance serves every fork
-    const forkStore = engine.forkStore ?? (cacheUrl && /^rediss?:/i.test(cacheUrl) ? createRedisForkStore({ url: cacheUrl, prefix: cachePrefix }) : undefined)
+    const forkStore = engine.forkStore ?? (cacheUrl && isSharedCacheUrl(cacheUrl) ? createRedisForkStore({ url: cacheUrl, prefix: cachePrefix }) : undefined)
     return countingRuns(await createEngine({ ...engine, ...(forkStore && { forkStore }) }))
   }
   return startWorkerPool(opts)
@@ -133,6 +134,12 @@ class CountedEngine implements HostedEngine {
   }
   deleteFork(at: RunAt, ...a: OperationArgs<'deleteFork'>) {
     return this.#counted(this.engine.deleteFork(at, ...a))
+  }
+  registerSources(at: RunAt, ...a: OperationArgs<'registerSources'>) {
+    return this.#counted(this.engine.registerSources(at, ...a))
+  }
+  listSources(at: RunAt) {
+    return this.#counted(this.engine.listSources(at))
   }
   forkRpc(at: ForkAt, ...a: OperationArgs<'forkRpc'>) {
     return this.#counted(this.engine.forkRpc(at, ...a))
