@@ -105,6 +105,15 @@ export const configSchema = z.strictObject({
     /** what one fork may store (its blocks, receipts and state changes), MiB */
     max_state_mb: positiveInt,
   }),
+  /** contracts' sources for traces (interface §13) */
+  sources: z
+    .strictObject({
+      /** the registered build-info of a cache store together, and so the largest body of POST /v1/sources, MiB */
+      max_mb: positiveInt.default(64),
+      /** a Sourcify-compatible service (APIv2) asked for verified sources by address; empty: off */
+      sourcify_url: z.string().default(''),
+    })
+    .default({ max_mb: 64, sourcify_url: '' }),
 })
 
 export type AppEnv = 'development' | 'production' | 'test'

@@ -53,6 +53,8 @@ export const envOverrides: readonly EnvOverride[] = [
   { name: 'FORKS_DEFAULT_TTL_SECONDS', key: 'forks.default_ttl_seconds', kind: 'int' },
   { name: 'FORKS_MAX_BLOCKS', key: 'forks.max_blocks', kind: 'int' },
   { name: 'FORKS_MAX_STATE_MB', key: 'forks.max_state_mb', kind: 'int' },
+  { name: 'SOURCES_MAX_MB', key: 'sources.max_mb', kind: 'int' },
+  { name: 'SOURCES_SOURCIFY_URL', key: 'sources.sourcify_url', kind: 'string' },
 ]
 
 /** Parses an environment value; returns an error text when it does not fit the kind. */

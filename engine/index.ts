@@ -59,13 +59,19 @@ import { createUnavailableForkStore } from './chains/forks/unavailableForkStore.
 import { forkChainOf } from './chains/forks/forkChain.js'
 import { forkRpc } from './chains/forks/devMethods.js'
 import { DEFAULT_FORK_LIMITS } from './chains/forks/types.js'
+import { createSourceRegistry, type SourceRegistry } from './sources/registry.js'
+import { createSourcifySources } from './sources/verifiedSources.js'
 
 export type { Engine, EngineOptions } from './types.js'
 
 export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const chain = await openChainSource(opts)
   if (!opts.rpcUrl && !opts.devnetImport) registerErrorAbi(demoTokenAbi)
+  // one budget per engine call for all its upstream waiting, retries and phases included
+  const budgetMs = opts.upstreamBudgetMs ?? upstreamBudgetMs(opts.rpcTimeoutMs)
+  const sources = openSourceRegistry(opts, budgetMs)
   const deps: RunDeps = {
+    sources,
     chain,
     cache: opts.cache,
     gasCap: opts.gasCap,
@@ -79,10 +85,18 @@ export async function createEngine(opts: EngineOptions): Promise<Engine> {
   }
   const forkStore = opts.forksUnavailable !== undefined ? createUnavailableForkStore(opts.forksUnavailable) : (opts.forkStore ?? createMemoryForkStore())
   const forks = createForkService({ chain, store: forkStore, limits: { ...DEFAULT_FORK_LIMITS, ...opts.forkLimits } })
-  // one budget per engine call for all its upstream waiting, retries and phases included
-  const budgetMs = opts.upstreamBudgetMs ?? upstreamBudgetMs(opts.rpcTimeoutMs)
-  return new EngineFacade({ opts, deps, forks, spill, budgetMs })
+  return new EngineFacade({ opts, deps, forks, spill, budgetMs, sources })
 }
+
+/** the sources registry on the engine's cache store, with the Sourcify-compatible service when configured */
+function openSourceRegistry(opts: EngineOptions, budgetMs: number): SourceRegistry {
+  const maxBytes = opts.sources?.maxBytes ?? DEFAULT_SOURCES_MAX_BYTES
+  const url = opts.sources?.sourcifyUrl
+  const verified = url ? createSourcifySources({ url, cache: opts.cache, budgetMs, maxBytes }) : undefined
+  return createSourceRegistry({ cache: opts.cache, maxBytes, ...(verified && { verified }) })
+}
+
+const DEFAULT_SOURCES_MAX_BYTES = 64 * 2 ** 20
 
 /** the chain source of the options: a JSON-RPC fork of `rpcUrl`, else the embedded devnet (its demo history, or an imported chain) */
 async function openChainSource(opts: EngineOptions): Promise<ChainSource> {
@@ -129,6 +143,7 @@ interface FacadeParts {
   forks: ForkService
   spill: SpillOptions | undefined
   budgetMs: number
+  sources: SourceRegistry
 }
 
 /**
@@ -189,6 +204,12 @@ class EngineFacade implements Engine {
   }
   deleteFork(_at: RunAt, forkId: string) {
     return this.#guard(() => this.parts.forks.delete(forkId))
+  }
+  registerSources(_at: RunAt, buildInfo: unknown) {
+    return this.#guard(() => this.parts.sources.register(buildInfo))
+  }
+  listSources(_at: RunAt) {
+    return this.#guard(() => this.parts.sources.list())
   }
   forkRpc(at: ForkAt, request: ForkDevRequest) {
     const { deps, forks } = this.parts

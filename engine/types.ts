@@ -13,6 +13,7 @@ import type { EngineMetrics } from './engineMetrics.js'
 export type { Authorization, CallInput, RunStop } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
 export type { CallTreeConfig } from './decoding/callTree/types.js'
+export type { DecodedCallFrame } from './decoding/callTree/types.js'
 /** the store the engine reads and writes through (built by the host: host/cache/) */
 export type { CacheStore } from './state/store/cacheStore.js'
 /** the engine's counts for the host's metrics */
@@ -351,6 +352,10 @@ export interface Engine {
   /** FORK_NOT_FOUND when unknown, deleted or expired; a use moves its expiry forward */
   getFork(at: RunAt, forkId: string): Promise<ForkInfo>
   listForks(at: RunAt): Promise<ForkInfo[]>
+  /** a build-info's contracts known from now on by every engine on the cache store (engine/sources/registry.ts) */
+  registerSources(at: RunAt, buildInfo: unknown): Promise<RegisteredContract[]>
+  /** the contracts registered on the cache store */
+  listSources(at: RunAt): Promise<RegisteredContract[]>
   deleteFork(at: RunAt, forkId: string): Promise<void>
   /** a development node's operation on the fork `at` names (sending, mining, time, snapshots, cheats, …: ForkDevRequest) */
   forkRpc(at: ForkAt, request: ForkDevRequest): Promise<unknown>
@@ -384,6 +389,8 @@ export const ENGINE_OPERATIONS = [
   'getFork',
   'listForks',
   'deleteFork',
+  'registerSources',
+  'listSources',
   'forkRpc',
   'health',
   'metrics',
@@ -397,6 +404,8 @@ export type OperationArgs<K extends EngineOperation> = Engine[K] extends (at: ne
 
 export type { CreateForkParams, ForkDevRequest, ForkInfo, SendCall } from './chains/forks/types.js'
 import type { CreateForkParams, ForkDevRequest, ForkInfo, ForkLimits, ForkStore } from './chains/forks/types.js'
+import type { RegisteredContract } from './sources/types.js'
+export type { RegisteredContract } from './sources/types.js'
 
 export interface EngineOptions {
   /** empty/undefined: the embedded devnet */
@@ -448,5 +457,11 @@ export interface EngineOptions {
   /** why this engine holds no forks (one of several HTTP processes on memory://): every fork call is FORKS_UNAVAILABLE with it */
   forksUnavailable?: string
   forkLimits?: Partial<ForkLimits>
+  /**
+   * contracts' sources (interface §13): `maxBytes` bounds what is registered on the cache store
+   * (sources.max_mb); `sourcifyUrl` a Sourcify-compatible service for verified sources by
+   * address (empty: none). Absent: 64 MiB, no service.
+   */
+  sources?: { maxBytes: number; sourcifyUrl?: string }
   logger?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void; error(o: object, msg?: string): void }
 }

@@ -101,6 +101,12 @@ class ChainRouter implements Engine {
   forkRpc(at: ForkAt, ...a: OperationArgs<'forkRpc'>) {
     return this.#of(at).forkRpc(at, ...a)
   }
+  registerSources(at: RunAt, ...a: OperationArgs<'registerSources'>) {
+    return this.#of(at).registerSources(at, ...a)
+  }
+  listSources(at: RunAt) {
+    return this.#of(at).listSources(at)
+  }
   health(at: RunAt) {
     return this.#of(at).health(at)
   }

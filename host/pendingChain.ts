@@ -167,6 +167,12 @@ class PendingChain implements Engine {
   forkRpc(at: ForkAt, ...a: OperationArgs<'forkRpc'>) {
     return this.#started().then((e) => e.forkRpc(at, ...a))
   }
+  registerSources(at: RunAt, ...a: OperationArgs<'registerSources'>) {
+    return this.#started().then((e) => e.registerSources(at, ...a))
+  }
+  listSources(at: RunAt) {
+    return this.#started().then((e) => e.listSources(at))
+  }
   health(at: RunAt) {
     return this.state.engine ? this.state.engine.health(at) : this.state.health()
   }

@@ -47,6 +47,7 @@ import { isForkRpcPath, isRpcPath, maskRpcPath, rpcPathToken } from './rpc/pathT
 import { registerRpc, rpcHttpError, scrubber } from './rpc/route.js'
 import { registerUi, uiPaths } from './routes/ui.js'
 import { registerForks } from './routes/forks.js'
+import { registerSources, SOURCES_PATH } from './routes/sources.js'
 import { registerForkRest } from './routes/forkRest.js'
 import { registerForkRpc } from './rpc/forkRoute.js'
 import { requestMetrics } from './middleware/requestMetrics.js'
@@ -137,7 +138,10 @@ export function createApp({
   app.use(tokenAuth({ token: config.api.auth_token, isExempt: isPublicPath, tokenFromPath: rpcPathToken }))
   app.use(chainOfPath(chains))
   app.use(requestTimeout({ ms: config.server.request_timeout_ms }))
-  app.use(limitBody({ maxBytes: config.server.max_body_bytes }))
+  // a build-info is often several MiB: its route has a limit of its own (sources.max_mb)
+  app.use(
+    limitBody({ maxBytes: config.server.max_body_bytes, routes: { [SOURCES_PATH]: { maxBytes: config.sources.max_mb * 2 ** 20, setting: 'sources.max_mb' } } }),
+  )
   app.use(jsonContentType())
 
   const version = packageVersion()
@@ -152,6 +156,7 @@ export function createApp({
   registerTrace(app, ctx)
   registerRpc(app, { engine, config, logger })
   registerForks(app, ctx)
+  registerSources(app, ctx)
   registerForkRest(app, ctx, errors.onError)
   registerForkRpc(app, { engine, config, logger })
   registerRpcDocument(app)

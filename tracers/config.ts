@@ -12,6 +12,8 @@ import type { Abi, Address } from 'viem'
 export interface CallTreeConfig {
   abis?: Record<Address, Abi>
   labels?: Record<Address, string>
+  /** internal function calls as INTERNAL frames, where the service knows the frames' sources */
+  internal?: boolean
 }
 
 export interface TracerConfig {

@@ -70,6 +70,11 @@ export interface EnterEvent {
    * tx gas limit there, as geth's callTracer prints it; Parity's traces print this one.
    */
   executionGas?: bigint
+  /**
+   * the code the frame runs (a creation's init code), only when some tracer of the run `readsCode`
+   * (a read per frame, else never made)
+   */
+  code?: Uint8Array
 }
 
 export interface ExitEvent {
@@ -82,6 +87,8 @@ export interface ExitEvent {
   reverted: boolean
   /** top frame only: the gas execution used, before refunds (`gasUsed` is the receipt gas there) */
   executionGasUsed?: bigint
+  /** pc of the last instruction the frame ran (where a failed frame stopped); with `readsCode` only */
+  pc?: number
 }
 
 export interface OpcodeStep {
@@ -132,6 +139,14 @@ export interface Tracer<R = unknown> {
    * Absent: it may read it.
    */
   readonly readsMemory?: boolean
+  /** true: onEnter carries the frame's code and onExit the pc of its last instruction */
+  readonly readsCode?: boolean
+  /**
+   * Present: onOpcode is called only for the steps this answers true for, asked before each
+   * step of the running frame (a table lookup, no step object); the run keeps the adapter's light
+   * path when no other tracer reads every opcode. Absent: onOpcode sees every step.
+   */
+  wantsStep?(pc: number, depth: number): boolean
   onTxStart?(ctx: TxContext): void | Promise<void>
   onEnter?(e: EnterEvent): void | Promise<void>
   onExit?(e: ExitEvent): void | Promise<void>

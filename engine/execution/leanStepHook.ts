@@ -36,8 +36,8 @@ export type DirectStepHandler = (ev: InterpreterStep) => void | Promise<void>
  * steps still come whole (calls, logs, anything that settles what a previous step left open).
  */
 export interface LightSteps {
-  full(opcode: number, depth: number): boolean
-  step(opcode: number, stackLen: number, gasLeft: bigint, cost: bigint): void
+  full(opcode: number, depth: number, pc: number): boolean
+  step(opcode: number, stackLen: number, gasLeft: bigint, cost: bigint, pc: number): void
 }
 
 const DIRECT_STEP = Symbol('directStepHandler')
@@ -87,8 +87,8 @@ async function installLeanStepHook(): Promise<void> {
     const rs = this._runState
     const info = this.lookupOpInfo(rs.opCode).opcodeInfo
     const light = this._evm[LIGHT_STEPS]
-    if (light !== undefined && !light.full(info.code, this._env.depth)) {
-      light.step(info.code, rs.stack._len, gasLeft, dynamicFee ?? BigInt(info.fee))
+    if (light !== undefined && !light.full(info.code, this._env.depth, rs.programCounter)) {
+      light.step(info.code, rs.stack._len, gasLeft, dynamicFee ?? BigInt(info.fee), rs.programCounter)
       return undefined as unknown as Promise<void>
     }
     const ev = {

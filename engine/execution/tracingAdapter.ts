@@ -64,19 +64,21 @@ interface StepFacts {
   stackLen: number
   gasLeft: bigint
   cost: bigint
+  pc: number
 }
 
 /** the frame's last step, written over in place (read only when the frame ends: one object per frame, not per step) */
-function noteStep(frame: Frame, opcode: number, stackLen: number, gasLeft: bigint, cost: bigint): void {
+function noteStep(frame: Frame, opcode: number, stackLen: number, gasLeft: bigint, cost: bigint, pc: number): void {
   const s = frame.lastStep
   if (s === undefined) {
-    frame.lastStep = { opcode, stackLen, gasLeft, cost }
+    frame.lastStep = { opcode, stackLen, gasLeft, cost, pc }
     return
   }
   s.opcode = opcode
   s.stackLen = stackLen
   s.gasLeft = gasLeft
   s.cost = cost
+  s.pc = pc
 }
 
 interface Frame {
@@ -151,6 +153,11 @@ export class TracingAdapter {
   private readonly deadline: number | undefined
   private stepsToClock = DEADLINE_EVERY
   private readonly wantsOpcode: Tracer[]
+  /** the opcode tracers that read every step (the others choose theirs with `wantsStep`) */
+  private readonly everyStep: Tracer[]
+  private readonly someSteps: Tracer[]
+  /** some tracer reads each frame's code and last pc (`readsCode`) */
+  private readonly readsCode: boolean
   /** some opcode tracer reads a step's memory (else no view of it is made per step) */
   private readonly readsMemory: boolean
   private readonly tangerineWhistle: boolean
@@ -165,6 +172,9 @@ export class TracingAdapter {
     this.logCount = opts.logIndexBase ?? 0
     this.deadline = opts.deadline
     this.wantsOpcode = tracers.filter((t) => t.onOpcode)
+    this.everyStep = this.wantsOpcode.filter((t) => !t.wantsStep)
+    this.someSteps = this.wantsOpcode.filter((t) => t.wantsStep)
+    this.readsCode = tracers.some((t) => t.readsCode)
     this.readsMemory = this.wantsOpcode.some((t) => t.readsMemory !== false)
     this.tangerineWhistle = common.gteHardfork('tangerineWhistle')
     // EIP-2200's SSTORE sentry: Istanbul on (ethereumjs gates it by fork, not by the EIP number)
@@ -233,15 +243,24 @@ export class TracingAdapter {
    * tracer reads every opcode.
    */
   lightSteps(): LightSteps | undefined {
-    if (this.wantsOpcode.length > 0) return undefined
+    if (this.everyStep.length > 0) return undefined
     return {
-      full: (code, depth) => READS_STEP[code] === 1 || this.pendingLog?.depth === depth || this.pendingCall?.stepDepth === depth,
-      step: (opcode, stackLen, gasLeft, cost) => {
+      full: (code, depth, pc) =>
+        READS_STEP[code] === 1 ||
+        this.pendingLog?.depth === depth ||
+        this.pendingCall?.stepDepth === depth ||
+        (this.someSteps.length > 0 && this.someStepWanted(pc, depth)),
+      step: (opcode, stackLen, gasLeft, cost, pc) => {
         this.tick()
         const frame = this.frames[this.frames.length - 1]
-        if (frame) noteStep(frame, opcode, stackLen, gasLeft, cost)
+        if (frame) noteStep(frame, opcode, stackLen, gasLeft, cost, pc)
       },
     }
+  }
+
+  private someStepWanted(pc: number, depth: number): boolean {
+    for (const t of this.someSteps) if (t.wantsStep!(pc, depth)) return true
+    return false
   }
 
   private async onStepAsync(ev: InterpreterStep): Promise<void> {
@@ -261,7 +280,7 @@ export class TracingAdapter {
     // the lean hook hands the whole live store (zeros past the words in use: reads agree)
     const memory = ev.memory
     const cost = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee)
-    if (frame) noteStep(frame, code, stack.length, ev.gasLeft, cost)
+    if (frame) noteStep(frame, code, stack.length, ev.gasLeft, cost, ev.pc)
     const self = stepAddress(ev.address)
 
     let forwarded = 0n
@@ -291,6 +310,7 @@ export class TracingAdapter {
     }
 
     if (this.wantsOpcode.length === 0) return
+    if (this.everyStep.length === 0 && !this.someStepWanted(ev.pc, ev.depth + 1)) return
     const step: OpcodeStep = {
       pc: ev.pc,
       op: gethOpName(code),
@@ -309,6 +329,7 @@ export class TracingAdapter {
     // in order: once one tracer answers with a promise, the next ones wait for it
     let chain: Promise<void> | undefined
     for (const t of this.wantsOpcode) {
+      if (t.wantsStep && !t.wantsStep(step.pc, step.depth)) continue
       if (chain) chain = chain.then(() => t.onOpcode!(step))
       else {
         const answer = t.onOpcode!(step)
@@ -403,9 +424,9 @@ export class TracingAdapter {
     return addr(new EjsAddress(generateAddress(new EjsAddress(hexBytes(from)).bytes, bigToBytes(nonce < 0n ? 0n : nonce))))
   }
 
-  private stateManager: { getAccount(a: EjsAddress): Promise<{ nonce: bigint } | undefined> } | undefined
-  /** the EVM's state manager, for nonce reads at message start */
-  bindState(sm: { getAccount(a: EjsAddress): Promise<{ nonce: bigint } | undefined> }): void {
+  private stateManager: { getAccount(a: EjsAddress): Promise<{ nonce: bigint } | undefined>; getCode?(a: EjsAddress): Promise<Uint8Array> } | undefined
+  /** the EVM's state manager, for nonce reads at message start (and frames' code, with `readsCode`) */
+  bindState(sm: { getAccount(a: EjsAddress): Promise<{ nonce: bigint } | undefined>; getCode?(a: EjsAddress): Promise<Uint8Array> }): void {
     this.stateManager = sm
   }
   private async stateAccount(a: Address): Promise<{ nonce: bigint } | undefined> {
@@ -456,7 +477,7 @@ export class TracingAdapter {
     // `to` is the code's address (for CALLCODE/DELEGATECALL the target, not msg.to)
     if (type !== 'CREATE' && type !== 'CREATE2' && this.tx.isPrecompile(to)) frame.precompile = { id: Number(BigInt(to)), input }
     this.frames.push(frame)
-    await this.enter({
+    const enter: EnterEvent = {
       depth,
       type,
       from,
@@ -465,7 +486,18 @@ export class TracingAdapter {
       gas,
       value: type === 'STATICCALL' ? undefined : value,
       ...(depth === 0 && { executionGas: msg.gasLimit }),
-    })
+    }
+    if (this.readsCode) enter.code = await this.frameCode(msg, frame, input)
+    await this.enter(enter)
+  }
+
+  /** the code a frame runs: a creation's init code, a call's code at its code address */
+  private async frameCode(msg: Message, frame: Frame, input: Uint8Array): Promise<Uint8Array> {
+    if (frame.initCode) return input
+    if (frame.precompile) return EMPTY
+    if (msg.code instanceof Uint8Array) return msg.code
+    const at = msg.codeAddress ?? msg.to
+    return at && this.stateManager?.getCode ? await this.stateManager.getCode(at) : EMPTY
   }
 
   async onAfterMessage(result: EVMResult): Promise<void> {
@@ -517,6 +549,7 @@ export class TracingAdapter {
       parent.returnData = ejsError === undefined || ejsError === 'revert' ? (frame.type.startsWith('CREATE') && ejsError === undefined ? EMPTY : output) : EMPTY
     const exit: ExitEvent = { depth: frame.depth, output: hex(output), gasUsed: result.execResult.executionGasUsed, reverted }
     if (error !== undefined) exit.error = error
+    if (this.readsCode && frame.lastStep) exit.pc = frame.lastStep.pc
     if (frame.depth === 0) this.topExit = exit
     else await this.exit(exit)
   }

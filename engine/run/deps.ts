@@ -4,6 +4,7 @@
  */
 import type { CacheStore } from '../state/store/cacheStore.js'
 import type { ChainSource } from '../chains/types.js'
+import type { SourceRegistry } from '../sources/registry.js'
 
 export interface RunDeps {
   chain: ChainSource
@@ -14,4 +15,6 @@ export interface RunDeps {
   simulationTtlSeconds: number
   /** the struct logger refuses longer traces */
   maxStructLogSteps: number
+  /** the contracts whose sources are known (engine/sources/registry.ts); absent: none */
+  sources?: SourceRegistry
 }

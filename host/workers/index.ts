@@ -135,6 +135,12 @@ class CountedEngine implements HostedEngine {
   deleteFork(at: RunAt, ...a: OperationArgs<'deleteFork'>) {
     return this.#counted(this.engine.deleteFork(at, ...a))
   }
+  registerSources(at: RunAt, ...a: OperationArgs<'registerSources'>) {
+    return this.#counted(this.engine.registerSources(at, ...a))
+  }
+  listSources(at: RunAt) {
+    return this.#counted(this.engine.listSources(at))
+  }
   forkRpc(at: ForkAt, ...a: OperationArgs<'forkRpc'>) {
     return this.#counted(this.engine.forkRpc(at, ...a))
   }

@@ -126,6 +126,10 @@ function execute(engine: Engine, at: RunAt, method: EngineOperation, args: unkno
       return engine.listForks(at)
     case 'deleteFork':
       return engine.deleteFork(at, ...(args as OperationArgs<'deleteFork'>))
+    case 'registerSources':
+      return engine.registerSources(at, ...(args as OperationArgs<'registerSources'>))
+    case 'listSources':
+      return engine.listSources(at)
     case 'forkRpc':
       return engine.forkRpc(at as ForkAt, ...(args as OperationArgs<'forkRpc'>))
     case 'health':

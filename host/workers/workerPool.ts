@@ -151,6 +151,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     listForks: (at) => forkCall('listForks', [placeOf(at)], at.stop),
     deleteFork: (at, ...a) => forkCall('deleteFork', [placeOf(at), ...a], at.stop),
     forkRpc: (at, ...a) => forkCall('forkRpc', [placeOf(at), ...a], at.stop),
+    // any worker: the registry is in the cache store every worker reads
+    registerSources: (at, ...a) => call('registerSources', [placeOf(at), ...a], at.stop),
+    listSources: (at) => call('listSources', [placeOf(at)], at.stop),
     ...shared,
   }
   return engine

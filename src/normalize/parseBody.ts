@@ -12,9 +12,10 @@ import { ApiError, formatPath, joinPath, validationError, type ValidationIssue }
 
 /**
  * The body's JSON value. `ifEmpty`: what an empty (or all-whitespace) body reads as, for a route
- * whose every field is optional (POST /v1/forks); without it an empty body is refused.
+ * whose every field is optional (POST /v1/forks); without it an empty body is refused. `maxDepth`:
+ * a route whose body nests deeper by nature (a build-info's ASTs) and is read without recursion.
  */
-export async function readJson(c: Context, opts: { ifEmpty?: unknown } = {}): Promise<unknown> {
+export async function readJson(c: Context, opts: { ifEmpty?: unknown; maxDepth?: number } = {}): Promise<unknown> {
   let text: string
   try {
     text = await c.req.text()
@@ -31,7 +32,8 @@ export async function readJson(c: Context, opts: { ifEmpty?: unknown } = {}): Pr
     throw validationError([{ path: '', message: `malformed JSON: ${(err as Error).message}` }], 'send a JSON body with "Content-Type: application/json"')
   }
   // a reader that recurses (schema validation) would overflow the stack on a body nested 10,000 deep
-  if (scanJson(text).depth > MAX_JSON_DEPTH) throw validationError([{ path: '', message: `the body is nested more than ${MAX_JSON_DEPTH} levels deep` }])
+  const maxDepth = opts.maxDepth ?? MAX_JSON_DEPTH
+  if (scanJson(text).depth > maxDepth) throw validationError([{ path: '', message: `the body is nested more than ${maxDepth} levels deep` }])
   const proto = protoKeyPath(body)
   if (proto !== undefined) throw validationError([{ path: proto, message: 'key "__proto__" is not accepted' }])
   return body

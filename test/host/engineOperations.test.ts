@@ -65,7 +65,8 @@ describe('the engine operations, listed once', () => {
       // the address crosses as its chain and fork (its stop stays with the pool), then the arguments
       // (the pool's own getSimulation passes the id alone, health none)
       const at = { chain: 'c', fork: 'f', stop: { deadline: Date.now() + 5_000 } }
-      const args = method === 'health' || method === 'listForks' ? [] : method === 'getSimulation' ? ['sim-id'] : [`${method}-arg`, 7n]
+      const args =
+        method === 'health' || method === 'listForks' || method === 'listSources' ? [] : method === 'getSimulation' ? ['sim-id'] : [`${method}-arg`, 7n]
       const answer = await (pool[method] as (...a: unknown[]) => Promise<unknown>)(at, ...args)
       expect(answer, method).toEqual(method === 'health' ? { method, at: {}, args } : { method, at: { chain: 'c', fork: 'f' }, args })
     }

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto'
 import { toQuantity as q } from '../../platform/quantity.js'
 import { createBlockHeader } from '@ethereumjs/block'
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util'
-import type { Hex } from 'viem'
+import type { Address } from 'viem'
 import type { Common } from '@ethereumjs/common'
 import type { BlockHeaderInfo, ChainSource } from '../types.js'
 import { EngineError } from '../../platform/errors.js'
@@ -128,7 +128,8 @@ async function createFork({ chain, store, limits }: Forks, params: CreateForkPar
   const header = await chain.resolveBlock(params.blockNumber !== undefined ? { number: params.blockNumber } : { tag: params.blockTag ?? 'latest' })
   const id = `fork_${randomUUID()}`
   const ttlSeconds = params.ttlSeconds ?? limits.defaultTtlSeconds
-  const record = newForkRecord(id, chain.chainId, header, params.label ?? null, ttlSeconds)
+  const record = newForkRecord(id, params.chainId ?? chain.chainId, header, params.label ?? null, ttlSeconds)
+  if (params.signers?.length) record.signers = params.signers.map((s) => ({ address: s.address.toLowerCase() as Address, privateKey: s.privateKey }))
   const created = await store.create(id, record, limits.maxForks)
   if (created === 'full') throw tooManyForks(limits.maxForks)
   if (created === 'taken') throw new EngineError('INTERNAL_ERROR', 'a new fork id collided')

@@ -7,6 +7,11 @@
  * (ERC-1967, transparent, beacon, minimal proxies): the frame is decoded with the implementation's
  * ABIs too, and the DELEGATECALL frame, whose `to` is the implementation (geth), with its own.
  *
+ * Sources (engine/decoding/callTree/sourceFrames.ts): frames whose code the service knows are
+ * decoded with their contract's ABI too and get `contract`, a failed one `source`; with
+ * `internal`, internal function calls nest as INTERNAL frames; a reverted transaction's top frame
+ * gets a `backtrace`. Without source facts, nothing of this is looked at.
+ *
  * Labels: the caller's label for an address, else the token symbol its code answers on the
  * traced state (`symbol()`), read once per address for at most MAX_TOKEN_READS addresses so a
  * 1,000-frame trace over many contracts stays fast.
@@ -21,6 +26,7 @@ import { decodeFunctionInput, decodeFunctionOutput } from './decodeFunction.js'
 import { decodeRevert } from './decodeRevert.js'
 import { signatureDb as defaultDb, type SignatureDb } from './signatureDb.js'
 import { abisOf } from './signatures.js'
+import { addSources, sourceAbis } from './sourceFrames.js'
 import type { CallTreeOptions, DecodedCallFrame, DecodedCallLog, FrameLabels } from './types.js'
 
 const MAX_TOKEN_READS = 256
@@ -35,7 +41,9 @@ const lower = (a: string) => a.toLowerCase() as Address
 const orNothing = <T>(p: Promise<T | undefined>): Promise<T | undefined> => p.catch(() => undefined)
 
 export async function decodeCallTree(root: CallFrameJson, opts: CallTreeOptions = {}, db: () => Promise<SignatureDb> = defaultDb): Promise<DecodedCallFrame> {
-  const abis = new Map<Address, Abi>(Object.entries(opts.abis ?? {}).map(([a, abi]) => [lower(a), abi]))
+  // the caller's ABIs win over those of the sources the service knows
+  const abis = opts.sources ? sourceAbis(root, opts.sources) : new Map<Address, Abi>()
+  for (const [a, abi] of Object.entries(opts.abis ?? {})) abis.set(lower(a), abi)
   const allAbis = [...new Set(abis.values())]
   const labels = await labelAddresses(root, opts)
 
@@ -89,7 +97,8 @@ export async function decodeCallTree(root: CallFrameJson, opts: CallTreeOptions 
     return out
   }
 
-  return decodeFrame(root)
+  const tree = await decodeFrame(root)
+  return opts.sources ? addSources(tree, opts.sources, opts.internal === true) : tree
 }
 
 /** caller labels, then token symbols read on the traced state */

@@ -63,10 +63,13 @@ import type {
 import type { FlatCallContext } from '../../../tracers/flatCallTracer.js'
 import { openSpillSession, type SpillOptions, type SpillSession } from '../../platform/spill/spillFiles.js'
 import { createTraceSet, type TraceSet } from './traceSet.js'
+import type { SourceIndex } from '../../sources/types.js'
 
 export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'> {
   /** long struct logs go to temporary files (engine/platform/spill); absent: kept in memory */
   spill?: SpillOptions
+  /** the contracts' sources the service knows (the source registry); read only for a `callTree` */
+  sources?: { index(): Promise<SourceIndex> }
 }
 
 /** optional extras of /trace/tx: applied on top of the state the traced transaction starts from */
@@ -174,10 +177,10 @@ async function openCalls(
  * traced transaction, never once more to validate. `next` hands out a set with the block and
  * transaction fields its flat tracer prints (read when its result is built).
  */
-function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession): { next(flat: FlatCallContext): TraceSet } {
+function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession, sources: SourceIndex | undefined): { next(flat: FlatCallContext): TraceSet } {
   const build = () => {
     const flatContext: FlatCallContext = {}
-    return { set: createTraceSet(config, { ...t.tracerOpts, structLogSpill: spills.structLogSpill, flatContext }), flatContext }
+    return { set: createTraceSet(config, { ...t.tracerOpts, structLogSpill: spills.structLogSpill, flatContext, sources }), flatContext }
   }
   let first: ReturnType<typeof build> | undefined = build()
   return {
@@ -190,11 +193,16 @@ function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession): { n
   }
 }
 
+/** the known sources, asked for only when the trace decodes a call tree */
+async function sourcesFor(t: Tracing, config: TracerConfig): Promise<SourceIndex | undefined> {
+  return config.callTree && t.opts.sources ? await t.opts.sources.index() : undefined
+}
+
 /** a mined transaction replayed where it ran, traced */
 async function traceTransaction(t: Tracing, hash: Hex, tracerConfig: TracerConfig, extra: TraceTransactionOptions): Promise<TraceResult> {
   const spills = openSpillSession(t.opts.spill)
   try {
-    const sets = tracerSets(t, tracerConfig, spills)
+    const sets = tracerSets(t, tracerConfig, spills, await sourcesFor(t, tracerConfig))
     const replay = await openReplay(t.chain, hash, extra)
     const set = sets.next({
       blockHash: replay.header.hash,
@@ -230,7 +238,7 @@ async function traceCalls(
   },
 ): Promise<CallTraceResult[][]> {
   const spills = openSpillSession(t.opts.spill)
-  const sets = tracerSets(t, params.tracerConfig, spills)
+  const sets = tracerSets(t, params.tracerConfig, spills, await sourcesFor(t, params.tracerConfig))
   const calls = params.bundles.flatMap((b) => b.transactions)
   try {
     const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides)
@@ -260,7 +268,7 @@ async function traceCalls(
 /** every transaction of a block, traced in turn; one that answers an error is entered as such and the block goes on */
 async function traceBlock(t: Tracing, params: TraceBlockParams): Promise<BlockTraceEntry[]> {
   const spills = openSpillSession(t.opts.spill)
-  const sets = tracerSets(t, params.tracerConfig, spills)
+  const sets = tracerSets(t, params.tracerConfig, spills, await sourcesFor(t, params.tracerConfig))
   try {
     const header = await resolveBlockRef(t.chain, params.block)
     let block = await openBlock(t.chain, header)

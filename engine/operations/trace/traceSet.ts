@@ -4,6 +4,10 @@
  * The geth tracers are untouched: `callTree` never changes what `callTracer` returns, and asking
  * for `callTree` alone runs no geth tracer (no default callTracer in the result).
  *
+ * With sources known (`opts.sources`), a source-step observer runs beside the callTracer and the
+ * tree shows contracts, revert lines, internal calls (`callTree.internal`) and a backtrace
+ * (engine/decoding/callTree/sourceFrames.ts); with none, nothing more runs than without.
+ *
  * Labels read token symbols on the state the transaction left (static calls, undone after).
  *
  * @example
@@ -19,6 +23,8 @@ import type { TraceResult, TracerConfig } from '../../types.js'
 import { createCallTracer } from '../../../tracers/callTracer.js'
 import { createTracers, tracersAskedFor, type CreateTracersOptions } from '../../../tracers/createTracers.js'
 import type { Tracer } from '../../../tracers/types.js'
+import { createSourceSteps } from '../../execution/observers/sourceSteps.js'
+import type { SourceIndex } from '../../sources/types.js'
 
 export interface TraceSet {
   tracers: Tracer[]
@@ -26,20 +32,27 @@ export interface TraceSet {
   result(ctx: ExecutionContext, execute: ExecuteCall): Promise<TraceResult>
 }
 
-export function createTraceSet(config: TracerConfig, opts: CreateTracersOptions): TraceSet {
+export interface TraceSetOptions extends CreateTracersOptions {
+  /** the contracts whose sources the service knows; absent or empty: no source step is observed */
+  sources?: SourceIndex
+}
+
+export function createTraceSet(config: TracerConfig, opts: TraceSetOptions): TraceSet {
   const { callTree, ...geth } = config
+  const { sources, ...tracerOpts } = opts
   if (!callTree) {
-    const set = createTracers(config, opts)
+    const set = createTracers(config, tracerOpts)
     return { tracers: set.tracers, result: async () => set.result() }
   }
-  const base = tracersAskedFor(geth).length > 0 ? createTracers(geth, opts) : undefined
+  const base = tracersAskedFor(geth).length > 0 ? createTracers(geth, tracerOpts) : undefined
   const frames = createCallTracer({ withLog: true })
+  const steps = sources && !sources.empty ? createSourceSteps({ index: sources, internal: callTree.internal === true }) : undefined
   return {
-    tracers: [...(base?.tracers ?? []), frames],
+    tracers: [...(base?.tracers ?? []), frames, ...(steps ? [steps] : [])],
     async result(ctx, execute) {
       const out = base?.result() ?? {}
       const tokens = createTokenInfoReader(createStateBalanceReader(ctx, execute).call)
-      out.callTree = await decodeCallTree(frames.result(), { ...callTree, tokens })
+      out.callTree = await decodeCallTree(frames.result(), { ...callTree, tokens, ...(steps && { sources: steps.result() }) })
       return out
     },
   }

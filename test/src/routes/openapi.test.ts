@@ -18,6 +18,7 @@ const postEndpoints = [
   '/v1/simulate',
   '/v1/simulate/batch',
   '/v1/simulate/access-list',
+  '/v1/sources',
   '/v1/trace/tx',
   '/v1/trace/call',
   '/v1/trace/call-many',

@@ -89,6 +89,8 @@ export function createTestEngine(): TestEngine {
     }) as unknown as Engine['getFork'],
     listForks: record('listForks', async () => []) as unknown as Engine['listForks'],
     deleteFork: record('deleteFork', async () => {}) as unknown as Engine['deleteFork'],
+    registerSources: record('registerSources', async () => []) as unknown as Engine['registerSources'],
+    listSources: record('listSources', async () => []) as unknown as Engine['listSources'],
     forkRpc: record('forkRpc', async () => {
       throw new Error('the test engine has no forks')
     }) as unknown as Engine['forkRpc'],

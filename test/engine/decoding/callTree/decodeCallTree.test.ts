@@ -172,8 +172,9 @@ describe('decoded call tree (tracer callTree) on Anvil', () => {
 
     const nested = await trace(addr.caller!, data(c.Caller!.abi, 'takeFrom', [addr.vault, 10n]), { callTree: { abis } })
     expect(nested.revert?.reason).toBe('Overdrawn(0, 10)') // Caller's own ABI was not given
-    expect(nested.calls![0]!.revert?.name).toBe('Overdrawn')
-    expect(nested.calls![0]!.function?.name).toBe('take')
+    const inner = nested.calls![0] as DecodedCallFrame
+    expect(inner.revert?.name).toBe('Overdrawn')
+    expect(inner.function?.name).toBe('take')
 
     const plain = await trace(addr.caller!, data(c.Caller!.abi, 'fail'), { callTree: {} })
     expect(plain.revertReason).toBe('caller says no')
