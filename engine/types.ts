@@ -13,7 +13,7 @@ import type { EngineMetrics } from './engineMetrics.js'
 export type { Authorization, CallInput, RunStop } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
 export type { CallTreeConfig } from './decoding/callTree/types.js'
-export type { DecodedCallFrame } from './decoding/callTree/types.js'
+export type { DecodedCallFrame, DecodedInternalFrame } from './decoding/callTree/types.js'
 /** the store the engine reads and writes through (built by the host: host/cache/) */
 export type { CacheStore } from './state/store/cacheStore.js'
 /** the engine's counts for the host's metrics */

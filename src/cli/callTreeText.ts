@@ -5,7 +5,7 @@
  * `← [Revert] reason`; calls and events in colour only when `colour` (a terminal).
  */
 import { getAddress } from 'viem'
-import type { CallTreeFrame } from './callTreeTypes.js'
+import type { CallTreeFrame, InternalFrame } from './callTreeTypes.js'
 
 const ESC = '\u001b['
 type Paint = (code: number, s: string) => string
@@ -58,10 +58,12 @@ function eventText(log: NonNullable<CallTreeFrame['logs']>[number], paint: Paint
   return `emit ${paint(CYAN, 'unknown')}(topics: [${log.topics.join(', ')}], data: ${log.data})`
 }
 
+type Child = { call: CallTreeFrame | InternalFrame } | { log: NonNullable<CallTreeFrame['logs']>[number] }
+
 /** the frame's children in the order they happened: events by `position` (calls made before each) among the calls */
-function children(f: CallTreeFrame): ({ call: CallTreeFrame } | { log: NonNullable<CallTreeFrame['logs']>[number] })[] {
+function children(f: CallTreeFrame | InternalFrame): Child[] {
   const calls = f.calls ?? []
-  const out: ({ call: CallTreeFrame } | { log: NonNullable<CallTreeFrame['logs']>[number] })[] = []
+  const out: Child[] = []
   let next = 0
   for (const log of f.logs ?? []) {
     const before = Number(BigInt(log.position))
@@ -72,7 +74,26 @@ function children(f: CallTreeFrame): ({ call: CallTreeFrame } | { log: NonNullab
   return out
 }
 
-function frameLines(f: CallTreeFrame, head: string, rest: string, paint: Paint, lines: string[]): void {
+/** an internal function's line, as forge --decode-internal prints it: `Contract::function(args)` */
+function internalTitle(f: InternalFrame, paint: Paint): string {
+  return `[${BigInt(f.gasUsed)}] ${paint(f.reverted ? RED : GREEN, `${f.function.contract}::${f.function.name}(${argsText(f.function.args)})`)}`
+}
+
+function internalClosing(f: InternalFrame): string {
+  if (f.reverted) return '← [Revert]'
+  return f.function.result && Object.keys(f.function.result).length ? `← ${argsText(f.function.result)}` : '← '
+}
+
+function frameLines(f: CallTreeFrame | InternalFrame, head: string, rest: string, paint: Paint, lines: string[]): void {
+  if (f.type === 'INTERNAL') {
+    lines.push(head + internalTitle(f, paint))
+    for (const item of children(f)) {
+      if ('call' in item) frameLines(item.call, `${rest}├─ `, `${rest}│   `, paint, lines)
+      else lines.push(`${rest}├─ ${eventText(item.log, paint)}`)
+    }
+    lines.push(`${rest}└─ ${internalClosing(f)}`)
+    return
+  }
   lines.push(head + frameTitle(f, paint))
   // every child opens with ├─: the closing line is always the frame's last
   for (const item of children(f)) {
