@@ -52,6 +52,9 @@ export interface RedisCluster {
   primariesOf(keys: string[]): Promise<number[]>
   /** SIGKILL of one node: an outage, not a shutdown */
   kill(port: number): Promise<void>
+  /** SIGSTOP / SIGCONT of one node: it holds its sockets and answers nothing meanwhile */
+  pause(port: number): void
+  resume(port: number): void
   /** until a live primary serves every slot the dead `port` served, and the cluster is ok */
   waitForFailover(port: number): Promise<void>
   /** a command on one node, through redis-cli: its output */
@@ -126,6 +129,8 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       dead.add(port)
       await killPort(children, port)
     },
+    pause: (port) => void children.get(port)?.kill('SIGSTOP'),
+    resume: (port) => void children.get(port)?.kill('SIGCONT'),
     async waitForFailover(port) {
       const deadline = Date.now() + 30_000
       for (;;) {

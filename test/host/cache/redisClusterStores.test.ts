@@ -3,7 +3,8 @@
  * each with a replica): `CACHE_URL=redis+cluster://…` parsed and refused as it should be; values
  * on every node read back, several at once across slots; a fork's keys in one slot (the hash tag
  * `{fork:<id>}`), so its commit is one script on one primary and lands whole; the same hash slots
- * as the cluster computes them; a fork write answered once the primary's replica has it.
+ * as the cluster computes them; a fork write answered once the primary's replica has it, and
+ * refused as "may have landed" when the replica does not acknowledge it in time.
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -123,6 +124,29 @@ describe.runIf(requireRedisCluster())('the stores on a Redis Cluster', () => {
     } finally {
       await store.close()
     }
+  })
+
+  it('refuses a commit no replica acknowledged in time, saying it may have landed', async () => {
+    const prefix = `r-${randomUUID()}:`
+    const store = createRedisForkStore({ url: cluster.url, prefix, replicaWaitMs: 300 })
+    const id = randomUUID()
+    expect(await store.create(id, record(id, 1, 0), 10)).toBe('created')
+    const primary = await cluster.primaryOf(`${prefix}{fork:${id}}`)
+    const nodes = await cluster.nodes()
+    const replica = nodes.find((n) => n.primaryId === nodes.find((p) => p.port === primary)!.id)!
+    cluster.pause(replica.port)
+    try {
+      const err = (await store.commit(id, 1, record(id, 2, 1), [block(1)]).catch((e) => e)) as { code?: string; message?: string; details?: unknown }
+      expect(err.code).toBe('FORKS_UNAVAILABLE')
+      expect(err.message).toMatch(/did not copy the change to a replica in time: the change may have landed whole or not at all/)
+      expect(err.details).toMatchObject({ retryAfterSeconds: 1 })
+    } finally {
+      cluster.resume(replica.port)
+    }
+    // it did land on the primary, whole: the next writer sees it
+    expect((await store.read(id))?.record.version).toBe(2)
+    expect(await store.readBlocks(id, [1n])).toEqual([block(1)])
+    await store.close()
   })
 
   it('counts forks against the cap once across creations racing on two stores', async () => {
