@@ -105,7 +105,7 @@ export const configSchema = z.strictObject({
     /** what one fork may store (its blocks, receipts and state changes), MiB */
     max_state_mb: positiveInt,
   }),
-  /** contracts' sources for traces (docs/sources.md) */
+  /** contracts' sources for traces (interface §13) */
   sources: z
     .strictObject({
       /** the registered build-info of a cache store together, and so the largest body of POST /v1/sources, MiB */

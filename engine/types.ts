@@ -13,6 +13,7 @@ import type { EngineMetrics } from './engineMetrics.js'
 export type { Authorization, CallInput, RunStop } from './execution/types.js'
 export type { TraceResult, TracerConfig } from '../tracers/config.js'
 export type { CallTreeConfig } from './decoding/callTree/types.js'
+export type { DecodedCallFrame, DecodedInternalFrame } from './decoding/callTree/types.js'
 /** the store the engine reads and writes through (built by the host: host/cache/) */
 export type { CacheStore } from './state/store/cacheStore.js'
 /** the engine's counts for the host's metrics */
@@ -457,7 +458,7 @@ export interface EngineOptions {
   forksUnavailable?: string
   forkLimits?: Partial<ForkLimits>
   /**
-   * contracts' sources (docs/sources.md): `maxBytes` bounds what is registered on the cache store
+   * contracts' sources (interface §13): `maxBytes` bounds what is registered on the cache store
    * (sources.max_mb); `sourcifyUrl` a Sourcify-compatible service for verified sources by
    * address (empty: none). Absent: 64 MiB, no service.
    */

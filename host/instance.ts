@@ -54,9 +54,18 @@ export interface InstanceOptions {
   logger: HostLogger
   /** the HTTP app of one process over what the host built */
   app(parts: HostedParts): ServedApp
+  /** run once the requests in flight are answered on a stop, before the engines close (a development node's `--state` dump) */
+  beforeClose?: () => Promise<void>
 }
 
-export async function runInstance(opts: InstanceOptions): Promise<void> {
+/** what a caller holds of a started instance */
+export interface RunningInstance {
+  /** where the server listens, e.g. `http://127.0.0.1:8545` */
+  url: string
+  port: number
+}
+
+export async function runInstance(opts: InstanceOptions): Promise<RunningInstance | undefined> {
   const { config, logger: root } = opts
   // one of several HTTP processes (host/cluster/): its index on every line it logs
   const forked = cluster.isWorker
@@ -65,7 +74,7 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
   const { processes, memory } = shape
   // several processes on memory://: the store's half of the budget, half for the primary's store,
   // half for the simulations each process keeps (host/cluster/processCacheStore.ts)
-  if (processes > 1 && cluster.isPrimary) return runPrimary({ config, processes, storeBytes: Math.floor(memory.storeBytes / 2), logger })
+  if (processes > 1 && cluster.isPrimary) return void (await runPrimary({ config, processes, storeBytes: Math.floor(memory.storeBytes / 2), logger }))
 
   // one of several HTTP processes: the instance's memory store is the primary's; Redis is shared anyway
   const primaryStop = forked ? stopRequested() : undefined
@@ -93,7 +102,8 @@ export async function runInstance(opts: InstanceOptions): Promise<void> {
     },
     'listening',
   )
-  stopOnSignals({ config, logger, server, engines: chains ?? engine, cache, primaryStop })
+  stopOnSignals({ config, logger, server, engines: chains ?? engine, cache, primaryStop, beforeClose: opts.beforeClose })
+  return { url: server.url, port: server.port }
 }
 
 /** how many HTTP processes and engine threads the instance runs, and the memory each may use */
@@ -197,6 +207,7 @@ interface Stoppable {
   cache: CacheStore
   /** the primary asks this process to stop (one of several HTTP processes) */
   primaryStop: Promise<string> | undefined
+  beforeClose: (() => Promise<void>) | undefined
 }
 
 /**
@@ -227,6 +238,7 @@ function stopOnSignals(s: Stoppable): void {
     const overdue = setTimeout(() => cutNow('the shutdown grace passed'), graceMs)
     const { cut } = await s.server.drain(graceMs)
     if (cut > 0) return cutNow('the shutdown grace passed', cut)
+    await s.beforeClose?.().catch((err: unknown) => s.logger.error({ err: (err as Error).message }, 'the last action before closing failed'))
     await s.engines.close().catch((err: unknown) => s.logger.warn({ err: (err as Error).name }, 'engine close failed'))
     await s.cache.close().catch((err: unknown) => s.logger.warn({ err: (err as Error).name }, 'cache close failed'))
     clearTimeout(overdue)

@@ -73,7 +73,7 @@ export const STOP_MESSAGE = { type: 'stop' } as const
 export interface WorkerSetup {
   /** the engine options that can cross a thread (no cache store, no logger) */
   engine: Omit<EngineOptions, 'cache' | 'logger'>
-  /** redis:// or rediss://: the worker opens its own connection; otherwise it uses the pool's store */
+  /** redis://, rediss:// or redis+cluster://: the worker opens its own connection; otherwise it uses the pool's store */
   cacheUrl?: string
   cachePrefix?: string
   /** the worker's in-process cache level, bytes */

@@ -9,7 +9,9 @@
  * verified later) — and in the process, so a second trace, another worker or another instance on
  * the store asks the service nothing. A contract whose recompiled code does not match the code
  * at the address is kept as "not verified". The service down, failing or slower than the
- * upstream time budget gives no sources and a warning, never a failed trace; nothing is kept.
+ * upstream time budget gives no sources and a warning, never a failed trace; nothing is kept, and
+ * for RETRY_AFTER_MS the process does not ask it again (each trace answers at once, with the
+ * warning, instead of waiting out the budget again).
  */
 import type { Address } from 'viem'
 import { bytesToHex } from 'viem'
@@ -41,6 +43,8 @@ const NOT_VERIFIED_TTL_SECONDS = 3600
 const NOT_VERIFIED = new Uint8Array(0)
 /** answers a process remembers without asking the store (a key is ~100 bytes) */
 const MEMO_ENTRIES = 10_000
+/** after the service failed, how long a process leaves it alone */
+export const RETRY_AFTER_MS = 10_000
 
 type Answer = { contract: ContractSource | undefined } | { warning: string }
 
@@ -48,21 +52,32 @@ export function createSourcifySources(opts: SourcifyOptions): VerifiedSources {
   const base = opts.url.replace(/\/+$/, '')
   const memo = new Map<string, ContractSource | null>()
   const sizes = new WeakMap<ContractSource, number>()
+  let failed: { until: number; warning: string } | undefined
   const remember = (key: string, contract: ContractSource | undefined) => {
     if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value as string)
     memo.set(key, contract ?? null)
   }
 
-  async function answerFor(chainId: number, frame: { address: Address; code: Uint8Array }, signal: AbortSignal): Promise<Answer> {
-    const key = `sources:sourcify:${chainId}:${frame.address.toLowerCase()}:${bytesToHex(keccak256(frame.code))}`
-    const known = memo.get(key)
-    if (known !== undefined) return { contract: known ?? undefined }
+  /** the answer the process or the store already has, if any */
+  async function known(key: string): Promise<{ contract: ContractSource | undefined } | undefined> {
+    const held = memo.get(key)
+    if (held !== undefined) return { contract: held ?? undefined }
     const stored = await opts.cache.get(key).catch(() => undefined)
-    if (stored) {
-      const contract = stored.byteLength === 0 ? undefined : decodeEntry(stored)[0]
-      remember(key, contract)
-      return { contract }
-    }
+    if (!stored) return undefined
+    const contract = stored.byteLength === 0 ? undefined : decodeEntry(stored)[0]
+    remember(key, contract)
+    return { contract }
+  }
+
+  /** while the service rests: what is known, else the warning */
+  async function answerKnown(chainId: number, frame: { address: Address; code: Uint8Array }, warning: string): Promise<Answer> {
+    return (await known(keyOf(chainId, frame))) ?? { warning }
+  }
+
+  async function answerFor(chainId: number, frame: { address: Address; code: Uint8Array }, signal: AbortSignal): Promise<Answer> {
+    const key = keyOf(chainId, frame)
+    const hit = await known(key)
+    if (hit) return hit
     const fetched = await fetchVerified(base, chainId, frame, signal)
     if ('warning' in fetched) return fetched
     const entry = fetched.contract && encodeEntry([fetched.contract])
@@ -74,11 +89,17 @@ export function createSourcifySources(opts: SourcifyOptions): VerifiedSources {
 
   return {
     async lookup(chainId, frames) {
+      const resting = failed && Date.now() < failed.until ? failed.warning : undefined
       const signal = AbortSignal.timeout(opts.budgetMs)
       const unique = [...new Map(frames.map((f) => [f.address.toLowerCase(), f])).values()]
-      const answers = await Promise.all(unique.map((f) => answerFor(chainId, f, signal).catch((): Answer => ({ warning: failure(opts.budgetMs, signal) }))))
+      const ask = (f: (typeof unique)[number]) =>
+        resting !== undefined
+          ? answerKnown(chainId, f, resting)
+          : answerFor(chainId, f, signal).catch((): Answer => ({ warning: failure(opts.budgetMs, signal) }))
+      const answers = await Promise.all(unique.map(ask))
       const contracts = answers.flatMap((a) => ('contract' in a && a.contract ? [a.contract] : []))
       const warnings = [...new Set(answers.flatMap((a) => ('warning' in a ? [a.warning] : [])))]
+      if (warnings.length > 0 && resting === undefined) failed = { until: Date.now() + RETRY_AFTER_MS, warning: warnings[0]! }
       return { contracts, warnings }
     },
     keep(contracts) {
@@ -86,7 +107,9 @@ export function createSourcifySources(opts: SourcifyOptions): VerifiedSources {
       const kept: ContractSource[] = []
       for (let i = contracts.length - 1; i >= 0; i--) {
         const c = contracts[i]!
-        total += sizes.get(c) ?? encodeEntry([c]).jsonBytes
+        const size = sizes.get(c) ?? encodeEntry([c]).jsonBytes
+        sizes.set(c, size)
+        total += size
         if (total > opts.maxBytes) break
         kept.unshift(c)
       }
@@ -94,6 +117,9 @@ export function createSourcifySources(opts: SourcifyOptions): VerifiedSources {
     },
   }
 }
+
+const keyOf = (chainId: number, frame: { address: Address; code: Uint8Array }) =>
+  `sources:sourcify:${chainId}:${frame.address.toLowerCase()}:${bytesToHex(keccak256(frame.code))}`
 
 /** the warning a failed lookup gives; never the URL (it may carry a key) */
 function failure(budgetMs: number, signal: AbortSignal): string {

@@ -2,6 +2,8 @@
  * The cache store "configured by a URL" (interface §11 `[cache] url` / `CACHE_URL`):
  * - `memory://`                                → the in-process LRU
  * - `redis://host:port/db`, `rediss://user:pass@host:port/db` → the LRU in front of Redis
+ * - `redis+cluster://host:port[,host:port…]`, `rediss+cluster://…` → the LRU in front of a Redis
+ *   Cluster (`redisUrl.ts`)
  *
  * The URL may carry a password: it is never logged nor put into an error (see `redactUrl`).
  *
@@ -11,7 +13,8 @@
 import { EngineError } from '../../engine/platform/errors.js'
 import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import { createMemoryCacheStore } from './memoryCacheStore.js'
-import { createRedisCacheStore, redactUrl } from './redisCacheStore.js'
+import { createRedisCacheStore } from './redisCacheStore.js'
+import { isClusterUrl, isRedisUrl, parseRedisUrl, redactUrl } from './redisUrl.js'
 import { createTieredCacheStore } from './tieredCacheStore.js'
 
 export { redactUrl }
@@ -26,8 +29,9 @@ export interface CreateCacheStoreOptions {
   logger?: { warn(o: object, msg?: string): void; info?(o: object, msg?: string): void }
 }
 
+/** Redis, one server or a cluster: every instance and worker shares what it holds */
 export function isSharedCacheUrl(url: string): boolean {
-  return /^rediss?:\/\//i.test(url.trim())
+  return isRedisUrl(url)
 }
 
 export function createCacheStore(url: string, opts: CreateCacheStoreOptions = {}): CacheStore {
@@ -35,6 +39,10 @@ export function createCacheStore(url: string, opts: CreateCacheStoreOptions = {}
   const memory = () => createMemoryCacheStore({ maxBytes: opts.memoryMaxBytes })
   if (trimmed === '' || /^memory:(\/\/)?$/i.test(trimmed)) return memory()
 
+  if (isClusterUrl(trimmed)) {
+    parseRedisUrl(trimmed)
+    return createTieredCacheStore(memory(), createRedisCacheStore({ url: trimmed, prefix: opts.prefix, opTimeoutMs: opts.opTimeoutMs, logger: opts.logger }))
+  }
   let parsed: URL
   try {
     parsed = new URL(trimmed)
@@ -46,7 +54,7 @@ export function createCacheStore(url: string, opts: CreateCacheStoreOptions = {}
       'VALIDATION_ERROR',
       `cache url scheme ${parsed.protocol}// is not supported`,
       { url: redactUrl(trimmed) },
-      'use memory://, redis://[user:pass@]host:port/db or rediss:// for TLS',
+      'use memory://, redis://[user:pass@]host:port/db, rediss:// for TLS, or redis+cluster://host:port[,host:port…]',
     )
   }
   const db = parsed.pathname.replace(/^\//, '')

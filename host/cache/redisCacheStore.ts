@@ -1,6 +1,8 @@
 /**
- * `redis://` / `rediss://` — the cache store shared by every instance and worker (interface
- * §6 and §11): fork state, stored simulations and the global rate-limit counters.
+ * `redis://` / `rediss://` (one server) or `redis+cluster://` (a Redis Cluster) — the cache store
+ * shared by every instance and worker (interface §6 and §11): fork state, stored simulations and
+ * the global rate-limit counters. Every command is about one key, so on a cluster each goes to the
+ * primary serving that key; several keys at once are asked of their nodes one by one.
  *
  * Redis is an accelerator, never a dependency of a request: when it is down, unreachable or
  * stalled, gets are misses, sets are dropped, counters fall back to an in-process window, and
@@ -11,12 +13,15 @@
  * const store = createRedisCacheStore({ url: 'redis://127.0.0.1:6379/0', prefix: 'evmsim:' })
  * await store.set('k', new Uint8Array([0, 255]), 60)
  */
-import { createClient, RESP_TYPES } from 'redis'
 import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import { createMemoryCacheStore } from './memoryCacheStore.js'
+import { openRedis, type RedisArgs, type RedisConnection } from './redisConnection.js'
+import { redactUrl } from './redisUrl.js'
+
+export { redactUrl }
 
 export interface RedisCacheStoreOptions {
-  /** redis://[user:pass@]host:port/db or rediss://… (TLS) */
+  /** redis://[user:pass@]host:port/db, rediss://… (TLS), redis+cluster://host:port[,host:port…] */
   url: string
   /** namespace of every key, e.g. 'evmsim:' (default 'evmsim:') */
   prefix?: string
@@ -45,18 +50,6 @@ return {c, t}`
 
 class RedisTimeoutError extends Error {}
 
-/** the URL without its password (and user), safe for logs and errors */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    if (u.username) u.username = '***'
-    return u.toString()
-  } catch {
-    return '<invalid url>'
-  }
-}
-
 export interface RedisCacheStore extends CacheStore {
   /** true while connected and answering commands */
   readonly ready: boolean
@@ -66,22 +59,23 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
   // counters while Redis is away: per-instance limits are better than no limits at all
   const fallback = createMemoryCacheStore({ maxBytes: 1024 * 1024 })
   const link = connect(opts)
-  const { client } = link
+  const { conn } = link
+  const send = (key: string, args: RedisArgs) => conn.send(key, args)
   return {
     get ready() {
-      return client.isReady && !link.closed
+      return conn.isReady && !link.closed
     },
     async get(k) {
       return guarded(
         link,
-        async () => toBytes(await client.sendCommand(['GET', link.prefix + k])),
+        async () => toBytes(await send(link.prefix + k, ['GET', link.prefix + k])),
         () => undefined,
       )
     },
     async set(k, value, ttlSeconds) {
       await guarded(
         link,
-        async () => void (await client.sendCommand(setArgs(link, k, value, ttlSeconds))),
+        async () => void (await send(link.prefix + k, setArgs(link, k, value, ttlSeconds))),
         () => undefined,
       )
     },
@@ -90,7 +84,9 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
       return guarded(
         link,
         async () => {
-          const values = (await client.sendCommand(['MGET', ...keys.map((k) => link.prefix + k)])) as unknown[]
+          const names = keys.map((k) => link.prefix + k)
+          // one MGET on one server; on a cluster the keys lie on several nodes: one GET each, sent at once
+          const values = conn.cluster ? await Promise.all(names.map((n) => send(n, ['GET', n]))) : ((await send(names[0]!, ['MGET', ...names])) as unknown[])
           return keys.map((_, i) => toBytes(values[i]))
         },
         () => keys.map(() => undefined),
@@ -101,10 +97,8 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
       await guarded(
         link,
         async () => {
-          // one pipeline (no MULTI: the entries are independent), each with its own TTL
-          const pipeline = client.multi()
-          for (const e of entries) pipeline.addCommand(setArgs(link, e.key, e.value, e.ttlSeconds))
-          await pipeline.execAsPipeline()
+          // sent at once, pipelined on each connection (no MULTI: the entries are independent), each with its own TTL
+          await Promise.all(entries.map((e) => send(link.prefix + e.key, setArgs(link, e.key, e.value, e.ttlSeconds))))
         },
         () => undefined,
       )
@@ -119,7 +113,7 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
     async ping() {
       return guarded(
         link,
-        async () => String(await client.sendCommand(['PING'])) === 'PONG',
+        () => conn.ping(),
         () => false,
         true,
       )
@@ -128,19 +122,14 @@ export function createRedisCacheStore(opts: RedisCacheStoreOptions): RedisCacheS
       if (link.closed) return
       link.closed = true
       await fallback.close()
-      try {
-        if (client.isReady) await client.close()
-        else client.destroy()
-      } catch {
-        client.destroy()
-      }
+      await conn.close()
     },
   }
 }
 
 /** one connection to Redis and what the store knows of it */
 interface Link {
-  readonly client: RedisClient
+  readonly conn: RedisConnection
   /** namespace of every key */
   readonly prefix: string
   readonly opTimeoutMs: number
@@ -156,29 +145,19 @@ interface Link {
   skipUntil: number
 }
 
-type RedisClient = ReturnType<typeof newClient>
-
-function newClient(opts: RedisCacheStoreOptions, opTimeoutMs: number, isClosed: () => boolean) {
-  const maxDelay = opts.maxReconnectDelayMs ?? 2000
-  return createClient({
-    url: opts.url,
-    // while reconnecting, commands fail at once instead of piling up behind a dead socket
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: opts.connectTimeoutMs ?? 2000,
-      reconnectStrategy: (retries) => (isClosed() ? false : Math.min(50 * 2 ** Math.min(retries, 10), maxDelay)),
-    },
-    // binary-safe: bulk strings come back as Buffers, never decoded as UTF-8
-    commandOptions: { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer }, timeout: opTimeoutMs },
-  })
-}
-
 /** a client that connects, and reconnects with backoff, by itself; its outages logged once each, never with the URL's password */
 function connect(opts: RedisCacheStoreOptions): Link {
   const opTimeoutMs = opts.opTimeoutMs ?? 250
   const where = redactUrl(opts.url)
   const link: Link = {
-    client: newClient(opts, opTimeoutMs, () => link.closed),
+    conn: openRedis({
+      url: opts.url,
+      isClosed: () => link.closed,
+      connectTimeoutMs: opts.connectTimeoutMs,
+      maxReconnectDelayMs: opts.maxReconnectDelayMs,
+      binary: true,
+      commandTimeoutMs: opTimeoutMs,
+    }),
     prefix: opts.prefix ?? 'evmsim:',
     opTimeoutMs,
     where,
@@ -188,16 +167,14 @@ function connect(opts: RedisCacheStoreOptions): Link {
     failures: 0,
     skipUntil: 0,
   }
-  link.client.on('error', (err: Error) => {
+  link.conn.on('error', (err: Error) => {
     if (!link.down && !link.closed) opts.logger?.warn({ cache: where, err: err.message }, 'redis unavailable; cache degraded to misses')
     link.down = true
   })
-  link.client.on('ready', () => {
+  link.conn.on('ready', () => {
     if (link.down) opts.logger?.info?.({ cache: where }, 'redis reachable again')
     link.down = false
   })
-  // connect() settles only once connected (or on close); reconnects run by themselves
-  link.client.connect().catch(() => {})
   return link
 }
 
@@ -211,7 +188,7 @@ const BREAK_MS = 1000
  * `probe` (ping) ignores the pause: health must say what Redis does now.
  */
 async function guarded<T>(link: Link, op: () => Promise<T>, otherwise: () => T | Promise<T>, probe = false): Promise<T> {
-  if (link.closed || !link.client.isReady || (!probe && Date.now() < link.skipUntil)) return otherwise()
+  if (link.closed || !link.conn.isReady || (!probe && Date.now() < link.skipUntil)) return otherwise()
   let timer: NodeJS.Timeout | undefined
   try {
     const value = await Promise.race([
@@ -240,7 +217,7 @@ async function guarded<T>(link: Link, op: () => Promise<T>, otherwise: () => T |
 const toBuffer = (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
 const toBytes = (v: unknown): Uint8Array | undefined => (v instanceof Uint8Array ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : undefined)
 
-function setArgs(link: Link, k: string, value: Uint8Array, ttlSeconds?: number): Array<string | Buffer> {
+function setArgs(link: Link, k: string, value: Uint8Array, ttlSeconds?: number): RedisArgs {
   const key = link.prefix + k
   return ttlSeconds && ttlSeconds > 0 ? ['SET', key, toBuffer(value), 'PX', String(Math.ceil(ttlSeconds * 1000))] : ['SET', key, toBuffer(value)]
 }
@@ -248,6 +225,7 @@ function setArgs(link: Link, k: string, value: Uint8Array, ttlSeconds?: number):
 /** one window's counter, incremented by `by` (INCREMENT_SCRIPT) */
 async function incrementIn(link: Link, k: string, windowSeconds: number, by: number) {
   const windowMs = Math.max(1, Math.ceil(windowSeconds * 1000))
-  const [count, pttl] = (await link.client.sendCommand(['EVAL', INCREMENT_SCRIPT, '1', link.prefix + k, String(windowMs), String(by)])) as [number, number]
+  const key = link.prefix + k
+  const [count, pttl] = (await link.conn.send(key, ['EVAL', INCREMENT_SCRIPT, '1', key, String(windowMs), String(by)])) as [number, number]
   return { count: Number(count), resetSeconds: Math.max(1, Math.ceil(Number(pttl) / 1000)) }
 }

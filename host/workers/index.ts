@@ -10,6 +10,7 @@
 import { availableParallelism } from 'node:os'
 import type { Engine, EngineOptions, ForkAt, OperationArgs, RunAt } from '../../engine/types.js'
 import { startWorkerPool, type EngineRuns, type HostedEngine, type WorkerPoolOptions } from './workerPool.js'
+import { isSharedCacheUrl } from '../cache/createCacheStore.js'
 import { createRedisForkStore } from '../cache/redisForkStore.js'
 import { sweepOldSpills, sweepStaleSpills } from '../spill/spillOwnership.js'
 
@@ -64,7 +65,7 @@ async function createEngineOnCores(opts: WorkerPoolOptions): Promise<HostedEngin
       ...engine
     } = opts
     // forks in Redis when the cache is Redis: every instance serves every fork
-    const forkStore = engine.forkStore ?? (cacheUrl && /^rediss?:/i.test(cacheUrl) ? createRedisForkStore({ url: cacheUrl, prefix: cachePrefix }) : undefined)
+    const forkStore = engine.forkStore ?? (cacheUrl && isSharedCacheUrl(cacheUrl) ? createRedisForkStore({ url: cacheUrl, prefix: cachePrefix }) : undefined)
     return countingRuns(await createEngine({ ...engine, ...(forkStore && { forkStore }) }))
   }
   return startWorkerPool(opts)

@@ -5,6 +5,7 @@
  */
 import type { EngineOptions } from '../../engine/types.js'
 import type { WorkerSetup } from '../protocol.js'
+import { isSharedCacheUrl } from '../cache/createCacheStore.js'
 import { workerEntry, type WorkerEntry } from './workerEntry.js'
 import type { WorkerPoolOptions } from './workerPool.js'
 
@@ -59,7 +60,7 @@ export function poolSettings(opts: WorkerPoolOptions): PoolSettings {
     callTimeoutMs: opts.callTimeoutMs,
     healthTimeoutMs: opts.healthTimeoutMs ?? 950,
     workerMaxHeapMb: opts.workerMaxHeapMb,
-    redisCache: !!(cacheUrl && /^rediss?:/i.test(cacheUrl)),
+    redisCache: !!(cacheUrl && isSharedCacheUrl(cacheUrl)),
   }
 }
 

@@ -10,6 +10,7 @@ import { HTTPException } from 'hono/http-exception'
 import { EngineError } from '../../engine/types.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { ApiError, type ErrorBody } from './apiError.js'
+import { retryAfterOf } from './retryAfter.js'
 import { statusByCode, statusForCode, type ApiErrorCode } from './statusTable.js'
 
 export interface ErrorHandlerOptions {
@@ -62,7 +63,9 @@ function toFailure(err: unknown): { body: ErrorBody; status: number; headers?: R
       ...(err.details !== undefined && { details: err.details }),
       ...(err.suggestion !== undefined && { suggestion: err.suggestion }),
     }
-    return { body, status: statusForCode(err.code) }
+    // an engine error that says when to ask again (the fork store failing over) says it in Retry-After too
+    const retry = retryAfterOf(err.details)
+    return { body, status: statusForCode(err.code), ...(retry !== undefined && { headers: { 'Retry-After': String(retry) } }) }
   }
   if (err instanceof HTTPException && err.status < 500) {
     const code: ApiErrorCode = err.status === 413 ? 'PAYLOAD_TOO_LARGE' : err.status === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR'

@@ -1,5 +1,5 @@
 /**
- * Contracts' sources (docs/sources.md): POST /v1/sources registers a build-info's contracts on
+ * Contracts' sources (interface §13): POST /v1/sources registers a build-info's contracts on
  * the cache store, so every instance on it shows them in traces wherever their code runs;
  * GET /v1/sources lists what is registered. The body may be as large as sources.max_mb (the
  * service's body limit does not apply here: a build-info is often several MiB) and as deep as a

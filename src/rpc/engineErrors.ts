@@ -10,12 +10,16 @@
  * - INTERNAL_ERROR, and anything that is not an engine or RPC error (a bug): -32603 `internal
  *   error` with no detail; the caller logs it under the request id;
  * - every other engine code: -32000 with the engine's message (geth answers -32000 for what is
- *   not a protocol error: `header not found`, `insufficient funds …`, `transaction not found`).
+ *   not a protocol error: `header not found`, `insufficient funds …`, `transaction not found`);
+ *   one that says to retry later (`details.retryAfterSeconds`: the fork store failing over) also
+ *   names its code and that time in `data`, which the endpoint answers as HTTP 503 with
+ *   `Retry-After` (`retryAfterOf`).
  *
  * @example
  * const { error, internal } = toRpcErrorObject(err) // { code: -32000, message: 'block 0x99 is beyond …' }
  */
 import { isEngineError } from '../../engine/types.js'
+import { retryAfterOf } from '../errors/retryAfter.js'
 import { RpcError } from './rpcError.js'
 
 export interface RpcErrorObject {
@@ -39,6 +43,9 @@ export function toRpcErrorObject(err: unknown): { error: RpcErrorObject; interna
     const message = typeof d.rpcMessage === 'string' ? d.rpcMessage : engine.message
     return { error: { code: d.rpcCode, message, ...(d.rpcData !== undefined && { data: d.rpcData }) }, internal: false }
   }
+  const retryAfterSeconds = retryAfterOf(d)
+  if (retryAfterSeconds !== undefined)
+    return { error: { code: -32000, message: engine.message, data: { code: engine.code, retryAfterSeconds } }, internal: false }
   return { error: { code: -32000, message: engine.message }, internal: false }
 }
 

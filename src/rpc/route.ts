@@ -17,8 +17,9 @@ import { statusForCode } from '../errors/statusTable.js'
 import type { HttpEnv, HttpLogger } from '../httpEnv.js'
 import { scanJson } from '../normalize/jsonShape.js'
 import { jsonTextAnswer } from '../respond/jsonAnswer.js'
-import { answerText, dispatch, parseFailure } from './dispatch.js'
+import { answerText, dispatch, parseFailure, type RpcResponse } from './dispatch.js'
 import { toRpcErrorObject } from './engineErrors.js'
+import { retryAfterOf } from '../errors/retryAfter.js'
 import { rpcMethods } from './methods/index.js'
 import { RPC_PATH } from './pathToken.js'
 import type { RpcMethodTable } from './types.js'
@@ -91,8 +92,21 @@ export function jsonRpcHandler(opts: RpcRouteOptions, endpoint: JsonRpcEndpoint)
       shape.items,
     )
     if (answer === undefined) return c.body(null, 200)
-    return jsonTextAnswer(c, answerText(answer))
+    const retry = retryAfterIn(answer)
+    if (retry !== undefined) c.header('Retry-After', String(retry))
+    // one request that failed for a moment (a store failing over) is a 503, as on REST; a batch keeps its 200
+    return jsonTextAnswer(c, answerText(answer), retry !== undefined && !Array.isArray(answer) ? 503 : 200)
   }
+}
+
+/** the longest wait any error of the answer asks for (retryAfterOf) */
+function retryAfterIn(answer: RpcResponse | RpcResponse[]): number | undefined {
+  let most: number | undefined
+  for (const a of Array.isArray(answer) ? answer : [answer]) {
+    const s = retryAfterOf(a.error?.data)
+    if (s !== undefined && (most === undefined || s > most)) most = s
+  }
+  return most
 }
 
 /**
@@ -130,6 +144,8 @@ export function rpcHttpError(err: unknown, c: Context<HttpEnv>, scrub: <T>(v: T)
     return c.json({ jsonrpc: '2.0', id: null, error: scrub({ code, message: err.message, ...data }) }, status, err.headers)
   }
   const { error } = toRpcErrorObject(err)
+  const retry = retryAfterOf(error.data)
+  if (retry !== undefined) return c.json({ jsonrpc: '2.0', id: null, error: scrub(error) }, 503, { 'Retry-After': String(retry) })
   return c.json({ jsonrpc: '2.0', id: null, error: scrub(error) }, error.code === -32603 ? 500 : 200)
 }
 

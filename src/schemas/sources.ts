@@ -1,4 +1,4 @@
-/** Contracts' sources: the request and response bodies of /v1/sources (docs/sources.md). */
+/** Contracts' sources: the request and response bodies of /v1/sources (interface §13). */
 import { z } from '@hono/zod-openapi'
 import { envelope } from './responses.js'
 

@@ -88,10 +88,12 @@ const bash = (script: string) =>
   })
 
 describe('the README tour', () => {
-  it('has what the tour promises: a simulation with asset changes, a trace, an access list, a JSON-RPC call, a wallet preview, the viewer', () => {
+  it('has what the tour promises: a simulation with asset changes, a trace, an access list, a JSON-RPC call, a wallet preview, sources registered, the viewer', () => {
     expect(setup).toContain(`B=${README_ORIGIN}/v1`)
     const paths = examples.map((e) => /curl -s \$B(\/[\w/-]+)/.exec(e.command)?.[1])
-    expect(paths).toEqual(['/simulate', '/trace/tx', '/simulate/access-list', '/rpc', '/simulate', '/simulate/signature'])
+    expect(paths).toEqual(['/simulate', '/trace/tx', '/simulate/access-list', '/rpc', '/simulate', '/simulate/signature', '/sources'])
+    // the build-info registered is the devnet's demo contracts' (scripts/compile-demo.ts writes both)
+    expect(examples[6]!.command).toContain('scripts/demo-contracts/build-info.json')
     expect(examples[4]!.command).toContain('"traceAssetChanges": true')
     expect(examples[0]!.command).toContain('"traceAssetChanges": true')
     expect(viewerUrls).toHaveLength(1)

@@ -254,7 +254,9 @@ function sendRawTransaction(deps: DevDeps, id: string, raw: Hex): Promise<Hex> {
 function sendTransaction(deps: DevDeps, id: string, call: SendCall): Promise<Hex> {
   return change(deps, id, async (view) => {
     const chain = forkChainOf(view)
-    const dev = view.record.chainId === DEVNET_CHAIN_ID && view.base.chain.network === 'devnet' ? DEV_ACCOUNTS.find((a) => a.address === call.from) : undefined
+    const dev =
+      (view.record.chainId === DEVNET_CHAIN_ID && view.base.chain.network === 'devnet' ? DEV_ACCOUNTS.find((a) => a.address === call.from) : undefined) ??
+      view.record.signers?.find((a) => a.address === call.from)
     if (!dev && !view.record.autoImpersonate && !view.record.impersonated.includes(call.from)) {
       throw new EngineError(
         'VALIDATION_ERROR',

@@ -93,7 +93,7 @@ export async function forkRead(ctx: ForkReadContext, method: string, params: unk
   if (method === 'eth_accounts') {
     // a devnet fork signs for the dev accounts (eth_sendTransaction), like Anvil
     const dev = view.record.chainId === DEVNET_CHAIN_ID && baseChain.network === 'devnet' ? DEV_ACCOUNTS.map((a) => a.address) : []
-    return [...new Set([...dev, ...view.record.impersonated])]
+    return [...new Set([...dev, ...(view.record.signers ?? []).map((s) => s.address), ...view.record.impersonated])]
   }
   if (BY_NUMBER.has(method)) {
     const n = numberOf(ctx, params[0])

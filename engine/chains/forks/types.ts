@@ -31,6 +31,16 @@ export interface CreateForkParams {
   blockTag?: ForkPointTag
   ttlSeconds?: number
   label?: string
+  /** the fork's chain id (a development node's `--chain-id`); default: the forked chain's */
+  chainId?: number
+  /** accounts whose keys the fork holds: listed by eth_accounts, signing what eth_sendTransaction sends from them (a development node's mnemonic accounts) */
+  signers?: ForkSigner[]
+}
+
+/** an account a fork signs for: a development key, never one holding real value */
+export interface ForkSigner {
+  address: Address
+  privateKey: Hex
 }
 
 export interface ForkLimits {
@@ -83,6 +93,8 @@ export interface ForkRecord extends ForkMark {
   /** senders eth_sendTransaction accepts without a key (anvil_impersonateAccount) */
   impersonated: Address[]
   autoImpersonate: boolean
+  /** accounts the fork signs eth_sendTransaction for (CreateForkParams.signers); absent: none */
+  signers?: ForkSigner[]
   nextBaseFee: string | null
   snapshots: Record<string, ForkMark>
   nextSnapshotId: number

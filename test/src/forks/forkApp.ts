@@ -19,11 +19,15 @@ export interface ForkApp {
   config: ServiceConfig
   engine: Engine
   /** a JSON request with the test token; the status and JSON answer */
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> // eslint-disable-line @typescript-eslint/no-explicit-any
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; retryAfter: string | null; json: any }> // eslint-disable-line @typescript-eslint/no-explicit-any
   /** creates a fork; its id and its JSON-RPC URL with the token in the path (what a tool without headers uses) */
   createFork(body?: Record<string, unknown>): Promise<{ forkId: string; rpcUrl: string; data: any }> // eslint-disable-line @typescript-eslint/no-explicit-any
   /** one JSON-RPC call on a fork: the whole answer (result or error) */
-  rpc(forkId: string, method: string, params?: unknown[]): Promise<{ status: number; result?: any; error?: { code: number; message: string; data?: unknown } }> // eslint-disable-line @typescript-eslint/no-explicit-any
+  rpc(
+    forkId: string,
+    method: string,
+    params?: unknown[],
+  ): Promise<{ status: number; retryAfter: string | null; result?: any; error?: { code: number; message: string; data?: unknown } }> // eslint-disable-line @typescript-eslint/no-explicit-any
   close(): Promise<void>
 }
 
@@ -61,7 +65,7 @@ export async function startForkApp(opts: { rpcUrl?: string; forkStore?: ForkStor
       ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     })
     const text = await res.text()
-    return { status: res.status, json: text ? JSON.parse(text) : undefined }
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), json: text ? JSON.parse(text) : undefined }
   }
   return {
     url: server.url,
@@ -75,7 +79,7 @@ export async function startForkApp(opts: { rpcUrl?: string; forkStore?: ForkStor
     },
     async rpc(forkId, method, params = []) {
       const res = await request('POST', `/v1/forks/${forkId}/rpc`, { jsonrpc: '2.0', id: ++id, method, params })
-      return { status: res.status, ...res.json }
+      return { status: res.status, retryAfter: res.retryAfter, ...res.json }
     },
     async close() {
       await server.close(1000)

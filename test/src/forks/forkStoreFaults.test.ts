@@ -1,7 +1,8 @@
 /**
  * A write that fails half way leaves the fork at its last complete block. Over a real Redis of the
  * test's own (an append-only file synced on every write, so a killed Redis comes back with what it
- * had): a send while Redis is down answers a clear JSON-RPC error (no 500, no stack, no password),
+ * had): a send while Redis is down answers a clear JSON-RPC error with HTTP 503 and `Retry-After`
+ * (no 500, no stack, no password),
  * and once Redis is back the fork is at its last complete block with every receipt; the service
  * killed (SIGKILL) while sends stream leaves no block without its receipts, and the fork goes on
  * from its head.
@@ -27,7 +28,10 @@ const q = (n: bigint | number) => `0x${n.toString(16)}`
 const transfer = (nonce: number) =>
   sender.signTransaction({ chainId: 31337, type: 'eip1559', nonce, to: SINK, value: 1n, gas: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n })
 
-type Rpc = (method: string, params?: unknown[]) => Promise<{ status: number; text: string; result?: any; error?: { code: number; message: string } }> // eslint-disable-line @typescript-eslint/no-explicit-any
+type Rpc = (
+  method: string,
+  params?: unknown[],
+) => Promise<{ status: number; retryAfter: string | null; text: string; result?: any; error?: { code: number; message: string; data?: unknown } }> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function rpcOn(base: string, forkId: string): Rpc {
   let id = 0
@@ -38,7 +42,7 @@ function rpcOn(base: string, forkId: string): Rpc {
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
     })
     const text = await res.text()
-    return { status: res.status, text, ...JSON.parse(text) }
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), text, ...JSON.parse(text) }
   }
 }
 
@@ -89,8 +93,10 @@ describe.runIf(requireRedisServer())('a fork whose store fails during a write', 
       await redis.kill()
       const second = await transfer(nonce + 1)
       const refused = await rpc('eth_sendRawTransaction', [second])
-      expect(refused.status).toBe(200)
+      expect(refused.status).toBe(503)
+      expect(refused.retryAfter).toBe('1')
       expect(refused.error?.code).toBe(-32000)
+      expect(refused.error?.data).toEqual({ code: 'FORKS_UNAVAILABLE', retryAfterSeconds: 1 })
       expect(refused.error?.message).toMatch(/fork store .* did not answer/)
       expect(refused.text).not.toContain(PASSWORD)
       expect(refused.text).not.toMatch(/\bat .+\.(ts|js):\d+/)
@@ -98,7 +104,9 @@ describe.runIf(requireRedisServer())('a fork whose store fails during a write', 
       const read = await rpc('eth_blockNumber')
       expect(read.error?.message).toMatch(/fork store .* did not answer/)
       const rest = await app.request('GET', `/v1/forks/${fork.forkId}`)
-      expect(rest.status).toBe(502)
+      expect(rest.status).toBe(503)
+      expect(rest.json.error.code).toBe('FORKS_UNAVAILABLE')
+      expect(rest.retryAfter).toBe('1')
       expect(rest.json.success).toBe(false)
       expect(JSON.stringify(rest.json)).not.toContain(PASSWORD)
 

@@ -9,6 +9,8 @@ import { listen } from '../../../host/server.js'
 
 export interface DevnetApp {
   engine: Engine
+  /** the app's origin, e.g. http://127.0.0.1:40123 */
+  url: string
   /** POST (with a body) or GET, with the test token; the JSON answer */
   request(path: string, body?: unknown): Promise<{ status: number; json: any }> // eslint-disable-line @typescript-eslint/no-explicit-any
   close(): Promise<void>
@@ -28,6 +30,7 @@ export async function startDevnetApp(): Promise<DevnetApp> {
   const server = await listen(createApp({ config, engine, cache, logger }), { host: '127.0.0.1', port: 0 })
   return {
     engine,
+    url: server.url,
     async request(path, body) {
       const res = await fetch(`${server.url}/v1${path}`, {
         method: body === undefined ? 'GET' : 'POST',
