@@ -18,6 +18,7 @@ const TSX = createRequire(import.meta.url).resolve('tsx')
 const TOKEN = loadConfig({ env: { APP_ENV: 'test' } }).api.auth_token
 const A0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const A5 = '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc'
+const A6 = '0x976ea74026e726554db657fa54763abd0c3a0aa9'
 const DEMO = '0x5fbdb2315678afecb367f032d93f642f64180aa3'
 /** transfer(A0, 1e18) */
 const TRANSFER = '0xa9059cbb000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb922660000000000000000000000000000000000000000000000000de0b6b3a7640000'
@@ -54,9 +55,9 @@ beforeAll(async () => {
   const { json } = await app.request('/forks', {})
   forkId = json.data.forkId
   rpcUrl = `${json.data.rpcUrl}/${TOKEN}`
-  // account 0 holds DEMO, account 5 none: its transfer reverts, mined with the gas it is given
+  // account 0 holds DEMO (and gives account 6 some), account 5 none: its transfer reverts, mined with the gas it is given
   await forkRpc('anvil_impersonateAccount', [A5])
-  hashes.ok = (await forkRpc('eth_sendTransaction', [{ from: A0, to: DEMO, data: TRANSFER.replace(A0.slice(2), A5.slice(2)) }])) as string
+  hashes.ok = (await forkRpc('eth_sendTransaction', [{ from: A0, to: DEMO, data: TRANSFER.replace(A0.slice(2), A6.slice(2)) }])) as string
   hashes.reverted = (await forkRpc('eth_sendTransaction', [{ from: A5, to: DEMO, data: TRANSFER, gas: '0x30000' }])) as string
 }, 120_000)
 afterAll(() => app?.close())
