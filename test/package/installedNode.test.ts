@@ -150,8 +150,9 @@ describe.skipIf(!ready)("the README's CI job", () => {
   it('starts the node with npx and runs forge test against it', async () => {
     // the job's port, 8545, may be taken on a test machine: the one change made to its lines
     const port = String(await freePort())
-    const start = readmeStep('Start a development node on a fork').replaceAll('8545', port)
-    expect(start).toContain('npx evm-sim node --fork-url "$RPC_URL"')
+    const written = readmeStep('Start a development node on a fork')
+    expect(written).toContain('npx evm-sim node --fork-url "$RPC_URL"')
+    const start = written.replace('npx evm-sim node', `npx evm-sim node --port ${port}`).replaceAll('8545', port)
     const job = spawn('bash', ['-ec', `${start}\necho READY`], {
       cwd: pkg.dir,
       env: { ...process.env, RPC_URL: upstream.url },
@@ -162,6 +163,7 @@ describe.skipIf(!ready)("the README's CI job", () => {
       await new Promise<void>((resolve, reject) => {
         job.stdout!.on('data', (d) => String(d).includes('READY') && resolve())
         job.once('exit', (code) => code !== 0 && reject(new Error(`the start step exited ${code}`)))
+        setTimeout(() => reject(new Error('the start step did not end within 120 s')), 120_000).unref()
       })
       const project = mkdtempSync(join(tmpdir(), 'evm-sim-ci-'))
       cpSync(join(REPO, 'test/fixtures/forgeProject'), project, { recursive: true })
@@ -189,13 +191,12 @@ contract Counter { uint256 public number; event Set(uint256 n); function set(uin
     const accounts = await createWalletClient({ chain: foundry, transport }).getAddresses()
     const wallet = createWalletClient({ chain: foundry, transport, account: accounts[2]! })
     const { Counter } = compile({ 'Counter.sol': COUNTER })
-    const hashes = [
-      await wallet.sendTransaction({ to: '0x00000000000000000000000000000000000a11ce', value: parseEther('1.5') }),
-      await wallet.deployContract({ abi: Counter!.abi, bytecode: Counter!.bytecode }),
-    ]
-    const deployed = (await pub.waitForTransactionReceipt({ hash: hashes[1]! })).contractAddress!
-    hashes.push(await wallet.writeContract({ address: deployed, abi: Counter!.abi, functionName: 'set', args: [42n] }))
-    const receipts = await Promise.all(hashes.map((hash) => pub.waitForTransactionReceipt({ hash })))
+    // each transaction mined before the next is sent: Anvil's automine may otherwise put two in one block
+    const mined = async (hash: Hex) => pub.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+    const receipts = [await mined(await wallet.sendTransaction({ to: '0x00000000000000000000000000000000000a11ce', value: parseEther('1.5') }))]
+    receipts.push(await mined(await wallet.deployContract({ abi: Counter!.abi, bytecode: Counter!.bytecode })))
+    const deployed = receipts[1]!.contractAddress!
+    receipts.push(await mined(await wallet.writeContract({ address: deployed, abi: Counter!.abi, functionName: 'set', args: [42n] })))
     // left out: what the wall clock decides (block hash, block timestamp), and Anvil's
     // `blobGasPrice` on receipts of transactions that carry no blob, which the fork does not give
     const strip = ({ blockHash: _bh, blockTimestamp: _bt, blobGasPrice: _bp, logs, ...r }: (typeof receipts)[number] & { blockTimestamp?: unknown }) => ({
@@ -212,7 +213,7 @@ contract Counter { uint256 public number; event Set(uint256 n); function set(uin
         code: await pub.getCode({ address: deployed }),
         slot0: await pub.getStorageAt({ address: deployed, slot: '0x0' }),
         number: await pub.readContract({ address: deployed, abi: Counter!.abi, functionName: 'number' }),
-        block: await pub.getBlockNumber(),
+        block: await pub.getBlockNumber({ cacheTime: 0 }),
       },
     }
   }
