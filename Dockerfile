@@ -22,6 +22,7 @@ COPY tracers ./tracers
 COPY engine ./engine
 COPY host ./host
 COPY src ./src
+COPY client ./client
 # type declarations and source maps are never loaded at run time: a fifth of node_modules
 RUN npm run build \
  && npm prune --omit=dev --omit=optional --no-audit --no-fund --loglevel=warn \

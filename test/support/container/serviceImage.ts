@@ -31,6 +31,7 @@ const CONTEXT = [
   'engine',
   'host',
   'src',
+  'client',
 ]
 const LOCK = join(tmpdir(), 'evm-sim-service-image.lock')
 /** the build's times, for the report of how long image builds take */
