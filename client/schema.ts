@@ -434,6 +434,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorEnvelope']
           }
         }
+        /** @description FORKS_UNAVAILABLE: the fork store does not answer, e.g. a Redis Cluster primary failing over (Retry-After; a JSON-RPC error object, data.code) */
+        503: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['JsonRpcAnswer']
+          }
+        }
       }
     }
     delete?: never
