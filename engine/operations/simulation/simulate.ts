@@ -26,6 +26,9 @@ import type { CallError, CallResult, SimulateParams, SimulatedLog, SimulationRes
 import type { Tracer } from '../../../tracers/types.js'
 import { createCallTracer, type CallFrameJson } from '../../../tracers/callTracer.js'
 import { decodeCallTree } from '../../decoding/callTree/index.js'
+import { createSourceSteps } from '../../execution/observers/sourceSteps.js'
+import type { FrameSourceFacts } from '../../sources/frameFacts.js'
+import type { SourceIndex } from '../../sources/types.js'
 import { findGasRequired } from './gasSearch.js'
 import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
@@ -36,7 +39,7 @@ import { approvalsOf, approvedAccountsOf, warningsOf } from '../../wallet/previe
 import { readableAssetChanges, readableTransfers } from '../../wallet/readable.js'
 
 /** what a simulation runs with (engine/run/deps.ts) */
-export type SimulationDeps = Pick<RunDeps, 'chain' | 'cache' | 'gasCap' | 'simulationTtlSeconds'>
+export type SimulationDeps = Pick<RunDeps, 'chain' | 'cache' | 'gasCap' | 'simulationTtlSeconds' | 'sources'>
 
 const OUT_OF_GAS = /out of gas/i
 
@@ -50,6 +53,11 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   const { header, state, ctx } = await openSimulation(deps, params)
   const beforeState = params.traceAssetChanges ? await state.shallowCopy() : undefined
   const bundle = newBundle()
+  // traceCalls in the contracts' source, where it is known (engine/decoding/callTree/sourceFrames.ts)
+  if (params.traceCalls && deps.sources) {
+    const known = await deps.sources.index()
+    if (!known.empty) bundle.sources = known
+  }
   for (const [index, input] of params.calls.entries()) await runCall(deps, params, ctx, state, bundle, index, input)
   const { calls } = bundle
 
@@ -58,7 +66,10 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   const codeChanged = state.codeWritten().length > 0
   const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params, codeChanged))
   await decorateLogs(calls, tokens)
-  for (const [index, frame] of bundle.frames.entries()) calls[index]!.callTree = await decodeCallTree(frame, { ...params.callTree, tokens })
+  for (const [index, frame] of bundle.frames.entries()) {
+    const sources = bundle.sourceFacts[index]
+    calls[index]!.callTree = await decodeCallTree(frame, { ...params.callTree, tokens, ...(sources && { sources }) })
+  }
 
   const result: SimulationResult = {
     simulationId: newSimulationId(),
@@ -110,6 +121,9 @@ interface Bundle {
   readonly fees: { l1Fee: bigint; l1GasUsed: bigint; operatorFee: bigint; charged: boolean }
   /** traceCalls: each call's callTracer frames (withLog), decoded once every call has run */
   readonly frames: CallFrameJson[]
+  /** traceCalls with sources known: the index, and each call's source facts */
+  sources?: SourceIndex
+  readonly sourceFacts: FrameSourceFacts[][]
 }
 
 function newBundle(): Bundle {
@@ -123,6 +137,7 @@ function newBundle(): Bundle {
     logIndex: 0,
     fees: { l1Fee: 0n, l1GasUsed: 0n, operatorFee: 0n, charged: false },
     frames: [],
+    sourceFacts: [],
   }
 }
 
@@ -144,8 +159,9 @@ async function runCall(
   const startState = await state.shallowCopy()
   const transfers = params.traceTransfers || params.traceAssetChanges ? createTransfersTracer() : undefined
   const callFrames = params.traceCalls ? createCallTracer({ withLog: true }) : undefined
+  const sourceSteps = callFrames && bundle.sources ? createSourceSteps({ index: bundle.sources, internal: params.callTree?.internal === true }) : undefined
   const runFacts = params.traceAssetChanges ? createRunFactsTracer() : undefined
-  const tracers: Tracer[] = [transfers, callFrames, runFacts].filter((t) => t !== undefined)
+  const tracers: Tracer[] = [transfers, callFrames, runFacts, sourceSteps].filter((t) => t !== undefined)
   // the frame a failure came from: observed only when the call fails (explainedCall.ts)
   const locator = createRevertLocator()
   let res: ExecutionResult
@@ -164,6 +180,7 @@ async function runCall(
     bundle.successLogs.push(...res.logs)
   }
   if (callFrames) bundle.frames[index] = callFrames.result()
+  if (sourceSteps) bundle.sourceFacts[index] = sourceSteps.result()
   if (params.traceTransfers && transfers) result.transfers = transfers.result()
   if (transfers && res.status === 'success') bundle.allTransfers.push(...transfers.result().map((t) => ({ ...t, callIndex: index })))
   bundle.facts[index] = res.status === 'success' ? runFacts?.result() : undefined
