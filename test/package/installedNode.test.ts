@@ -199,7 +199,7 @@ contract Counter { uint256 public number; event Set(uint256 n); function set(uin
     receipts.push(await mined(await wallet.writeContract({ address: deployed, abi: Counter!.abi, functionName: 'set', args: [42n] })))
     // left out: what the wall clock decides (block hash, block timestamp), Anvil's `blobGasPrice`
     // on receipts of transactions that carry no blob, which the fork does not give, and the hash
-    // (compared apart: the gas limit eth_sendTransaction fills for a contract differs from Anvil's)
+    // (compared apart: a field eth_sendTransaction fills for a contract call differs from Anvil's)
     const strip = ({
       blockHash: _bh,
       blockTimestamp: _bt,
