@@ -197,14 +197,23 @@ contract Counter { uint256 public number; event Set(uint256 n); function set(uin
     receipts.push(await mined(await wallet.deployContract({ abi: Counter!.abi, bytecode: Counter!.bytecode })))
     const deployed = receipts[1]!.contractAddress!
     receipts.push(await mined(await wallet.writeContract({ address: deployed, abi: Counter!.abi, functionName: 'set', args: [42n] })))
-    // left out: what the wall clock decides (block hash, block timestamp), and Anvil's
-    // `blobGasPrice` on receipts of transactions that carry no blob, which the fork does not give
-    const strip = ({ blockHash: _bh, blockTimestamp: _bt, blobGasPrice: _bp, logs, ...r }: (typeof receipts)[number] & { blockTimestamp?: unknown }) => ({
+    // left out: what the wall clock decides (block hash, block timestamp), Anvil's `blobGasPrice`
+    // on receipts of transactions that carry no blob, which the fork does not give, and the hash
+    // (compared apart: a field eth_sendTransaction fills for a contract call differs from Anvil's)
+    const strip = ({
+      blockHash: _bh,
+      blockTimestamp: _bt,
+      blobGasPrice: _bp,
+      transactionHash: _th,
+      logs,
+      ...r
+    }: (typeof receipts)[number] & { blockTimestamp?: unknown }) => ({
       ...r,
-      logs: logs.map(({ blockHash: _lh, blockTimestamp: _lt, ...l }: (typeof logs)[number] & { blockTimestamp?: unknown }) => l),
+      logs: logs.map(({ blockHash: _lh, blockTimestamp: _lt, transactionHash: _lth, ...l }: (typeof logs)[number] & { blockTimestamp?: unknown }) => l),
     })
     return {
       accounts,
+      transferHash: receipts[0]!.transactionHash,
       receipts: receipts.map(strip),
       reads: {
         balance: await pub.getBalance({ address: accounts[2]! }),
@@ -226,6 +235,8 @@ contract Counter { uint256 public number; event Set(uint256 n); function set(uin
       expect(ours.accounts).toEqual(theirs.accounts)
       expect(ours.reads).toEqual(theirs.reads)
       expect(ours.receipts).toEqual(theirs.receipts)
+      // a plain transfer is filled as Anvil fills it, field for field: the same signed transaction
+      expect(ours.transferHash).toBe(theirs.transferHash)
     } finally {
       expect(await other.interrupt()).toBe(0)
       await anvil.stop()
