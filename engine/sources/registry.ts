@@ -94,7 +94,8 @@ class StoredRegistry implements SourceRegistry {
     const listed = contracts.map(registeredOf)
     if (contracts.length === 0) return listed
     const { bytes, jsonBytes } = encodeEntry(contracts)
-    const identity = bytesToHex(keccak256(new TextEncoder().encode(JSON.stringify([contracts[0]?.compiler, listed]))))
+    // the same entry, byte for byte (its sources' text and source maps included), is stored once
+    const identity = bytesToHex(keccak256(bytes))
     if (!(await cache.get(knownKey(identity)))) {
       await this.#reserve(jsonBytes)
       try {
@@ -133,7 +134,8 @@ class StoredRegistry implements SourceRegistry {
   }
 
   #rebuild(): void {
-    this.#current = createSourceIndex([...this.#registered, ...this.#verified])
+    // registered contracts after verified ones: what the project gave wins over what a service found
+    this.#current = createSourceIndex([...this.#verified, ...this.#registered])
   }
 
   /** entries numbered past those held, and those taken but not yet written when last asked */

@@ -2,7 +2,9 @@
  * The known contracts, recognised by their code (codeMatch.ts): a runtime code by its length and
  * then its bytes outside the blanked ranges, an init code by the creation codes it begins with.
  * Built once per set of contracts; a code object already asked about answers from a memo, so a
- * trace that meets the same contract at every frame compares its bytes once.
+ * trace that meets the same contract at every frame compares its bytes once. Of two contracts
+ * whose code matches alike, the later in the list wins: a project that registers its build again
+ * (a comment moved its lines, not its code) is shown in its newer source.
  */
 import { type BlankedCode, blankedCode, matchesBlanked } from './codeMatch.js'
 import type { ContractSource, SourceIndex } from './types.js'
@@ -12,19 +14,32 @@ interface Candidate {
   blanked: BlankedCode
 }
 
+/** a contract's blanked codes, computed once however many indexes it enters (one per registration) */
+const blankedOf = new WeakMap<ContractSource, { runtime: BlankedCode; creation: BlankedCode }>()
+
+function blankedCodesOf(contract: ContractSource): { runtime: BlankedCode; creation: BlankedCode } {
+  let codes = blankedOf.get(contract)
+  if (!codes) {
+    codes = { runtime: blankedCode(contract.runtime, 'runtime'), creation: blankedCode(contract.creation, 'creation') }
+    blankedOf.set(contract, codes)
+  }
+  return codes
+}
+
 export function createSourceIndex(contracts: ContractSource[]): SourceIndex {
   const runtimeByLength = new Map<number, Candidate[]>()
   const creations: Candidate[] = []
-  for (const contract of contracts) {
-    const runtime = blankedCode(contract.runtime, 'runtime')
+  for (const contract of [...contracts].reverse()) {
+    const { runtime, creation } = blankedCodesOf(contract)
     if (runtime.bytes.length > 0) {
-      const same = runtimeByLength.get(runtime.bytes.length) ?? []
-      runtimeByLength.set(runtime.bytes.length, [...same, { contract, blanked: runtime }])
+      const same = runtimeByLength.get(runtime.bytes.length)
+      if (same) same.push({ contract, blanked: runtime })
+      else runtimeByLength.set(runtime.bytes.length, [{ contract, blanked: runtime }])
     }
-    const creation = blankedCode(contract.creation, 'creation')
     if (creation.bytes.length > 0) creations.push({ contract, blanked: creation })
   }
-  // the longest creation code first: a factory's init code may begin with a shorter one's bytes only by chance
+  // the longest creation code first (a factory's init code may begin with a shorter one's bytes only
+  // by chance); the sort is stable, so among equals the later contract stays first
   creations.sort((a, b) => b.blanked.bytes.length - a.blanked.bytes.length)
   const runtimeMemo = new WeakMap<Uint8Array, ContractSource | null>()
   const creationMemo = new WeakMap<Uint8Array, ContractSource | null>()

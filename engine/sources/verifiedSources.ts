@@ -107,7 +107,9 @@ export function createSourcifySources(opts: SourcifyOptions): VerifiedSources {
       const kept: ContractSource[] = []
       for (let i = contracts.length - 1; i >= 0; i--) {
         const c = contracts[i]!
-        total += sizes.get(c) ?? encodeEntry([c]).jsonBytes
+        const size = sizes.get(c) ?? encodeEntry([c]).jsonBytes
+        sizes.set(c, size)
+        total += size
         if (total > opts.maxBytes) break
         kept.unshift(c)
       }

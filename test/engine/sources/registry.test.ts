@@ -73,6 +73,17 @@ describe('the source registry', () => {
     expect(await createSourceRegistry({ cache, maxBytes: 8 * MiB }).list()).toHaveLength(1)
   })
 
+  it('a build registered again with its lines moved, not its code, is shown in its newer source', async () => {
+    const cache = createMemoryCacheStore()
+    const registry = createSourceRegistry({ cache, maxBytes: 8 * MiB })
+    await registry.register(counterBuild)
+    const moved = `// a comment line moves every line below it\n${COUNTER}`
+    await registry.register(compileStandard({ 'src/Counter.sol': moved }))
+    expect((await cache.increment('sources:count', 60, 0)).count).toBe(2)
+    const known = (await createSourceRegistry({ cache, maxBytes: 8 * MiB }).index()).matchRuntime(counterCode)
+    expect(Object.values(known!.sources).find((f) => f.path === 'src/Counter.sol')?.content).toBe(moved)
+  })
+
   it('refuses past the cap with PAYLOAD_TOO_LARGE and keeps nothing of the refused build-info', async () => {
     const cache = createMemoryCacheStore()
     const counterOnly = createSourceRegistry({ cache, maxBytes: 8 * MiB })
