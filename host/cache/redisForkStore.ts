@@ -138,17 +138,21 @@ async function durably(conn: Conn, key: string, args: RedisArgs, wrote: (reply: 
 
 /** `write`: a change, which Redis may still run after a timeout (it was sent), but never after a refused connection */
 async function run<T>(conn: Conn, what: () => Promise<T>, write = false): Promise<T> {
-  await conn.redis.connecting
   let timer: NodeJS.Timeout | undefined
+  // a Redis not reached since the start counts against the same bound; nothing was sent to it then
+  let sent = false
   try {
     return await Promise.race([
-      what(),
+      conn.redis.connecting.then(() => {
+        sent = true
+        return what()
+      }),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('timeout')), conn.opTimeoutMs)
       }),
     ])
   } catch (e) {
-    throw forkStoreError(e, conn.redis.where, write)
+    throw forkStoreError(e, conn.redis.where, write && sent)
   } finally {
     clearTimeout(timer)
   }

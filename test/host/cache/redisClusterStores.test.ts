@@ -43,6 +43,19 @@ describe('redis+cluster:// URLs', () => {
   })
 })
 
+describe('a fork store whose cluster is not reached', () => {
+  it('answers 503 within its bound, saying the fork is unchanged', async () => {
+    const store = createRedisForkStore({ url: 'redis+cluster://:pw-never-shown@127.0.0.1:1', opTimeoutMs: 500 })
+    const started = Date.now()
+    const err = (await store.create('f', record('f', 1, 0), 10).catch((e) => e)) as { code?: string; message?: string; details?: unknown }
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(err.code).toBe('FORKS_UNAVAILABLE')
+    expect(err.message).toMatch(/^the fork store at redis\+cluster:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:1 did not answer: the fork is unchanged$/)
+    expect(err.details).toMatchObject({ retryAfterSeconds: 1 })
+    await store.close()
+  })
+})
+
 describe('the replicas a fork write waits for', () => {
   it('counts the replicas of the node itself that the cluster does not hold failed', () => {
     const nodes = [
