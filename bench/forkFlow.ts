@@ -39,13 +39,13 @@ type Rpc = (method: string, params?: unknown[]) => Promise<unknown>
  * would otherwise be a large part of both flows' time on a 2-core machine, and would take a core
  * from the node it measures.
  */
-function rpcAt(url: string): { rpc: Rpc; close(): void } {
+export function rpcAt(url: string): { rpc: Rpc; close(): void } {
   const client = createLoadClient(url, 1)
   return { rpc: (method, params = []) => client.rpc(method, params), close: () => client.close() }
 }
 
 /** the flow on one node; resolves when the last trace is in */
-async function flow(rpc: Rpc): Promise<void> {
+export async function flow(rpc: Rpc): Promise<void> {
   const { Token, Router } = forkContracts()
   const chainId = Number(await rpc('eth_chainId'))
   const nonces = new Map<string, number>()

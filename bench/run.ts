@@ -15,6 +15,7 @@ import { availableParallelism } from 'node:os'
 import { encodeFunctionData, type Abi, type Hex } from 'viem'
 import { DEV_ACCOUNTS, freePort, startAnvil, type AnvilInstance } from '../test/support/anvil.js'
 import { FORK_FLOW_ROW, measureForkFlow } from './forkFlow.js'
+import { measureNodeFlow, NODE_FLOW_ROW, nodeFlowRows } from './nodeFlow.js'
 import { compile } from '../test/support/solc.js'
 import { BENCH_SOURCE as SOURCE } from './benchContracts.js'
 import { startCountingProxy } from '../test/support/countingProxy.js'
@@ -636,6 +637,11 @@ async function main() {
       console.log('|---|---|---|---|')
       console.log(`| whole flow, ms | ${ci.oursMs.toFixed(0)} | ${ci.anvilMs.toFixed(0)} | **${(ci.oursMs / ci.anvilMs).toFixed(2)}** (goal ≤ 0.5) |`)
       console.log(`| upstream round trips to create the fork | ${ci.createRoundTrips} (goal ≤ 1) | | |`)
+    }
+
+    // the same flow through `evm-sim node --fork-url` (bench/nodeFlow.ts), its start included
+    if (!only || NODE_FLOW_ROW.includes(only)) {
+      for (const line of nodeFlowRows(await measureNodeFlow({ upstreamUrl: anvil.url, delayMs: 20 }))) console.log(line)
     }
 
     console.log('\n| cold case | ours | Anvil (--fork-url) | ours / Anvil |')

@@ -60,6 +60,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorEnvelope']
           }
         }
+        /** @description FORKS_UNAVAILABLE: the fork store does not answer, e.g. a Redis Cluster primary failing over (Retry-After) */
+        503: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
       }
     }
     put?: never
@@ -156,6 +165,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorEnvelope']
           }
         }
+        /** @description FORKS_UNAVAILABLE: the fork store does not answer, e.g. a Redis Cluster primary failing over (Retry-After) */
+        503: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
         /** @description EXECUTION_TIMEOUT */
         504: {
           headers: {
@@ -241,6 +259,15 @@ export interface paths {
             'application/json': components['schemas']['ErrorEnvelope']
           }
         }
+        /** @description FORKS_UNAVAILABLE: the fork store does not answer, e.g. a Redis Cluster primary failing over (Retry-After) */
+        503: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
       }
     }
     put?: never
@@ -303,6 +330,15 @@ export interface paths {
         }
         /** @description INTERNAL_ERROR */
         500: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+        /** @description FORKS_UNAVAILABLE: the fork store does not answer, e.g. a Redis Cluster primary failing over (Retry-After) */
+        503: {
           headers: {
             [name: string]: unknown
           }
@@ -396,6 +432,15 @@ export interface paths {
           }
           content: {
             'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+        /** @description FORKS_UNAVAILABLE: the fork store does not answer, e.g. a Redis Cluster primary failing over (Retry-After; a JSON-RPC error object, data.code) */
+        503: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['JsonRpcAnswer']
           }
         }
       }
@@ -2050,6 +2095,153 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/sources': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The registered contracts */
+    get: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description every contract registered on the cache store, in the order registered */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': {
+              data: {
+                contracts: components['schemas']['RegisteredContract'][]
+              }
+              /** @enum {boolean} */
+              success: true
+            }
+          }
+        }
+        /** @description AUTHENTICATION_REQUIRED / AUTHENTICATION_INVALID (when a token is configured) */
+        401: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+        /** @description RATE_LIMIT_EXCEEDED (Retry-After, RateLimit-* headers) */
+        429: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+        /** @description INTERNAL_ERROR */
+        500: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+      }
+    }
+    put?: never
+    /**
+     * Register a build-info's contracts
+     * @description Every contract with bytecode in the build-info is known from now on by its code, on every instance sharing the cache store: traces show its name, source lines and internal calls wherever it runs. Answers 201. A body that is no build-info, or lacks the bytecode and source-map fields, is a VALIDATION_ERROR naming the path; past sources.max_mb, 413.
+     */
+    post: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RegisterSourcesRequest']
+        }
+      }
+      responses: {
+        /** @description registered (status 201): one entry per contract with bytecode */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': {
+              data: {
+                contracts: components['schemas']['RegisteredContract'][]
+              }
+              /** @enum {boolean} */
+              success: true
+            }
+          }
+        }
+        /** @description VALIDATION_ERROR: malformed JSON, bad field (details.issues name the path), unknown tracer */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+        /** @description AUTHENTICATION_REQUIRED / AUTHENTICATION_INVALID (when a token is configured) */
+        401: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+        /** @description PAYLOAD_TOO_LARGE: body, batch or call count over its limit */
+        413: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+        /** @description RATE_LIMIT_EXCEEDED (Retry-After, RateLimit-* headers) */
+        429: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+        /** @description INTERNAL_ERROR */
+        500: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope']
+          }
+        }
+      }
+    }
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/trace/call': {
     parameters: {
       query?: never
@@ -3024,6 +3216,42 @@ export interface components {
       missing?: ('draining' | 'engine' | 'upstream' | 'cache')[]
       /** @enum {string} */
       status: 'ready' | 'not-ready'
+    }
+    RegisteredContract: {
+      /**
+       * @description the same over the creation code
+       * @example 0x5c1f0b5a0e7d3c3e9c4f8b1d2a6e7f9081726354aabbccddeeff001122334455
+       */
+      creationCodeHash: string
+      /** @example src/Vault.sol */
+      file: string
+      /** @example Vault */
+      name: string
+      /**
+       * @description keccak-256 of the runtime code with its metadata, immutables and library links blanked
+       * @example 0x5c1f0b5a0e7d3c3e9c4f8b1d2a6e7f9081726354aabbccddeeff001122334455
+       */
+      runtimeCodeHash: string
+    }
+    /**
+     * @example {
+     *       "buildInfo": {
+     *         "input": {
+     *           "language": "Solidity",
+     *           "sources": {}
+     *         },
+     *         "output": {
+     *           "sources": {},
+     *           "contracts": {}
+     *         }
+     *       }
+     *     }
+     */
+    RegisterSourcesRequest: {
+      /** @description a build-info as the project has it: Foundry's out/build-info/*.json, Hardhat's artifacts/build-info/*.json, or a solc standard-JSON pair { input, output } (sources, ASTs, bytecode and source maps selected) */
+      buildInfo: {
+        [key: string]: unknown
+      }
     }
     /**
      * @example {

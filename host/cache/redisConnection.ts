@@ -14,7 +14,6 @@
  * await conn.send('evmsim:k', ['GET', 'evmsim:k'])
  */
 import { createClient, createCluster, RESP_TYPES } from 'redis'
-import { keySlot } from './keySlot.js'
 import { parseRedisUrl, redactUrl } from './redisUrl.js'
 
 export type RedisArgs = Array<string | Buffer>
@@ -87,8 +86,6 @@ function newCluster(target: ClusterTarget, socket: { connectTimeout: number; rec
       ...(target.password !== undefined && { password: target.password }),
       socket: { ...socket, ...(target.tls && { tls: true as const }) },
     },
-    // the replicas are learnt (how many a write waits for), never read from
-    useReplicas: true,
     // a node that stops answering for a second: ask the others who serves its slots now
     topologyRefreshOnReconnectionAttemptStrategy: 1000,
     commandOptions,
@@ -127,14 +124,16 @@ function single(client: SingleClient, where: string): RedisConnection {
 type Cluster = ReturnType<typeof newCluster>
 
 function clustered(cluster: Cluster, where: string, opts: RedisConnectionOptions, maxDelay: number): RedisConnection {
+  const replicas = replicaCounts()
   // the first discovery fails when no seed answers: try again, as a single client reconnects
   const connecting = (async () => {
-    for (let retries = 0; !opts.isClosed(); retries++) {
+    for (let retries = 0; ; retries++) {
       try {
         await cluster.connect()
         if (opts.isClosed()) cluster.destroy()
         return
       } catch {
+        if (opts.isClosed()) return
         await new Promise((r) => setTimeout(r, backoff(retries, maxDelay)))
       }
     }
@@ -149,8 +148,8 @@ function clustered(cluster: Cluster, where: string, opts: RedisConnectionOptions
     send: (key, args) => cluster.sendCommand(key, false, args),
     async primaryOf(key) {
       const client = await cluster.getNodeClientForKey(key, false)
-      const replicas = cluster.slots[keySlot(key)]?.replicas?.length ?? 0
-      return { send: (args) => client.sendCommand(args), replicas }
+      const send = (args: RedisArgs) => client.sendCommand(args)
+      return { send, replicas: await replicas.of(client, send) }
     },
     async ping() {
       const masters = cluster.masters
@@ -180,4 +179,33 @@ async function shut(client: { readonly isReady: boolean; close(): Promise<void>;
       // already closed
     }
   }
+}
+
+/** how long a primary's count of replicas is trusted before it is asked again, ms */
+const REPLICAS_FRESH_MS = 1000
+
+/**
+ * The replicas the cluster lists for a primary and does not hold failed, as that primary sees them
+ * (CLUSTER NODES, asked at most once a second per primary): a replica still syncing counts, so
+ * writes wait for it rather than pass it by.
+ */
+function replicaCounts() {
+  const known = new WeakMap<object, { at: number; count: number }>()
+  return {
+    async of(client: object, send: (args: RedisArgs) => Promise<unknown>): Promise<number> {
+      const seen = known.get(client)
+      if (seen && Date.now() - seen.at < REPLICAS_FRESH_MS) return seen.count
+      const count = liveReplicas(String(await send(['CLUSTER', 'NODES'])))
+      known.set(client, { at: Date.now(), count })
+      return count
+    },
+  }
+}
+
+/** CLUSTER NODES: the replicas of the node marked `myself` not flagged `fail` */
+export function liveReplicas(nodes: string): number {
+  const lines = nodes.split('\n').map((l) => l.trim().split(' '))
+  const me = lines.find((f) => f[2]?.split(',').includes('myself'))?.[0]
+  if (!me) return 0
+  return lines.filter((f) => f[3] === me && f[2]?.split(',').includes('slave') && !f[2].split(',').includes('fail')).length
 }

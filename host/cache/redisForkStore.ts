@@ -130,7 +130,8 @@ const cmd = async (conn: Conn, key: string, args: RedisArgs): Promise<unknown> =
 async function durably(conn: Conn, key: string, args: RedisArgs, wrote: (reply: unknown) => boolean): Promise<unknown> {
   const primary = await conn.redis.primaryOf(key)
   if (primary.replicas === 0) return primary.send(args)
-  const [reply, acks] = await Promise.all([primary.send(args), primary.send(['WAIT', '1', String(conn.replicaWaitMs)])])
+  // a WAIT that fails after the write answered says nothing of the replica: the write may be lost with its primary
+  const [reply, acks] = await Promise.all([primary.send(args), primary.send(['WAIT', '1', String(conn.replicaWaitMs)]).catch(() => 0)])
   if (wrote(reply) && Number(acks) < 1) throw new NotReplicatedError()
   return reply
 }

@@ -34,7 +34,7 @@ export function parseRedisUrl(url: string): RedisTarget {
   const bad = (why: string) =>
     new EngineError('VALIDATION_ERROR', `cache url ${why}`, { url: redactUrl(trimmed) }, 'use redis+cluster://[user:pass@]host:port[,host:port…]')
   if (!m) throw bad('is not a valid Redis Cluster URL')
-  const [, scheme, auth, hosts, path] = m as unknown as [string, string, string | undefined, string, string | undefined]
+  const [, scheme = '', auth, hosts = '', path] = m
   const db = (path ?? '').replace(/^\//, '')
   if (db !== '' && db !== '0') throw bad(`database "${db}": a Redis Cluster has database 0 only`)
   const rootUrls = hosts.split(',').map((h) => {

@@ -61,8 +61,12 @@ function toAbi(items: AbiInput, at: string): Abi {
   return abi as Abi
 }
 
-export function toCallTreeConfig(input: { abis?: Record<string, AbiInput>; labels?: Record<string, string> } | undefined, path: string): CallTreeConfig {
+export function toCallTreeConfig(
+  input: { abis?: Record<string, AbiInput>; labels?: Record<string, string>; internal?: boolean } | undefined,
+  path: string,
+): CallTreeConfig {
   const out: CallTreeConfig = {}
+  if (input?.internal) out.internal = true
   if (input?.abis) {
     const abis: Record<Address, Abi> = {}
     for (const [key, items] of Object.entries(input.abis)) {

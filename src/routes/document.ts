@@ -18,6 +18,7 @@ const errorDescriptions: Record<number, string> = {
   429: 'RATE_LIMIT_EXCEEDED (Retry-After, RateLimit-* headers)',
   500: 'INTERNAL_ERROR',
   502: 'STATE_ACCESS_ERROR: the upstream node failed',
+  503: 'FORKS_UNAVAILABLE: the fork store does not answer, e.g. a Redis Cluster primary failing over (Retry-After)',
   504: 'EXECUTION_TIMEOUT',
 }
 

@@ -46,7 +46,7 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
       'Answers 201. 409 FORK_LIMIT_REACHED past forks.max_forks.',
     body: createForkRequest,
     ok: { schema: forkEnvelope, description: 'created (status 201)' },
-    errors: [400, 404, 409, 502, 504],
+    errors: [400, 404, 409, 502, 503, 504],
   })
   app.post(FORKS_PATH, async (c) => {
     // every field is optional: an empty body is a fork of the latest block
@@ -67,7 +67,7 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     tags: ['forks'],
     summary: 'The live forks',
     ok: { schema: forkListEnvelope, description: 'every fork not deleted or expired, oldest first' },
-    errors: [],
+    errors: [503],
   })
   app.get(FORKS_PATH, async (c) => c.json({ success: true, data: (await ctx.engine.listForks(runAt(c))).map((f) => withUrl(c, f)) }, 200))
 
@@ -78,7 +78,7 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
     summary: 'A fork',
     params: forkIdParam,
     ok: { schema: forkDetailsEnvelope, description: 'the fork; this use moves its expiry forward' },
-    errors: [404],
+    errors: [404, 503],
   })
   app.get(`${FORKS_PATH}/:forkId`, async (c) => c.json({ success: true, data: withUrl(c, await ctx.engine.getFork(runAt(c), c.req.param('forkId'))) }, 200))
 
@@ -92,7 +92,7 @@ export function registerForks(app: OpenAPIHono<HttpEnv>, ctx: RouteContext): voi
       schema: envelope(z.object({ forkId: z.string(), deleted: z.literal(true) })),
       description: 'deleted; every route of the fork now answers 404 FORK_NOT_FOUND',
     },
-    errors: [404],
+    errors: [404, 503],
   })
   app.delete(`${FORKS_PATH}/:forkId`, async (c) => {
     const forkId = c.req.param('forkId')

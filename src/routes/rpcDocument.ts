@@ -56,6 +56,13 @@ function registerRpcPath(app: OpenAPIHono<HttpEnv>, o: { path: string; summary: 
       ...(o.fork && { 404: { description: 'FORK_NOT_FOUND: an unknown, deleted or expired fork (a JSON-RPC error object)', content: json(rpcAnswer) } }),
       413: { description: 'PAYLOAD_TOO_LARGE: body or batch over its limit', content: json(errorEnvelope) },
       429: { description: 'RATE_LIMIT_EXCEEDED (Retry-After, RateLimit-* headers)', content: json(errorEnvelope) },
+      ...(o.fork && {
+        503: {
+          description:
+            'FORKS_UNAVAILABLE: the fork store does not answer, e.g. a Redis Cluster primary failing over (Retry-After; a JSON-RPC error object, data.code)',
+          content: json(rpcAnswer),
+        },
+      }),
     },
   })
 }

@@ -19,7 +19,13 @@ export const labelMap = z.record(z.string(), z.string().min(1).max(64)).openapi(
 })
 
 export const callTreeOptions = z
-  .strictObject({ abis: abiMap.optional(), labels: labelMap.optional() })
+  .strictObject({
+    abis: abiMap.optional(),
+    labels: labelMap.optional(),
+    internal: z.boolean().optional().openapi({
+      description: "internal function calls as INTERNAL frames, nested where they ran, where the service knows the contracts' sources (POST /v1/sources)",
+    }),
+  })
   .openapi('CallTreeOptions', { description: 'decoded call tree: callTracer frames with functions, args, results, reverts, events and labels' })
 
 const decodedArgs = z
@@ -38,7 +44,10 @@ export const decodedCallFrame = z
     output: z.string().optional(),
     error: z.string().optional().openapi({ description: "geth's error string" }),
     revertReason: z.string().optional(),
-    calls: z.array(z.unknown()).optional().openapi({ description: 'child frames, each a DecodedCallFrame' }),
+    calls: z.array(z.unknown()).optional().openapi({
+      description:
+        'child frames, each a DecodedCallFrame or (callTree `internal`) an INTERNAL frame { type: "INTERNAL", to, gasUsed, function: { name, contract, signature, args, result }, calls, logs, reverted }',
+    }),
     logs: z
       .array(
         z.object({
@@ -76,5 +85,25 @@ export const decodedCallFrame = z
         alternatives: z.array(z.string()).optional(),
       })
       .optional(),
+    contract: z
+      .object({ name: z.string(), file: z.string() })
+      .optional()
+      .openapi({ description: 'the contract whose code the frame runs, when its source is known' }),
+    source: z
+      .object({ file: z.string(), line: z.number().int(), column: z.number().int(), text: z.string() })
+      .optional()
+      .openapi({ description: "a failed frame: the statement its last instruction maps to (1-based line and column, the line's text)" }),
+    backtrace: z
+      .array(
+        z.object({
+          contract: z.string(),
+          function: z.string().optional(),
+          file: z.string().optional(),
+          line: z.number().int().optional(),
+          column: z.number().int().optional(),
+        }),
+      )
+      .optional()
+      .openapi({ description: "a reverted transaction's top frame: innermost first, one entry per frame, as forge's Backtrace lists it" }),
   })
   .openapi('DecodedCallFrame', { description: 'callTracer frame (withLog) with decoded function, result, revert, events and labels' })

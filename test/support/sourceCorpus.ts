@@ -54,7 +54,12 @@ export function requireForge(): boolean {
 }
 
 /** a foundry binary run in the corpus with a profile; resolves stdout (also on a failing exit when `allowFailure`) */
-export function foundry(bin: string, args: string[], profile: Profile, opts: { allowFailure?: boolean; timeoutMs?: number } = {}): Promise<string> {
+export function foundry(
+  bin: string,
+  args: string[],
+  profile: Profile,
+  opts: { allowFailure?: boolean; timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       bin,
@@ -63,7 +68,7 @@ export function foundry(bin: string, args: string[], profile: Profile, opts: { a
         cwd: CORPUS_DIR,
         timeout: opts.timeoutMs ?? 180_000,
         maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, FOUNDRY_PROFILE: profile, NO_COLOR: '1', FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' },
+        env: { ...process.env, ...opts.env, FOUNDRY_PROFILE: profile, NO_COLOR: '1', FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' },
       },
       (err, stdout, stderr) => {
         if (err && !opts.allowFailure) reject(new Error(`${bin} ${args.join(' ')} (${profile}) failed: ${stderr || err.message}\n${stdout}`))

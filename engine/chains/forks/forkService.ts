@@ -189,16 +189,31 @@ async function readStored({ store, views }: Forks, id: string): Promise<StoredFo
   return stored
 }
 
-/** the held view when it is the stored version; else one built on what is held of the same history */
+/**
+ * The held view when it is the stored version; else one built on what is held of the same history.
+ * A version is known by its number and its head: a write the store lost (a Redis primary that
+ * failed before a replica had it) may be followed by another of the same number, on another head,
+ * and the blocks held of it are not the store's.
+ */
 async function sync(forks: Forks, stored: StoredFork): Promise<ForkView> {
   const held = forks.views.get(stored.record.id)
-  if (held && held.record.version === stored.record.version) {
+  if (held && held.record.version === stored.record.version && held.record.head.hash === stored.record.head.hash) {
     held.expiresAt = stored.expiresAt
     return held
   }
   const sameBase = held && held.record.forkBlockNumber === stored.record.forkBlockNumber
   const base = sameBase ? held.base : await openBase(forks.chain, stored.record)
-  return buildView(forks, stored, base, sameBase && held.record.epoch === stored.record.epoch ? held : undefined)
+  const reuse = sameBase && held.record.epoch === stored.record.epoch && (await sameHistory(forks, held, stored))
+  return buildView(forks, stored, base, reuse ? held : undefined)
+}
+
+/** the held blocks a new view would keep are the store's: the last of them has the same hash there */
+async function sameHistory(forks: Forks, held: ForkView, stored: StoredFork): Promise<boolean> {
+  const count = Number(BigInt(stored.record.head.number) - held.base.header.number)
+  const last = held.blocks[Math.min(count, held.blocks.length) - 1]
+  if (!last) return true
+  const [there] = await forks.store.readBlocks(stored.record.id, [BigInt(last.stored.number)])
+  return there?.hash === last.stored.hash
 }
 
 /** the upstream block a fork starts from: its header as ethereumjs reads it, and its state */

@@ -114,7 +114,9 @@ export function buildSentTransaction(
       : createLegacyTx({ ...base, gasPrice }, opts)
   } else {
     const tip = call.maxPriorityFeePerGas ?? DEFAULT_TIP
-    const maxFeePerGas = call.maxFeePerGas ?? baseFee * 2n + tip
+    // as Anvil (1.7) fills it: the next block's base fee plus the tip, so a dev account's
+    // transaction is the very one Anvil signs (same fields, same hash)
+    const maxFeePerGas = call.maxFeePerGas ?? baseFee + tip
     tx = createFeeMarket1559Tx(
       { ...base, maxFeePerGas, maxPriorityFeePerGas: tip > maxFeePerGas ? maxFeePerGas : tip, accessList: call.accessList ?? [] },
       opts,

@@ -11,6 +11,7 @@
  * | noopTracer         | noopTracer                                         | `{}`                      |
  * | muxTracer          | each tracer named in tracerConfig, in ONE run      | `{name: answer}`, names sorted as Go prints a map |
  * | flatCallTracer     | flatCallTracer `{convertParityErrors, includePrecompiles}` | the flat frames      |
+ * | callTree (ours)    | the decoded call tree `{internal}`                 | the tree, as REST's `callTree` |
  *
  * `timeout` is a Go duration ("5s", "300ms", "1m30s"); geth's default is 5 s, and here it is
  * capped by the request timeout (a trace cannot outlive the HTTP request that asked for it).
@@ -54,7 +55,7 @@ const TRACE_CONFIG_KEYS = ['tracer', 'tracerConfig', 'timeout', 'reexec', ...LOG
 /** debug_traceCall's TraceCallConfig adds these */
 const CALL_CONFIG_KEYS = [...TRACE_CONFIG_KEYS, 'stateOverrides', 'blockOverrides', 'txIndex']
 
-type TracerName = 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer' | 'flatCallTracer'
+type TracerName = 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'callTree'
 
 export interface ParsedTraceConfig {
   tracerConfig: TracerConfig
@@ -125,17 +126,23 @@ function nativeTracer(name: TracerName, raw: unknown, index: number, path: strin
       return { noopTracer: true }
     case 'flatCallTracer':
       return flatCallTracerConfig(o, index)
+    case 'callTree': {
+      // the service's own decoded tree (no geth tracer): contracts, revert lines, internal calls
+      onlyKeys(o, ['internal'], index, path)
+      const internal = bool(o.internal, index, `${path}.internal`)
+      return { callTree: internal ? { internal } : {} }
+    }
   }
 }
 
-const NATIVE: readonly TracerName[] = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'flatCallTracer']
+const NATIVE: readonly TracerName[] = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'flatCallTracer', 'callTree']
 
 function unknownTracer(name: string): RpcError {
   // geth DefaultDirectory.New: a name that is no native tracer is compiled as JavaScript
   if (/[{}()]/.test(name))
     return new RpcError(
       -32000,
-      'JavaScript tracers are not supported by this endpoint (use callTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer or the struct logger)',
+      'JavaScript tracers are not supported by this endpoint (use callTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer, flatCallTracer, callTree or the struct logger)',
     )
   return new RpcError(-32000, 'tracer not found')
 }
