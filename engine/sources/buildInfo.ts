@@ -12,7 +12,7 @@
  */
 import type { Abi } from 'viem'
 import { blankedCode, blankedHash } from './codeMatch.js'
-import { functionsOfAsts } from './solcAst.js'
+import { enumsOfAsts, functionsOfAsts } from './solcAst.js'
 import { buildInfoError, isRecord } from './sourcesError.js'
 import type { CompiledCode, ContractSource, FunctionDefinition, SourceFile } from './types.js'
 
@@ -24,6 +24,7 @@ interface Compilation {
   language: 'Solidity' | 'Yul'
   sources: Record<number, SourceFile>
   functions: FunctionDefinition[]
+  enums: Record<number, string[]>
 }
 
 export function contractsOfBuildInfo(buildInfo: unknown): ContractSource[] {
@@ -93,7 +94,7 @@ function compilationOf(buildInfo: Json, input: Json, output: Json): Compilation 
     sources[entry.id] = { path, ...(content !== undefined && { content }) }
     if (entry.ast !== undefined) asts.push(entry.ast)
   }
-  return { version: versionOf(buildInfo, output), language: languageOf(input), sources, functions: functionsOfAsts(asts) }
+  return { version: versionOf(buildInfo, output), language: languageOf(input), sources, functions: functionsOfAsts(asts), enums: enumsOfAsts(asts) }
 }
 
 function contractOf(at: string[], file: string, name: string, contract: unknown, compilation: Compilation): ContractSource | undefined {
@@ -113,7 +114,7 @@ function contractOf(at: string[], file: string, name: string, contract: unknown,
     functions: compilation.functions,
     runtimeCodeHash: blankedHash(blankedCode(runtime, 'runtime')),
     creationCodeHash: blankedHash(blankedCode(creation, 'creation')),
-    ...(contract.storageLayout !== undefined && { storageLayout: contract.storageLayout }),
+    ...(contract.storageLayout !== undefined && { storageLayout: contract.storageLayout, enums: compilation.enums }),
   }
 }
 

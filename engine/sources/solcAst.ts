@@ -115,3 +115,16 @@ export function functionsOfAsts(asts: unknown[]): FunctionDefinition[] {
   for (const unit of units) visit(unit, '')
   return out
 }
+
+/** every enum's member names by its AST id: storage layouts name an enum type by that id (`t_enum(Color)4`) */
+export function enumsOfAsts(asts: unknown[]): Record<number, string[]> {
+  const enums: Record<number, string[]> = {}
+  const visit = (n: Node) => {
+    if (n.nodeType === 'EnumDefinition' && typeof n.id === 'number' && Array.isArray(n.members)) {
+      enums[n.id] = nodesOf(n.members).map((m) => String(m.name ?? ''))
+    }
+    for (const c of children(n)) visit(c)
+  }
+  for (const ast of nodesOf(asts)) visit(ast)
+  return enums
+}

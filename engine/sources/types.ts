@@ -66,6 +66,8 @@ export interface ContractSource {
   creationCodeHash: Hex
   /** solc's storageLayout when the compilation selected it */
   storageLayout?: unknown
+  /** enum member names by the enum's AST id, which storage layouts name types by; with storageLayout */
+  enums?: Record<number, string[]>
 }
 
 /** what `POST /v1/sources` answers and `GET /v1/sources` lists */

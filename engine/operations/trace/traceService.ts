@@ -68,7 +68,7 @@ import type { SourceIndex } from '../../sources/types.js'
 export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'> {
   /** long struct logs go to temporary files (engine/platform/spill); absent: kept in memory */
   spill?: SpillOptions
-  /** the contracts' sources the service knows (the source registry); read only for a `callTree` */
+  /** the contracts' sources the service knows (the source registry); read only for a `callTree` or a prestate diff */
   sources?: { index(): Promise<SourceIndex> }
 }
 
@@ -193,9 +193,10 @@ function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession, sour
   }
 }
 
-/** the known sources, asked for only when the trace decodes a call tree */
+/** the known sources, asked for only when the trace decodes a call tree or a prestate diff */
 async function sourcesFor(t: Tracing, config: TracerConfig): Promise<SourceIndex | undefined> {
-  return config.callTree && t.opts.sources ? await t.opts.sources.index() : undefined
+  const wanted = config.callTree || config.prestateTracer?.diffMode
+  return wanted && t.opts.sources ? await t.opts.sources.index() : undefined
 }
 
 /** a mined transaction replayed where it ran, traced */

@@ -25,6 +25,7 @@ import { createTracers, tracersAskedFor, type CreateTracersOptions } from '../..
 import type { Tracer } from '../../../tracers/types.js'
 import { createSourceSteps } from '../../execution/observers/sourceSteps.js'
 import type { SourceIndex } from '../../sources/types.js'
+import { withDecodedStorage } from './decodedStorage.js'
 
 export interface TraceSet {
   tracers: Tracer[]
@@ -38,6 +39,10 @@ export interface TraceSetOptions extends CreateTracersOptions {
 }
 
 export function createTraceSet(config: TracerConfig, opts: TraceSetOptions): TraceSet {
+  return withDecodedStorage(createTracerSet(config, opts), config, opts.sources)
+}
+
+function createTracerSet(config: TracerConfig, opts: TraceSetOptions): TraceSet {
   const { callTree, ...geth } = config
   const { sources, ...tracerOpts } = opts
   if (!callTree) {
