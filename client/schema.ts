@@ -2923,6 +2923,8 @@ export interface components {
     /** @description decoded call tree: callTracer frames with functions, args, results, reverts, events and labels */
     CallTreeOptions: {
       abis?: components['schemas']['AbiMap']
+      /** @description internal function calls as INTERNAL frames, nested where they ran, where the service knows the contracts' sources (POST /v1/sources) */
+      internal?: boolean
       labels?: components['schemas']['LabelMap']
     }
     Chain: {
@@ -2967,8 +2969,21 @@ export interface components {
     }
     /** @description with params.traceCalls */
     DecodedCallFrame: {
-      /** @description child frames, each a DecodedCallFrame */
+      /** @description a reverted transaction's top frame: innermost first, one entry per frame, as forge's Backtrace lists it */
+      backtrace?: {
+        column?: number
+        contract: string
+        file?: string
+        function?: string
+        line?: number
+      }[]
+      /** @description child frames, each a DecodedCallFrame or (callTree `internal`) an INTERNAL frame { type: "INTERNAL", to, gasUsed, function: { name, contract, signature, args, result }, calls, logs, reverted } */
       calls?: unknown[]
+      /** @description the contract whose code the frame runs, when its source is known */
+      contract?: {
+        file: string
+        name: string
+      }
       /** @description geth's error string */
       error?: string
       from: string
@@ -3035,9 +3050,18 @@ export interface components {
         source: 'abi' | 'bundled' | 'signatureDb' | 'builtin'
       }
       revertReason?: string
+      /** @description a failed frame: the statement its last instruction maps to (1-based line and column, the line's text) */
+      source?: {
+        column: number
+        file: string
+        line: number
+        text: string
+      }
       to?: string
       type: string
       value?: string
+      /** @description the root frame: why sources the service could have fetched are missing (the verified-sources service failed) */
+      warnings?: string[]
     }
     Error: {
       /** @enum {string} */

@@ -105,5 +105,9 @@ export const decodedCallFrame = z
       )
       .optional()
       .openapi({ description: "a reverted transaction's top frame: innermost first, one entry per frame, as forge's Backtrace lists it" }),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'the root frame: why sources the service could have fetched are missing (the verified-sources service failed)' }),
   })
   .openapi('DecodedCallFrame', { description: 'callTracer frame (withLog) with decoded function, result, revert, events and labels' })

@@ -118,6 +118,8 @@ export interface DecodedCallFrame extends Omit<CallFrameJson, 'calls' | 'logs'> 
   source?: FrameSource
   /** the top frame of a reverted transaction with known sources */
   backtrace?: BacktraceEntry[]
+  /** the root frame: why verified sources are missing (the Sourcify-compatible service failed) */
+  warnings?: string[]
 }
 
 /** the caller's part of the request: ABIs and labels per (lowercase) address */

@@ -63,13 +63,14 @@ import type {
 import type { FlatCallContext } from '../../../tracers/flatCallTracer.js'
 import { openSpillSession, type SpillOptions, type SpillSession } from '../../platform/spill/spillFiles.js'
 import { createTraceSet, type TraceSet } from './traceSet.js'
+import { verifiedAfterRun, withSourceWarnings, type VerifiedSources } from './verifiedPass.js'
 import type { SourceIndex } from '../../sources/types.js'
 
 export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'> {
   /** long struct logs go to temporary files (engine/platform/spill); absent: kept in memory */
   spill?: SpillOptions
   /** the contracts' sources the service knows (the source registry); read only for a `callTree` or a prestate diff */
-  sources?: { index(): Promise<SourceIndex> }
+  sources?: { index(): Promise<SourceIndex> } & Partial<VerifiedSources>
 }
 
 /** optional extras of /trace/tx: applied on top of the state the traced transaction starts from */
@@ -203,26 +204,38 @@ async function sourcesFor(t: Tracing, config: TracerConfig): Promise<SourceIndex
 async function traceTransaction(t: Tracing, hash: Hex, tracerConfig: TracerConfig, extra: TraceTransactionOptions): Promise<TraceResult> {
   const spills = openSpillSession(t.opts.spill)
   try {
-    const sets = tracerSets(t, tracerConfig, spills, await sourcesFor(t, tracerConfig))
-    const replay = await openReplay(t.chain, hash, extra)
-    const set = sets.next({
-      blockHash: replay.header.hash,
-      blockNumber: replay.header.number,
-      transactionHash: replay.tx.hash,
-      transactionPosition: replay.tx.index,
-    })
-    await executeSignedTx(replay.ctx, replay.tx.tx, {
-      tracers: set.tracers,
-      validation: !extra.stateOverrides && !extra.blockOverrides,
-      blockGasUsed: replay.blockGasUsed,
-      logIndexBase: replay.logIndexBase,
-      deadline: deadlineOf(extra),
-    })
-    return await set.result(replay.ctx, executeCall)
+    const run = (sources: SourceIndex | undefined) => traceReplayed(t, hash, extra, tracerSets(t, tracerConfig, spills, sources))
+    const first = await run(await sourcesFor(t, tracerConfig))
+    const resolve = tracerConfig.callTree ? t.opts.sources?.resolve?.bind(t.opts.sources) : undefined
+    if (!resolve) return first.result
+    const { rerun, warnings } = await verifiedAfterRun({ resolve }, t.chain.chainId, first.result, first.ctx)
+    if (!rerun) return withSourceWarnings(first.result, warnings)
+    // the first run's spilled struct log is replaced by the second's
+    spills.discard()
+    return withSourceWarnings((await run(rerun)).result, warnings)
   } catch (e) {
     spills.discard()
     throw e
   }
+}
+
+/** one replay of a mined transaction with one tracer set; the state it left, for the verified-sources pass */
+async function traceReplayed(t: Tracing, hash: Hex, extra: TraceTransactionOptions, sets: ReturnType<typeof tracerSets>) {
+  const replay = await openReplay(t.chain, hash, extra)
+  const set = sets.next({
+    blockHash: replay.header.hash,
+    blockNumber: replay.header.number,
+    transactionHash: replay.tx.hash,
+    transactionPosition: replay.tx.index,
+  })
+  await executeSignedTx(replay.ctx, replay.tx.tx, {
+    tracers: set.tracers,
+    validation: !extra.stateOverrides && !extra.blockOverrides,
+    blockGasUsed: replay.blockGasUsed,
+    logIndexBase: replay.logIndexBase,
+    deadline: deadlineOf(extra),
+  })
+  return { result: await set.result(replay.ctx, executeCall), ctx: replay.ctx }
 }
 
 /** bundles of calls on one state, each bundle with its block overrides on top of the earlier ones */
