@@ -5,7 +5,7 @@
  * this process: the node is only read, never asked to trace.
  */
 import { encodeFunctionData, isAddress, isHex, parseAbiItem, parseEther, type AbiFunction, type Address, type Hex } from 'viem'
-import type { CallInput, Engine } from '../../engine/types.js'
+import { isBlockTag, type BlockSelector, type CallInput, type Engine } from '../../engine/types.js'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { CliError, parseFlags } from './usage.js'
 
@@ -37,7 +37,7 @@ export interface CallCommand {
   /** a mined transaction, or else `call` */
   hash?: Hex
   call?: CallInput
-  block: { tag: 'latest' } | { number: bigint } | { tag: 'pending' | 'safe' | 'finalized' | 'earliest' }
+  block: BlockSelector
 }
 
 export function callCommand(argv: string[]): CallCommand {
@@ -71,7 +71,7 @@ function blockOf(block: string | undefined): CallCommand['block'] {
   if (block === undefined || block === 'latest') return { tag: 'latest' }
   if (/^\d+$/.test(block)) return { number: BigInt(block) }
   if (/^0x[0-9a-f]+$/i.test(block)) return { number: BigInt(block) }
-  if (block === 'pending' || block === 'safe' || block === 'finalized' || block === 'earliest') return { tag: block }
+  if (isBlockTag(block)) return { tag: block }
   throw new CliError(`--block: a number or a tag expected, got '${block}'`)
 }
 
