@@ -81,8 +81,9 @@ describe('PROCESSES=2: two HTTP processes on one port', () => {
     })
     const primary = child.pid!
     const get = (path: string) => send('GET', `${url}${path}`)
-    // health answers as soon as one process listens; the round robin needs both
-    await until('every process listening', () => (allListening ? true : undefined))
+    // health answers as soon as one process listens; the round robin needs both. Each process
+    // compiles the sources through tsx as it starts, which on two busy cores takes past a minute
+    await until('every process listening', () => (allListening ? true : undefined), 150_000)
     const first = childrenOf(primary)
     expect(first).toHaveLength(2)
 
