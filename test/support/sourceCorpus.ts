@@ -11,13 +11,15 @@
  * --with-local-artifacts` finds the same artifacts there.
  */
 import { execFile } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { encodeDeployData, encodeFunctionData, type Abi, type Address, type Hex } from 'viem'
+import { forgeBinary, requireForge } from './forgeBuild.js'
 
-const require = createRequire(import.meta.url)
+/** forge from npm, found as every forge-backed test finds it */
+export { forgeBinary, requireForge }
+
 export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'sources', 'corpus')
 
 export type Profile = 'default' | 'opt' | 'ir' | 'old'
@@ -33,24 +35,6 @@ const LIBRARY_DEPLOYER: Record<Profile, Address> = {
   opt: '0x976ea74026e726554db657fa54763abd0c3a0aa9',
   ir: '0x14dc79964da2c08b23698b3d3cc7ca32193d9955',
   old: '0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f',
-}
-
-export function forgeBinary(): string | undefined {
-  try {
-    const bin = join(dirname(require.resolve('@foundry-rs/forge-linux-amd64/package.json')), 'bin', 'forge')
-    return existsSync(bin) ? bin : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** Throws under CI when forge is missing; locally a loud warning and false. */
-export function requireForge(): boolean {
-  if (forgeBinary()) return true
-  const msg = 'FORGE MISSING: @foundry-rs/forge-linux-amd64 is not installed; the source-trace differential cannot run'
-  if (process.env.CI === 'true') throw new Error(msg)
-  console.warn(`\n!!!!! ${msg} !!!!!\n`)
-  return false
 }
 
 /** a foundry binary run in the corpus with a profile; resolves stdout (also on a failing exit when `allowFailure`) */
