@@ -1,5 +1,5 @@
 /**
- * With no source known, a call tree is what it was before sources existed: no source observer
+ * With no source known, a call tree has no source fields and costs no source work: no source observer
  * among the tracers (so the adapter keeps its light path and reads no code), and the same bytes.
  * A known contract that no frame runs attaches the observer but changes nothing in the answer.
  */
