@@ -32,6 +32,8 @@ export interface SourceRegistry {
   index(): Promise<SourceIndex>
   register(buildInfo: unknown): Promise<RegisteredContract[]>
   list(): Promise<RegisteredContract[]>
+  /** a Sourcify-compatible service is configured: only then can `resolve` find more */
+  readonly asksVerified: boolean
   /**
    * the index enlarged by the verified sources of the frames whose code it does not match (when a
    * Sourcify-compatible service is configured); `added` when it grew, `warnings` when the service failed
@@ -77,6 +79,10 @@ class StoredRegistry implements SourceRegistry {
   #refreshing: Promise<SourceIndex> | undefined
 
   constructor(private readonly opts: SourceRegistryOptions) {}
+
+  get asksVerified(): boolean {
+    return this.opts.verified !== undefined
+  }
 
   index(): Promise<SourceIndex> {
     // a store out of reach leaves the index as it was: sources never fail a trace

@@ -70,7 +70,7 @@ export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStruct
   /** long struct logs go to temporary files (engine/platform/spill); absent: kept in memory */
   spill?: SpillOptions
   /** the contracts' sources the service knows (the source registry); read only for a `callTree` or a prestate diff */
-  sources?: { index(): Promise<SourceIndex> } & Partial<VerifiedSources>
+  sources?: { index(): Promise<SourceIndex>; readonly asksVerified?: boolean } & Partial<VerifiedSources>
 }
 
 /** optional extras of /trace/tx: applied on top of the state the traced transaction starts from */
@@ -206,7 +206,8 @@ async function traceTransaction(t: Tracing, hash: Hex, tracerConfig: TracerConfi
   try {
     const run = (sources: SourceIndex | undefined) => traceReplayed(t, hash, extra, tracerSets(t, tracerConfig, spills, sources))
     const first = await run(await sourcesFor(t, tracerConfig))
-    const resolve = tracerConfig.callTree ? t.opts.sources?.resolve?.bind(t.opts.sources) : undefined
+    // with no verified-sources service, nothing after the run could name more: no code read, no lookup
+    const resolve = tracerConfig.callTree && t.opts.sources?.asksVerified ? t.opts.sources.resolve?.bind(t.opts.sources) : undefined
     if (!resolve) return first.result
     const { rerun, warnings } = await verifiedAfterRun({ resolve }, t.chain.chainId, first.result, first.ctx)
     if (!rerun) return withSourceWarnings(first.result, warnings)
