@@ -3133,6 +3133,38 @@ export interface components {
     ForkDetails: components['schemas']['Fork'] & {
       transactionCount: number
     }
+    /** @description tracer gasProfile (ours, not geth) */
+    GasProfile: {
+      /** @description the top frame's execution gas, first step to last, before refunds: the top function's totalGas and the sum of every selfGas */
+      executionGas: number
+      /** @description folded stacks (`Contract::fn;Contract::fn gas`, one a line) as flamegraph.pl and inferno read them */
+      folded: string
+      functions: {
+        calls: number
+        /** @description the contract name where its sources are known, else the address its code ran at */
+        contract: string
+        /** @description the function name, else the selector; fallback, constructor, precompile */
+        function: string
+        /** @enum {string} */
+        kind: 'external' | 'internal' | 'constructor'
+        selfGas: number
+        /** @description entering to leaving, each activation counted once under recursion */
+        totalGas: number
+      }[]
+      /** @description the transaction's intrinsic gas, apart from the profile */
+      intrinsicGas: number
+      /** @description with sources: the gas of the steps each source line ran, costliest first */
+      lines: {
+        file: string
+        gas: number
+        hits: number
+        line: number
+      }[]
+      /** @description a speedscope document: one profile sampled by gas */
+      speedscope: {
+        [key: string]: unknown
+      }
+    }
     /**
      * @example {
      *       "status": "ok",
@@ -3753,6 +3785,8 @@ export interface components {
           }
       /** @description our own tracer (not geth): the callTracer frames decoded, see CallTreeOptions */
       callTree?: boolean | components['schemas']['CallTreeOptions']
+      /** @description our own tracer (not geth): gas by function and source line, folded stacks, speedscope */
+      gasProfile?: boolean
       prestateTracer?:
         | boolean
         | {
@@ -3786,6 +3820,7 @@ export interface components {
         [key: string]: unknown
       }
       callTree?: components['schemas']['DecodedCallFrame'] & unknown
+      gasProfile?: components['schemas']['GasProfile']
       prestateTracer?: {
         [key: string]: unknown
       }

@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi'
 import { apiErrorCodes } from '../errors/statusTable.js'
 import { address, hash, hexData, hexQuantity } from './primitives.js'
 import { decodedCallFrame } from './callTree.js'
+import { gasProfileResult } from './gasProfile.js'
 
 export const errorObject = z
   .object({
@@ -187,6 +188,7 @@ export const traceResult = z
     prestateTracer: z.record(z.string(), z.unknown()).optional(),
     structLogger: z.record(z.string(), z.unknown()).optional(),
     callTree: decodedCallFrame.optional(),
+    gasProfile: gasProfileResult.optional(),
     '4byteTracer': z
       .object({ totalIdentifiers: z.number().int(), identifiers: z.record(z.string(), z.object({ count: z.number().int(), dataSize: z.number().int() })) })
       .optional(),

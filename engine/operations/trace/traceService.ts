@@ -69,7 +69,7 @@ import type { SourceIndex } from '../../sources/types.js'
 export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'> {
   /** long struct logs go to temporary files (engine/platform/spill); absent: kept in memory */
   spill?: SpillOptions
-  /** the contracts' sources the service knows (the source registry); read only for a `callTree` or a prestate diff */
+  /** the contracts' sources the service knows (the source registry); read only for a `callTree`, a `gasProfile` or a prestate diff */
   sources?: { index(): Promise<SourceIndex>; readonly asksVerified?: boolean } & Partial<VerifiedSources>
 }
 
@@ -194,9 +194,9 @@ function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession, sour
   }
 }
 
-/** the known sources, asked for only when the trace decodes a call tree or a prestate diff */
+/** the known sources, asked for only when the trace decodes a call tree, a gas profile or a prestate diff */
 async function sourcesFor(t: Tracing, config: TracerConfig): Promise<SourceIndex | undefined> {
-  const wanted = config.callTree || config.prestateTracer?.diffMode
+  const wanted = config.callTree || config.gasProfile || config.prestateTracer?.diffMode
   return wanted && t.opts.sources ? await t.opts.sources.index() : undefined
 }
 
