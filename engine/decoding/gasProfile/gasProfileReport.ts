@@ -5,8 +5,10 @@
  *
  * A frame is named `Contract::function`: the contract's name where its sources are known, else the
  * address its code ran at; the function decoded from the selector by the contract's ABI, the
- * bundled ABIs, then the signature database, else the selector itself (`fallback` with no
- * selector, `constructor` for a creation, `precompile` for a precompile).
+ * bundled ABIs, then the signature database, else the selector itself (`constructor` for a
+ * creation, `precompile` for a precompile). A contract whose ABI is known dispatches as Solidity
+ * does: no selector is its `receive` (else `fallback`), a selector its ABI lacks its `fallback`;
+ * an unknown contract's frame without a selector is `fallback`.
  *
  * `totalGas` of a function counts each activation once: the stacks where it already is further up
  * (recursion) add their calls and self gas but not their total again.
@@ -34,11 +36,21 @@ export const frameName = (n: Pick<NamedNode, 'contract' | 'function'>): string =
 async function functionName(id: ProfileFrameId, db: () => Promise<SignatureDb>): Promise<string> {
   if (id.kind !== 'external') return id.fn
   if (id.precompile) return 'precompile'
-  if (id.fn === '') return 'fallback'
+  // a known contract dispatches as Solidity does: empty calldata to `receive`, an unknown selector to `fallback`
+  const special = (kind: 'receive' | 'fallback') => id.abi?.some((item) => item.type === kind) === true
+  if (id.fn === '') return special('receive') ? 'receive' : 'fallback'
   const selector = id.fn as Hex
-  const fromAbi = (id.abi ? abiIndex(id.abi).selectors.get(selector) : undefined) ?? bundledIndex().selectors.get(selector)
-  const named = fromAbi?.find((c) => c.item.type === 'function')
-  if (named) return named.item.name
+  const own = id.abi
+    ? abiIndex(id.abi)
+        .selectors.get(selector)
+        ?.find((c) => c.item.type === 'function')
+    : undefined
+  if (own) return own.item.name
+  if (special('fallback')) return 'fallback'
+  const bundled = bundledIndex()
+    .selectors.get(selector)
+    ?.find((c) => c.item.type === 'function')
+  if (bundled) return bundled.item.name
   const signature = await db()
     .then((d) => d.fn(selector))
     .catch(() => undefined)
