@@ -3164,6 +3164,8 @@ export interface components {
       speedscope: {
         [key: string]: unknown
       }
+      /** @description why sources looked for are missing (the verified-sources service failed) */
+      warnings?: string[]
     }
     /**
      * @example {

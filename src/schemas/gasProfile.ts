@@ -24,5 +24,6 @@ export const gasProfileResult = z
     }),
     folded: z.string().openapi({ description: 'folded stacks (`Contract::fn;Contract::fn gas`, one a line) as flamegraph.pl and inferno read them' }),
     speedscope: z.record(z.string(), z.unknown()).openapi({ description: 'a speedscope document: one profile sampled by gas' }),
+    warnings: z.array(z.string()).optional().openapi({ description: 'why sources looked for are missing (the verified-sources service failed)' }),
   })
   .openapi('GasProfile', { description: 'tracer gasProfile (ours, not geth)' })

@@ -56,4 +56,6 @@ export interface GasProfile {
   folded: string
   /** a speedscope document, one profile sampled by gas */
   speedscope: SpeedscopeFile
+  /** why sources that were looked for are missing (the verified-sources service failed) */
+  warnings?: string[]
 }

@@ -202,7 +202,7 @@ async function sourcesFor(t: Tracing, config: TracerConfig): Promise<SourceIndex
 
 /** with no verified-sources service (or no call tree), nothing after a run could name more: no code read, no lookup */
 function verifiedFor(t: Tracing, config: TracerConfig): VerifiedSources['resolve'] | undefined {
-  return config.callTree && t.opts.sources?.asksVerified ? t.opts.sources.resolve?.bind(t.opts.sources) : undefined
+  return (config.callTree || config.gasProfile) && t.opts.sources?.asksVerified ? t.opts.sources.resolve?.bind(t.opts.sources) : undefined
 }
 
 /** a mined transaction replayed where it ran, traced */

@@ -13,6 +13,7 @@
 import { createAddressFromString } from '@ethereumjs/util'
 import type { Address } from 'viem'
 import type { DecodedCallFrame, DecodedInternalFrame } from '../../decoding/callTree/types.js'
+import type { GasProfile } from '../../decoding/gasProfile/index.js'
 import type { ExecutionContext } from '../../execution/types.js'
 import type { SourceIndex } from '../../sources/types.js'
 import type { TraceResult } from '../../types.js'
@@ -37,6 +38,15 @@ export function unnamedAddresses(...roots: DecodedCallFrame[]): Address[] {
   return [...out]
 }
 
+/** the addresses a gas profile named its functions by, its code unknown (precompiles aside) */
+function unnamedInProfiles(results: readonly TraceResult[]): Address[] {
+  const out = new Set<Address>()
+  for (const r of results)
+    for (const f of (r.gasProfile as GasProfile | undefined)?.functions ?? [])
+      if (f.kind !== 'internal' && f.contract.startsWith('0x') && f.function !== 'precompile') out.add(f.contract as Address)
+  return [...out]
+}
+
 /**
  * After a run: asks for the unnamed contracts' verified sources, their code read from the state
  * the run left (so contracts the run created count too). `rerun` when the index grew (the caller
@@ -49,7 +59,7 @@ export async function verifiedAfterRun(
   state: Pick<ExecutionContext['state'], 'getCode'>,
 ): Promise<{ rerun: SourceIndex | undefined; warnings: string[] }> {
   const trees = results.map((r) => r.callTree as DecodedCallFrame | undefined).filter((t) => t !== undefined)
-  const addresses = unnamedAddresses(...trees)
+  const addresses = [...new Set([...unnamedAddresses(...trees), ...unnamedInProfiles(results)])].slice(0, MAX_LOOKUPS)
   if (addresses.length === 0) return { rerun: undefined, warnings: [] }
   const frames = await Promise.all(addresses.map(async (address) => ({ address, code: await state.getCode(createAddressFromString(address)) })))
   const withCode = frames.filter((f) => f.code.length > 0)
@@ -58,9 +68,10 @@ export async function verifiedAfterRun(
   return { rerun: added ? index : undefined, warnings }
 }
 
-/** the warnings on the call tree's root, where both REST and JSON-RPC answers carry them */
+/** the warnings on the call tree's root and on the gas profile, where both REST and JSON-RPC answers carry them */
 export function withSourceWarnings<R extends TraceResult>(result: R, warnings: string[]): R {
   const tree = result.callTree as DecodedCallFrame | undefined
-  if (!tree || warnings.length === 0) return result
-  return { ...result, callTree: { ...tree, warnings } }
+  const profile = result.gasProfile as GasProfile | undefined
+  if (warnings.length === 0) return result
+  return { ...result, ...(tree && { callTree: { ...tree, warnings } }), ...(profile && { gasProfile: { ...profile, warnings } }) }
 }
