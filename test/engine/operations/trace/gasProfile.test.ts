@@ -28,7 +28,8 @@ const FROM: Hex = '0x0000000000000000000000000000000000000001'
 
 let devnet: Devnet
 let pair: StandardJsonPair
-const artifact = (name: string) => pair.output.contracts['src/Profiled.sol']![name]
+const artifactOf = (of: StandardJsonPair, name: string) => of.output.contracts['src/Profiled.sol']![name]
+const artifact = (name: string) => artifactOf(pair, name)
 const abi = () => artifact('Profiled').abi as Abi
 
 beforeAll(async () => {
@@ -39,9 +40,10 @@ afterAll(() => devnet?.close())
 
 type Frame = { type: string; gasUsed: Hex; function?: { name: string }; calls?: Frame[] }
 
-async function trace(withSources: boolean, data: Hex, tracerConfig: TracerConfig) {
+async function trace(withSources: boolean, data: Hex, tracerConfig: TracerConfig, compiled: StandardJsonPair = pair) {
+  const artifact = (name: string) => artifactOf(compiled, name)
   const sources = createSourceRegistry({ cache: createMemoryCacheStore(), maxBytes: 2 ** 24 })
-  if (withSources) await sources.register(pair)
+  if (withSources) await sources.register(compiled)
   const service = createTraceService(devnet, { gasCap: 50_000_000n, maxStructLogSteps: 1_000_000, sources })
   const result = await service.traceCall({
     call: { from: FROM, to: PROFILED, data },
@@ -158,6 +160,21 @@ describe('gasProfile', () => {
     checkSums(nested)
     expect(nested.functions.map((f) => `${f.contract}::${f.kind}`).sort()).toEqual([`${HELPER}::external`, `${PROFILED}::external`])
   })
+
+  it('optimized through via-IR: the sums hold, and internal functions agree with the call tree where the optimizer left them', async () => {
+    const optimized = compileStandard(PROFILED_SOURCES, { optimizer: { enabled: true, runs: 200 }, viaIR: true })
+    let compared = 0
+    for (const data of [call('run', [6n]), call('loop', [12n]), call('fail')]) {
+      const r = await trace(true, data, { gasProfile: true, callTree: { internal: true } }, optimized)
+      checkSums(r.gasProfile)
+      for (const f of r.gasProfile.functions.filter((f) => f.kind === 'internal')) {
+        const inTree = internalOf(r.callTree as Frame, f.function)
+        expect({ calls: f.calls, totalGas: f.totalGas }, f.function).toEqual({ calls: inTree.calls, totalGas: Number(inTree.gas) })
+        compared += f.calls
+      }
+    }
+    expect(compared).toBeGreaterThan(0)
+  }, 60_000)
 
   it('the speedscope document validates against the file format, its frames naming the folded stacks', async () => {
     const p = (await trace(true, call('run', [5n]), { gasProfile: true })).gasProfile
