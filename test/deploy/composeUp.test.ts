@@ -116,6 +116,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'compose-up-'))
   for (const f of ['compose.yaml', 'nginx.conf']) copyFileSync(join(root, 'deploy', f), join(dir, f))
   const example = readFileSync(join(root, 'deploy/sim.env.example'), 'utf8')
+  if (!/^AUTH_TOKEN=$/m.test(example)) throw new Error('deploy/sim.env.example has no empty AUTH_TOKEN= line to fill in')
   writeFileSync(join(dir, 'sim.env'), example.replace(/^AUTH_TOKEN=$/m, `AUTH_TOKEN=${TOKEN}`))
   const port = await freePort()
   lb = `http://127.0.0.1:${port}`
