@@ -305,7 +305,7 @@ export function renderDetail(div, frame) {
 
 function internalDetail(add, frame) {
   const f = frame.function
-  add('type', 'INTERNAL (an internal function call)')
+  add('type', 'INTERNAL')
   add('contract', f.contract)
   add('address', frame.to)
   add('gas', `${grouped(big(frame.gasUsed))} used from entering the function to leaving it`)

@@ -3,7 +3,8 @@
  * build-info registered (POST /v1/sources, as the README's tour does): frames read
  * `DemoToken::transfer(…)`, the internal `_move` sits nested among the calls and events with its
  * arguments and gas, and a call that reverts inside `_move` shows the line it stopped at and the
- * backtrace. Screenshots go to test-results/trace-viewer/ (gitignored).
+ * backtrace; a call into code nobody registered, with the verified-sources service unreachable,
+ * shows the trace's warning. Screenshots go to test-results/trace-viewer/ (gitignored).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -49,6 +50,8 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
       rpcTimeoutMs: 10_000,
       maxStructLogSteps: 100_000,
       simulationTtlSeconds: 60,
+      // the verified-sources service: port 1, where nothing listens
+      sources: { maxBytes: 2 ** 24, sourcifyUrl: 'http://127.0.0.1:1' },
     })
     app = await startTestApp({ engine })
     const buildInfo = JSON.parse(readFileSync(join(process.cwd(), 'scripts/demo-contracts/build-info.json'), 'utf8'))
@@ -184,6 +187,28 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
     expect(await figure.locator('figcaption').textContent()).toContain(`DemoToken.sol:${line}:${column}`)
     expect(await figure.locator('pre').textContent()).toContain(text.trim())
     await page.screenshot({ path: join(artifacts, 'sources-revert.png'), fullPage: true })
+    expect(errors).toEqual([])
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+
+  it('a call into code no source is known for, the verified-sources service unreachable: the trace answers and the page lists its warning', async () => {
+    const errors: string[] = []
+    const page = await openViewer(errors)
+    const unknown = '0x00000000000000000000000000000000000c0de1'
+    await page.getByRole('radio', { name: 'Call' }).check()
+    await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT0)
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill(unknown)
+    await page.locator('summary', { hasText: 'State overrides' }).click()
+    // PUSH1 1, PUSH1 0, SSTORE, STOP: code that runs and is no registered contract
+    await page.getByRole('textbox', { name: /^State overrides/ }).fill(JSON.stringify({ [unknown]: { code: '0x600160005500' } }))
+    await trace(page)
+    const warnings = page.locator('#warnings li')
+    await expect.poll(() => warnings.count()).toBe(1)
+    expect(await warnings.textContent()).toMatch(/^warning sources: .*traced without its verified sources/)
+    expect(await page.locator('#summary').textContent()).toContain('success')
+    expect(await page.locator('#tree > [role=treeitem] .contract').count()).toBe(0)
+    await page.screenshot({ path: join(artifacts, 'sources-warning.png') })
     expect(errors).toEqual([])
     expect(foreign).toEqual([])
     await page.close()
