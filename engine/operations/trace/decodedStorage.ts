@@ -7,18 +7,9 @@
  */
 import { createAddressFromString } from '@ethereumjs/util'
 import { type Address, type Hex, hexToBytes } from 'viem'
-import type { StateManagerInterface } from '@ethereumjs/common'
 import { createKeccakPreimages } from '../../execution/observers/keccakPreimages.js'
 import type { ExecutionContext } from '../../execution/types.js'
-import {
-  type ContractLayout,
-  contractLayoutOf,
-  type DecodedChange,
-  decodeChanges,
-  EIP1967_SLOTS,
-  Preimages,
-  slotHex,
-} from '../../sources/storageLayout/index.js'
+import { type DecodedChange, decodeChanges, EIP1967_SLOTS, layoutAt, Preimages, slotHex } from '../../sources/storageLayout/index.js'
 import type { SourceIndex } from '../../sources/types.js'
 import type { TracerConfig } from '../../types.js'
 import type { TraceSet } from './traceSet.js'
@@ -29,8 +20,6 @@ interface DiffResult {
   post: Record<Address, { storage?: Storage }>
   decoded?: Record<Address, DecodedChange[]>
 }
-
-const IMPLEMENTATION_SLOT = BigInt(Object.keys(EIP1967_SLOTS)[0])
 
 /** the set with a preimage observer and `decoded` added, when a diff is asked for and sources are known */
 export function withDecodedStorage(set: TraceSet, config: TracerConfig, sources: SourceIndex | undefined): TraceSet {
@@ -58,7 +47,7 @@ async function decodeDiff(diff: DiffResult, preimages: Preimages, sources: Sourc
     const changed = [...new Set([...Object.keys(pre), ...Object.keys(post)])].map((s) => BigInt(s))
     if (changed.length === 0) continue
     const read = async (slot: bigint) => BigInt(bytesToHexWord(await ctx.state.getStorage(createAddressFromString(address), hexToBytes(slotHex(slot) as Hex))))
-    const layout = await layoutAt(address, read, sources, ctx.state)
+    const layout = await layoutAt(address, sources, ctx.state)
     if (!layout && !changed.some((s) => EIP1967_SLOTS[slotHex(s)])) continue
     // the state is the one the transaction left: a slot the diff omits from `post` was cleared, one it omits from both did not change
     const reader = async (slot: bigint, when: 'before' | 'after') => {
@@ -69,19 +58,6 @@ async function decodeDiff(diff: DiffResult, preimages: Preimages, sources: Sourc
     decoded[address] = await decodeChanges(layout, changed, preimages, reader)
   }
   return decoded
-}
-
-/** the layout of the implementation the account's EIP-1967 slot names when known (a proxy's storage is its implementation's), else of its own code */
-async function layoutAt(
-  address: Address,
-  read: (slot: bigint) => Promise<bigint>,
-  sources: SourceIndex,
-  state: StateManagerInterface,
-): Promise<ContractLayout | undefined> {
-  const codeAt = async (at: string) => sources.matchRuntime(await state.getCode(createAddressFromString(at)))
-  const implementation = await read(IMPLEMENTATION_SLOT)
-  const behind = implementation === 0n ? undefined : contractLayoutOf(await codeAt(`0x${implementation.toString(16).padStart(40, '0')}`))
-  return behind ?? contractLayoutOf(await codeAt(address))
 }
 
 const bytesToHexWord = (b: Uint8Array): Hex => (b.length === 0 ? '0x0' : `0x${Buffer.from(b).toString('hex')}`)

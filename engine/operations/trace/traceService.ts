@@ -152,10 +152,11 @@ async function openCalls(
   txIndex: number | undefined,
   calls: CallInput[],
   stateOverrides: StateOverrides | undefined,
+  sources: TraceServiceOptions['sources'],
 ) {
   if (txIndex === undefined) {
     const selector = ref && 'hash' in ref ? { number: (await resolveBlockRef(chain, ref)).number } : ref
-    return openRun(chain, { block: selector, calls, stateOverrides })
+    return openRun(chain, { block: selector, calls, stateOverrides, sources })
   }
   const header = await resolveBlockRef(chain, ref ?? { tag: 'latest' })
   const block = await openBlock(chain, header, { prefetchUpTo: txIndex })
@@ -168,7 +169,7 @@ async function openCalls(
   }
   await chain.prefetch?.(header.number - 1n, calls)
   await replayUpTo(block, txIndex)
-  await applyStateOverrides(block.state, stateOverrides)
+  await applyStateOverrides(block.state, stateOverrides, { registry: sources, chainId: chain.chainId })
   return { header, state: block.state, ctx: block.ctx }
 }
 
@@ -222,7 +223,7 @@ async function traceTransaction(t: Tracing, hash: Hex, tracerConfig: TracerConfi
 
 /** one replay of a mined transaction with one tracer set; the state it left, for the verified-sources pass */
 async function traceReplayed(t: Tracing, hash: Hex, extra: TraceTransactionOptions, sets: ReturnType<typeof tracerSets>) {
-  const replay = await openReplay(t.chain, hash, extra)
+  const replay = await openReplay(t.chain, hash, { ...extra, sources: t.opts.sources })
   const set = sets.next({
     blockHash: replay.header.hash,
     blockNumber: replay.header.number,
@@ -256,7 +257,7 @@ async function traceCalls(
   const sets = tracerSets(t, params.tracerConfig, spills, await sourcesFor(t, params.tracerConfig))
   const calls = params.bundles.flatMap((b) => b.transactions)
   try {
-    const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides)
+    const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides, t.opts.sources)
     const out: CallTraceResult[][] = []
     let overrides = params.blockOverrides
     for (const bundle of params.bundles) {

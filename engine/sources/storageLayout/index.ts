@@ -8,6 +8,9 @@ import { parseStorageLayout } from './layout.js'
 
 export { type ContractLayout, type DecodedChange, decodeChanges, EIP1967_SLOTS, type SlotReader, slotHex } from './decodeChanges.js'
 export { Preimages } from './preimages.js'
+export { layoutAt } from './layoutAt.js'
+export { decodeAccounts, type SlotChanges } from './decodeAccounts.js'
+export { slotWritesOf, VariableError } from './writeVariables.js'
 
 const layouts = new WeakMap<ContractSource, ContractLayout | null>()
 
