@@ -201,16 +201,20 @@ async function sourcesFor(t: Tracing, config: TracerConfig): Promise<SourceIndex
   return wanted && t.opts.sources ? await t.opts.sources.index() : undefined
 }
 
+/** with no verified-sources service (or no call tree), nothing after a run could name more: no code read, no lookup */
+function verifiedFor(t: Tracing, config: TracerConfig): VerifiedSources['resolve'] | undefined {
+  return config.callTree && t.opts.sources?.asksVerified ? t.opts.sources.resolve?.bind(t.opts.sources) : undefined
+}
+
 /** a mined transaction replayed where it ran, traced */
 async function traceTransaction(t: Tracing, hash: Hex, tracerConfig: TracerConfig, extra: TraceTransactionOptions): Promise<TraceResult> {
   const spills = openSpillSession(t.opts.spill)
   try {
     const run = (sources: SourceIndex | undefined) => traceReplayed(t, hash, extra, tracerSets(t, tracerConfig, spills, sources))
     const first = await run(await sourcesFor(t, tracerConfig))
-    // with no verified-sources service, nothing after the run could name more: no code read, no lookup
-    const resolve = tracerConfig.callTree && t.opts.sources?.asksVerified ? t.opts.sources.resolve?.bind(t.opts.sources) : undefined
+    const resolve = verifiedFor(t, tracerConfig)
     if (!resolve) return first.result
-    const { rerun, warnings } = await verifiedAfterRun({ resolve }, t.chain.chainId, first.result, first.ctx)
+    const { rerun, warnings } = await verifiedAfterRun({ resolve }, t.chain.chainId, [first.result], first.ctx.state)
     if (!rerun) return withSourceWarnings(first.result, warnings)
     // the first run's spilled struct log is replaced by the second's
     spills.discard()
@@ -240,45 +244,56 @@ async function traceReplayed(t: Tracing, hash: Hex, extra: TraceTransactionOptio
   return { result: await set.result(replay.ctx, executeCall), ctx: replay.ctx }
 }
 
-/** bundles of calls on one state, each bundle with its block overrides on top of the earlier ones */
-async function traceCalls(
-  t: Tracing,
-  params: {
-    block: BlockRef | undefined
-    txIndex?: number
-    bundles: CallBundle[]
-    tracerConfig: TracerConfig
-    stateOverrides?: StateOverrides
-    blockOverrides?: BlockOverrides
-    timeoutMs?: number
-  },
-): Promise<CallTraceResult[][]> {
+interface CallsParams {
+  block: BlockRef | undefined
+  txIndex?: number
+  bundles: CallBundle[]
+  tracerConfig: TracerConfig
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+  timeoutMs?: number
+}
+
+/** bundles of calls on one state, traced; run once more when verified sources named more of their contracts */
+async function traceCalls(t: Tracing, params: CallsParams): Promise<CallTraceResult[][]> {
   const spills = openSpillSession(t.opts.spill)
-  const sets = tracerSets(t, params.tracerConfig, spills, await sourcesFor(t, params.tracerConfig))
-  const calls = params.bundles.flatMap((b) => b.transactions)
   try {
-    const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides, t.opts.sources)
-    const out: CallTraceResult[][] = []
-    let overrides = params.blockOverrides
-    for (const bundle of params.bundles) {
-      overrides = mergeOverrides(overrides, bundle.blockOverrides)
-      const ctx: ExecutionContext = withTraceBlockHashes(executionContext(t.chain, header, state, overrides), header, overrides)
-      const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: t.opts.gasCap }
-      const results: CallTraceResult[] = []
-      for (const call of bundle.transactions) {
-        // the state carries over to the next one; geth's debug_traceCall context for the flat
-        // tracer: the block number (no block hash, the tx is not mined)
-        const set = sets.next({ blockNumber: ctx.block.number })
-        const run = await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
-        results.push(withRollupFees(await set.result(ctx, executeCall), run.rollupFees))
-      }
-      out.push(results)
-    }
-    return out
+    const first = await runCalls(t, params, spills, await sourcesFor(t, params.tracerConfig))
+    const resolve = verifiedFor(t, params.tracerConfig)
+    if (!resolve) return first.out
+    const { rerun, warnings } = await verifiedAfterRun({ resolve }, t.chain.chainId, first.out.flat(), first.state)
+    // the first run's spilled struct logs are replaced by the second's
+    if (rerun) spills.discard()
+    const out = rerun ? (await runCalls(t, params, spills, rerun)).out : first.out
+    return out.map((results) => results.map((r) => withSourceWarnings(r, warnings)))
   } catch (e) {
     spills.discard()
     throw e
   }
+}
+
+/** bundles of calls on one state, each bundle with its block overrides on top of the earlier ones; the state they left */
+async function runCalls(t: Tracing, params: CallsParams, spills: SpillSession, sources: SourceIndex | undefined) {
+  const sets = tracerSets(t, params.tracerConfig, spills, sources)
+  const calls = params.bundles.flatMap((b) => b.transactions)
+  const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides, t.opts.sources)
+  const out: CallTraceResult[][] = []
+  let overrides = params.blockOverrides
+  for (const bundle of params.bundles) {
+    overrides = mergeOverrides(overrides, bundle.blockOverrides)
+    const ctx: ExecutionContext = withTraceBlockHashes(executionContext(t.chain, header, state, overrides), header, overrides)
+    const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: t.opts.gasCap }
+    const results: CallTraceResult[] = []
+    for (const call of bundle.transactions) {
+      // the state carries over to the next one; geth's debug_traceCall context for the flat
+      // tracer: the block number (no block hash, the tx is not mined)
+      const set = sets.next({ blockNumber: ctx.block.number })
+      const run = await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
+      results.push(withRollupFees(await set.result(ctx, executeCall), run.rollupFees))
+    }
+    out.push(results)
+  }
+  return { out, state }
 }
 
 /** every transaction of a block, traced in turn; one that answers an error is entered as such and the block goes on */
