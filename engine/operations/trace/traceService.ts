@@ -62,6 +62,7 @@ import type {
 } from '../../types.js'
 import type { FlatCallContext } from '../../../tracers/flatCallTracer.js'
 import { openSpillSession, type SpillOptions, type SpillSession } from '../../platform/spill/spillFiles.js'
+import type { SourceLookup } from './decodedStorage.js'
 import { createTraceSet, type TraceSet } from './traceSet.js'
 import { verifiedAfterRun, withSourceWarnings, type VerifiedSources } from './verifiedPass.js'
 import type { SourceIndex } from '../../sources/types.js'
@@ -182,7 +183,10 @@ async function openCalls(
 function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession, sources: SourceIndex | undefined): { next(flat: FlatCallContext): TraceSet } {
   const build = () => {
     const flatContext: FlatCallContext = {}
-    return { set: createTraceSet(config, { ...t.tracerOpts, structLogSpill: spills.structLogSpill, flatContext, sources }), flatContext }
+    return {
+      set: createTraceSet(config, { ...t.tracerOpts, structLogSpill: spills.structLogSpill, flatContext, sources, lookup: layoutLookup(t) }),
+      flatContext,
+    }
   }
   let first: ReturnType<typeof build> | undefined = build()
   return {
@@ -193,6 +197,14 @@ function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession, sour
       return built.set
     },
   }
+}
+
+/** with a verified-sources service: the known sources grown by a prestate diff's accounts' (a failed lookup leaves them as they were) */
+function layoutLookup(t: Tracing): SourceLookup | undefined {
+  const registry = t.opts.sources
+  const resolve = registry?.asksVerified ? registry.resolve?.bind(registry) : undefined
+  if (!registry || !resolve) return undefined
+  return async (frames) => (await resolve(t.chain.chainId, frames).catch(() => undefined))?.index ?? (await registry.index())
 }
 
 /** the known sources, asked for only when the trace decodes a call tree or a prestate diff */

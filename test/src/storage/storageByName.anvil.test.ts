@@ -355,6 +355,15 @@ describe.skipIf(!ready)('overrides by name on /simulate', () => {
       })
       expect(BigInt(result.returnValue)).toBe(777n)
       expect(server.requests.length).toBeGreaterThan(0)
+      const { hash, block } = await send(at.Shapes!, callData('Shapes', 'credit', [BOB, 3n]))
+      const diff = (await verified.traceTransaction(ON_CHAIN, hash, { prestateTracer: { diffMode: true } })).prestateTracer as {
+        decoded?: Record<string, Decoded[]>
+      }
+      const changes = Object.entries(diff.decoded ?? {}).find(([a]) => a.toLowerCase() === at.Shapes!.toLowerCase())?.[1]
+      const read = getter('Shapes', 'balances', [BOB])
+      expect(changes).toEqual([
+        expect.objectContaining({ variable: `balances[${BOB}]`, before: await read(at.Shapes!, block - 1n), after: await read(at.Shapes!, block) }),
+      ])
     } finally {
       await verified.close()
       await server.close()
