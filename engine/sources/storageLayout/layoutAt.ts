@@ -8,7 +8,7 @@ import { createAddressFromString } from '@ethereumjs/util'
 import type { Address } from 'viem'
 import type { SourceIndex } from '../types.js'
 import { type ContractLayout, EIP1967_SLOTS, slotHex } from './decodeChanges.js'
-import { contractLayoutOf } from './index.js'
+import { contractLayoutOf } from './contractLayout.js'
 
 const IMPLEMENTATION_SLOT = BigInt(Object.keys(EIP1967_SLOTS)[0])
 
