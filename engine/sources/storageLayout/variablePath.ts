@@ -24,11 +24,15 @@ export interface Located {
 
 type Step = { member: string } | { index: string }
 
+/** longer than any path a contract's variables have (nested mapping keys of a few hundred bytes) */
+const MAX_PATH = 4096
+
 const LENGTH_TYPE: LayoutType = { encoding: 'inplace', label: 'uint256', numberOfBytes: 32n }
 const slotsOf = (t: LayoutType): bigint => (t.numberOfBytes + 31n) / 32n
 
 /** `balances[0x…].x` → [{member: 'balances'}, {index: '0x…'}, {member: 'x'}]; a quoted key is read as JSON (`byName["a]b"]`) */
 export function parsePath(path: string): Step[] {
+  if (path.length > MAX_PATH) throw new PathError(`a path is at most ${MAX_PATH} characters`)
   const steps: Step[] = []
   let i = 0
   const ident = () => {

@@ -10,6 +10,9 @@ import { withField } from './values.js'
 import { locatePath, type Located } from './variablePath.js'
 import { bytesOfValue, fieldOfValue } from './variableValue.js'
 
+/** each variable may read its slot (a fork reads it upstream): a request's reads stay bounded */
+const MAX_VARIABLES = 1024
+
 export class VariableError extends Error {
   constructor(
     readonly variable: string,
@@ -25,6 +28,8 @@ export async function slotWritesOf(
   variables: Record<string, unknown>,
   read: (slot: bigint) => Promise<bigint>,
 ): Promise<Map<bigint, bigint>> {
+  const names = Object.keys(variables)
+  if (names.length > MAX_VARIABLES) throw new VariableError(names[MAX_VARIABLES]!, `at most ${MAX_VARIABLES} variables per account`)
   const writes = new Map<bigint, bigint>()
   // a slot already written by an earlier variable is merged with that write, not with the state
   const current = async (slot: bigint) => writes.get(slot) ?? (await read(slot))

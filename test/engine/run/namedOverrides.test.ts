@@ -130,6 +130,13 @@ describe('variables by name', () => {
     await expect(get(named(variables), 'small')).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(message) })
   })
 
+  it('refuses a path past 4096 characters and more than 1024 variables on one account', async () => {
+    const long = named({ [`balances[${ALICE}]${'.x'.repeat(3000)}`]: '1' })
+    await expect(get(long, 'small')).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/at most 4096 characters/) })
+    const many = named(Object.fromEntries(Array.from({ length: 1025 }, (_, i) => [`v${i}`, '1'])))
+    await expect(get(many, 'small')).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/at most 1024 variables/) })
+  })
+
   it('refuses variables where no layout is known', async () => {
     await expect(get(named({ paused: true }), 'paused', [], false)).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
