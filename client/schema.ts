@@ -2721,6 +2721,16 @@ export interface components {
       storage?: {
         [key: string]: string
       }
+      /**
+       * @description set variables by Solidity path with the contract's storage layout (a registered build-info), after the slots
+       * @example {
+       *       "balances[0x70997970c51812dc3a010c7d01b50e0d17dc79c8]": "1000000",
+       *       "paused": true
+       *     }
+       */
+      variables?: {
+        [key: string]: string | number | boolean
+      }
     }
     ApprovalChange: {
       /** @example 0x5208 */
@@ -3611,6 +3621,16 @@ export interface components {
       storage?: {
         [key: string]: string
       }
+      /**
+       * @description set variables by Solidity path with the contract's storage layout (a registered build-info), after the slots
+       * @example {
+       *       "balances[0x70997970c51812dc3a010c7d01b50e0d17dc79c8]": "1000000",
+       *       "paused": true
+       *     }
+       */
+      variables?: {
+        [key: string]: string | number | boolean
+      }
     }
     /**
      * @example {
@@ -3676,6 +3696,16 @@ export interface components {
         /** @example 0x70a08231000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb92266 */
         returnValue: string
         trace: {
+          /** @description the changed slots told by variable, for contracts whose storage layout is known (prestateTracer's decoded) */
+          decoded?: {
+            [key: string]: {
+              after: string | boolean | null
+              before: string | boolean | null
+              slots: string[]
+              type: string | null
+              variable: string | null
+            }[]
+          }
           memoryChanges: {
             /** @example 0x70a08231000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb92266 */
             data: string

@@ -158,6 +158,21 @@ export const stepSimulationEnvelope = z
       trace: z.object({
         steps: z.array(z.record(z.string(), z.unknown())),
         storageChanges: z.record(z.string(), z.record(z.string(), z.object({ before: hexQuantity, after: hexQuantity }))),
+        decoded: z
+          .record(
+            z.string(),
+            z.array(
+              z.object({
+                variable: z.string().nullable(),
+                type: z.string().nullable(),
+                slots: z.array(z.string()),
+                before: z.union([z.string(), z.boolean()]).nullable(),
+                after: z.union([z.string(), z.boolean()]).nullable(),
+              }),
+            ),
+          )
+          .optional()
+          .openapi({ description: "the changed slots told by variable, for contracts whose storage layout is known (prestateTracer's decoded)" }),
         memoryChanges: z.array(z.object({ step: z.number().int(), offset: hexQuantity, data: hexData })),
       }),
     }),

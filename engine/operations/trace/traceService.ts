@@ -62,6 +62,7 @@ import type {
 } from '../../types.js'
 import type { FlatCallContext } from '../../../tracers/flatCallTracer.js'
 import { openSpillSession, type SpillOptions, type SpillSession } from '../../platform/spill/spillFiles.js'
+import type { SourceLookup } from './decodedStorage.js'
 import { createTraceSet, type TraceSet } from './traceSet.js'
 import { verifiedAfterRun, withSourceWarnings, type VerifiedSources } from './verifiedPass.js'
 import type { SourceIndex } from '../../sources/types.js'
@@ -152,10 +153,11 @@ async function openCalls(
   txIndex: number | undefined,
   calls: CallInput[],
   stateOverrides: StateOverrides | undefined,
+  sources: TraceServiceOptions['sources'],
 ) {
   if (txIndex === undefined) {
     const selector = ref && 'hash' in ref ? { number: (await resolveBlockRef(chain, ref)).number } : ref
-    return openRun(chain, { block: selector, calls, stateOverrides })
+    return openRun(chain, { block: selector, calls, stateOverrides, sources })
   }
   const header = await resolveBlockRef(chain, ref ?? { tag: 'latest' })
   const block = await openBlock(chain, header, { prefetchUpTo: txIndex })
@@ -168,7 +170,7 @@ async function openCalls(
   }
   await chain.prefetch?.(header.number - 1n, calls)
   await replayUpTo(block, txIndex)
-  await applyStateOverrides(block.state, stateOverrides)
+  await applyStateOverrides(block.state, stateOverrides, { registry: sources, chainId: chain.chainId })
   return { header, state: block.state, ctx: block.ctx }
 }
 
@@ -181,7 +183,10 @@ async function openCalls(
 function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession, sources: SourceIndex | undefined): { next(flat: FlatCallContext): TraceSet } {
   const build = () => {
     const flatContext: FlatCallContext = {}
-    return { set: createTraceSet(config, { ...t.tracerOpts, structLogSpill: spills.structLogSpill, flatContext, sources }), flatContext }
+    return {
+      set: createTraceSet(config, { ...t.tracerOpts, structLogSpill: spills.structLogSpill, flatContext, sources, lookup: layoutLookup(t) }),
+      flatContext,
+    }
   }
   let first: ReturnType<typeof build> | undefined = build()
   return {
@@ -192,6 +197,14 @@ function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession, sour
       return built.set
     },
   }
+}
+
+/** with a verified-sources service: the known sources grown by a prestate diff's accounts' (a failed lookup leaves them as they were) */
+function layoutLookup(t: Tracing): SourceLookup | undefined {
+  const registry = t.opts.sources
+  const resolve = registry?.asksVerified ? registry.resolve?.bind(registry) : undefined
+  if (!registry || !resolve) return undefined
+  return async (frames) => (await resolve(t.chain.chainId, frames).catch(() => undefined))?.index ?? (await registry.index())
 }
 
 /** the known sources, asked for only when the trace decodes a call tree, a gas profile or a prestate diff */
@@ -226,7 +239,7 @@ async function traceTransaction(t: Tracing, hash: Hex, tracerConfig: TracerConfi
 
 /** one replay of a mined transaction with one tracer set; the state it left, for the verified-sources pass */
 async function traceReplayed(t: Tracing, hash: Hex, extra: TraceTransactionOptions, sets: ReturnType<typeof tracerSets>) {
-  const replay = await openReplay(t.chain, hash, extra)
+  const replay = await openReplay(t.chain, hash, { ...extra, sources: t.opts.sources })
   const set = sets.next({
     blockHash: replay.header.hash,
     blockNumber: replay.header.number,
@@ -275,7 +288,7 @@ async function traceCalls(t: Tracing, params: CallsParams): Promise<CallTraceRes
 async function runCalls(t: Tracing, params: CallsParams, spills: SpillSession, sources: SourceIndex | undefined) {
   const sets = tracerSets(t, params.tracerConfig, spills, sources)
   const calls = params.bundles.flatMap((b) => b.transactions)
-  const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides)
+  const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides, t.opts.sources)
   const out: CallTraceResult[][] = []
   let overrides = params.blockOverrides
   for (const bundle of params.bundles) {

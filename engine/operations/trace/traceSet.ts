@@ -28,7 +28,7 @@ import { createTracers, tracersAskedFor, type CreateTracersOptions } from '../..
 import type { Tracer } from '../../../tracers/types.js'
 import { createSourceSteps } from '../../execution/observers/sourceSteps.js'
 import type { SourceIndex } from '../../sources/types.js'
-import { withDecodedStorage } from './decodedStorage.js'
+import { type SourceLookup, withDecodedStorage } from './decodedStorage.js'
 import { createGasProfile } from '../../execution/observers/gasProfile.js'
 import { gasProfileReport } from '../../decoding/gasProfile/index.js'
 
@@ -41,10 +41,12 @@ export interface TraceSet {
 export interface TraceSetOptions extends CreateTracersOptions {
   /** the contracts whose sources the service knows; absent or empty: no source step is observed */
   sources?: SourceIndex
+  /** a prestate diff's accounts looked up at the verified-sources service, when one is configured */
+  lookup?: SourceLookup
 }
 
 export function createTraceSet(config: TracerConfig, opts: TraceSetOptions): TraceSet {
-  return withDecodedStorage(createTracerSet(config, opts), config, opts.sources)
+  return withDecodedStorage(createTracerSet(config, opts), config, opts.sources, opts.lookup)
 }
 
 function createTracerSet(config: TracerConfig, opts: TraceSetOptions): TraceSet {
