@@ -22,6 +22,7 @@ const OWN: Record<string, string> = {
   'format.js': JS,
   'abiEncode.js': JS,
   'source.js': JS,
+  'gas.js': JS,
   'viewer.css': 'text/css; charset=utf-8',
 }
 /** the @noble/hashes ES modules keccak-256 needs (sha3 imports the other two) */

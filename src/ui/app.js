@@ -1,8 +1,9 @@
-// The trace viewer: a form → POST /v1/trace/tx or /v1/trace/call with the callTree, callTracer
-// and prestateTracer (diff) tracers in one run → the tree and the panels. The API token is kept
+// The trace viewer: a form → POST /v1/trace/tx or /v1/trace/call with the callTree, callTracer,
+// prestateTracer (diff) and gasProfile tracers in one run → the tree and the panels. The API token is kept
 // in sessionStorage (this tab's session only) and sent as `Authorization: Bearer`.
 import { encodeCall, findInAbi } from './abiEncode.js'
 import { h } from './format.js'
+import { renderGasProfile } from './gas.js'
 import { collectTransfers, renderAssetChanges, renderRaw, renderStateChanges, renderTransfers } from './panels.js'
 import { renderBacktrace, renderWarnings } from './source.js'
 import { buildModel, renderDetail, renderTree } from './tree.js'
@@ -110,7 +111,7 @@ function requestBody() {
   const labels = json('labels')
   // internal function calls where the service knows the sources; no sources known: the same tree
   const callTree = { internal: true, ...(abis && { abis }), ...(labels && { labels }) }
-  const tracerConfig = { callTree, callTracer: { withLogs: true }, prestateTracer: { diffMode: true } }
+  const tracerConfig = { callTree, callTracer: { withLogs: true }, prestateTracer: { diffMode: true }, gasProfile: true }
   const stateOverrides = json('overrides')
   if (mode() === 'tx') {
     if (!/^0x[0-9a-fA-F]{64}$/.test(v('hash'))) throw new Error('transaction hash: 0x followed by 64 hex characters')
@@ -184,6 +185,7 @@ function show(data) {
   renderTransfers($('transfers'), root)
   renderAssetChanges($('assets'), root)
   renderStateChanges($('state'), data.prestateTracer, collectTransfers(root).labels)
+  renderGasProfile($('gas'), data.gasProfile)
   renderRaw($('raw'), data)
 }
 

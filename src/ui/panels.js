@@ -115,7 +115,7 @@ export function renderAssetChanges(div, root) {
   )
 }
 
-/** prestateTracer diffMode: per account, balance/nonce/code and every storage slot before → after */
+/** prestateTracer diffMode: per account, balance/nonce/code and every storage change before → after, by variable where named */
 export function renderStateChanges(div, diff, labels) {
   const pre = diff?.pre ?? {}
   const post = diff?.post ?? {}
@@ -151,22 +151,7 @@ export function renderStateChanges(div, diff, labels) {
           h('td'),
         ),
       )
-    const slots = new Set([...Object.keys(b.storage ?? {}), ...Object.keys(n.storage ?? {})])
-    for (const s of slots) {
-      const before = b.storage?.[s] ?? '0x0'
-      const after = n.storage?.[s] ?? '0x0'
-      if (before === after) continue
-      rows.push(
-        h(
-          'tr',
-          {},
-          h('td', { class: 'mono', title: s }, `slot ${s.length > 20 ? `${s.slice(0, 10)}…${s.slice(-6)}` : s}`),
-          h('td', { class: 'mono', title: before }, word(before)),
-          h('td', { class: 'mono', title: after }, word(after)),
-          h('td'),
-        ),
-      )
-    }
+    rows.push(...storageRows(b, n, diff?.decoded?.[a]))
     const name = labels.get(a)
     return h(
       'div',
@@ -176,6 +161,71 @@ export function renderStateChanges(div, diff, labels) {
     )
   })
   div.replaceChildren(...blocks)
+}
+
+const slotText = (s) => `slot ${s.length > 20 ? `${s.slice(0, 10)}…${s.slice(-6)}` : s}`
+
+/**
+ * The changed slots of one account: by variable where the layout names them (`decoded`: the
+ * Solidity path and the values decoded by type, the raw slots on a secondary line and in the
+ * title), every other changed slot raw.
+ */
+function storageRows(b, n, decoded = []) {
+  const rows = []
+  const named = new Set()
+  for (const d of decoded) {
+    if (d.variable === null || d.variable === undefined) continue
+    for (const s of d.slots ?? []) named.add(s.toLowerCase())
+    const slots = (d.slots ?? []).join('\n')
+    rows.push(
+      h(
+        'tr',
+        { class: 'decoded' },
+        h(
+          'td',
+          { title: `${d.type}${slots ? `\n${slots}` : ''}` },
+          h('span', { class: 'storage-name' }, d.variable),
+          h('span', { class: 'storage-slot' }, `${d.type}${d.slots?.length ? ` · ${d.slots.map(slotText).join(', ')}` : ''}`),
+        ),
+        h('td', { class: 'mono', title: String(d.before) }, value(d.before)),
+        h('td', { class: 'mono', title: String(d.after) }, value(d.after)),
+        h('td', { class: 'num' }, numericChange(d.before, d.after)),
+      ),
+    )
+  }
+  const slots = new Set([...Object.keys(b.storage ?? {}), ...Object.keys(n.storage ?? {})])
+  for (const s of slots) {
+    if (named.has(s.toLowerCase())) continue
+    const before = b.storage?.[s] ?? '0x0'
+    const after = n.storage?.[s] ?? '0x0'
+    if (before === after) continue
+    rows.push(
+      h(
+        'tr',
+        {},
+        h('td', { class: 'mono', title: s }, slotText(s)),
+        h('td', { class: 'mono', title: before }, word(before)),
+        h('td', { class: 'mono', title: after }, word(after)),
+        h('td'),
+      ),
+    )
+  }
+  return rows
+}
+
+/** a decoded value: decimal numbers grouped, long strings and hex shortened (whole in the title) */
+function value(v) {
+  if (v === null || v === undefined) return '—'
+  const text = String(v)
+  if (/^-?\d+$/.test(text)) return grouped(BigInt(text))
+  return text.length > 42 ? `${text.slice(0, 20)}…${text.slice(-8)}` : text
+}
+
+/** after − before, for decoded numbers only */
+function numericChange(before, after) {
+  if (!/^-?\d+$/.test(String(before)) || !/^-?\d+$/.test(String(after))) return ''
+  const d = BigInt(after) - BigInt(before)
+  return h('span', { class: d < 0n ? 'neg' : 'pos' }, `${d > 0n ? '+' : ''}${grouped(d)}`)
 }
 
 function word(hex) {

@@ -192,6 +192,83 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
     await page.close()
   })
 
+  it('the gas view draws the profile as a flame chart that zooms on a click, lists the costliest lines and downloads the speedscope document; storage changes read by variable', async () => {
+    const errors: string[] = []
+    const page = await openViewer(errors)
+    await page.getByRole('textbox', { name: 'Transaction hash' }).fill(DEMO_TRANSFER_TX)
+    await trace(page)
+    // one request: the gas profile rides with the other tracers
+    expect(asked.at(-1)?.tracerConfig).toMatchObject({ callTree: { internal: true }, prestateTracer: { diffMode: true }, gasProfile: true })
+    const answer = (
+      await (
+        await app.fetch('/v1/trace/tx', post({ transactionHash: DEMO_TRANSFER_TX, tracerConfig: { gasProfile: true, prestateTracer: { diffMode: true } } }))
+      ).json()
+    ).data
+    const profile = answer.gasProfile as {
+      functions: { contract: string; function: string; selfGas: number; totalGas: number }[]
+      lines: { file: string; line: number; gas: number }[]
+    }
+    const fn = (name: string) => profile.functions.find((f) => f.function === name)!
+
+    const chart = page.locator('#gas .flame')
+    const transfer = chart.locator('.bar[data-name="DemoToken::transfer"]')
+    const move = chart.locator('.bar[data-name="DemoToken::_move"]')
+    await expect.poll(() => transfer.count()).toBe(1)
+    expect(await move.count()).toBe(1)
+    // hover: the function's self and total gas, as the profile has them
+    const title = (await move.getAttribute('title'))!
+    expect(title).toContain(`self ${grouped(BigInt(fn('_move').selfGas))} gas`)
+    expect(title).toContain(`total ${grouped(BigInt(fn('_move').totalGas))} gas`)
+    await move.hover()
+    const chartBox = (await chart.boundingBox())!
+    const before = (await move.boundingBox())!
+    // _move spends part of transfer's gas: narrower than the chart, as wide as its share of the top
+    expect(before.width).toBeLessThan(chartBox.width - 2)
+    expect(before.width / chartBox.width).toBeCloseTo(fn('_move').totalGas / fn('transfer').totalGas, 1)
+    await page.locator('#gas').screenshot({ path: join(artifacts, 'gas-profile.png') })
+    await move.click()
+    await expect.poll(async () => (await move.boundingBox())!.width).toBeCloseTo(chartBox.width, 0)
+    await page.locator('#gas').screenshot({ path: join(artifacts, 'gas-profile-zoomed.png') })
+    // the top bar zooms back out
+    await chart.locator('.bar.root').click()
+    await expect.poll(async () => (await move.boundingBox())!.width).toBeCloseTo(before.width, 0)
+    // the keyboard reaches the bars: Enter on a focused bar zooms on it
+    await move.focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(async () => (await move.boundingBox())!.width).toBeCloseTo(chartBox.width, 0)
+
+    // the costliest lines, costliest first: a DemoToken.sol line on top, as the profile has it
+    const top = [...profile.lines].sort((a, b) => b.gas - a.gas)[0]!
+    const firstRow = page.locator('#gas table.gas-lines tbody tr').first()
+    expect(await firstRow.textContent()).toContain(`DemoToken.sol:${top.line}${grouped(BigInt(top.gas))}`)
+    expect(await page.locator('#gas table.gas-lines tbody tr').count()).toBe(Math.min(20, profile.lines.length))
+
+    // the speedscope document, downloaded as a .json file
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download speedscope JSON' }).click()])
+    expect(download.suggestedFilename()).toMatch(/\.json$/)
+    const saved = JSON.parse(readFileSync((await download.path())!, 'utf8'))
+    expect(saved.$schema).toBe('https://www.speedscope.app/file-format-schema.json')
+    expect(saved.shared.frames.map((f: { name: string }) => f.name)).toContain('DemoToken::_move')
+
+    // storage: the token's balances by variable, decoded, the raw slot on a second line
+    const decoded = answer.prestateTracer.decoded[DEMO_TOKEN] as { variable: string; slots: string[]; before: string; after: string }[]
+    const sender = decoded.find((d) => d.variable.toLowerCase() === `balanceof[${ACCOUNT0}]`)!
+    expect(sender).toBeDefined()
+    const row = page.locator('#state tr.decoded', { hasText: sender.variable })
+    await expect.poll(() => row.count()).toBe(1)
+    const text = (await row.textContent())!
+    expect(text).toContain(grouped(BigInt(sender.before)))
+    expect(text).toContain(grouped(BigInt(sender.after)))
+    expect(text).toContain(`-${grouped(BigInt(sender.before) - BigInt(sender.after))}`)
+    expect(await row.locator('td').first().getAttribute('title')).toContain(sender.slots[0])
+    // the slots a variable explains are not listed again raw
+    expect(await page.locator('#state td.mono', { hasText: /^slot / }).count()).toBe(0)
+    await page.locator('#state').screenshot({ path: join(artifacts, 'storage-by-variable.png') })
+    expect(errors).toEqual([])
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+
   it('a call into code no source is known for, the verified-sources service unreachable: the trace answers and the page lists its warning', async () => {
     const errors: string[] = []
     const page = await openViewer(errors)

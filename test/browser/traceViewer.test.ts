@@ -118,7 +118,7 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
     // transfers, balances (prestate diff) and the raw JSON of every tracer
     expect(await page.locator('#transfers').textContent()).toContain('DEMO')
     expect(await page.locator('#state').textContent()).toContain(DEMO_TOKEN)
-    expect(await page.locator('#raw a').allTextContents()).toEqual(['callTracer.json', 'prestateTracer.json', 'callTree.json'])
+    expect(await page.locator('#raw a').allTextContents()).toEqual(['callTracer.json', 'prestateTracer.json', 'callTree.json', 'gasProfile.json'])
     await page.screenshot({ path: join(artifacts, 'demo-transfer.png'), fullPage: true })
 
     // the keyboard reaches the log row's parent and closes it
