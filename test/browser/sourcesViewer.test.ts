@@ -4,7 +4,10 @@
  * `DemoToken::transfer(…)`, the internal `_move` sits nested among the calls and events with its
  * arguments and gas, and a call that reverts inside `_move` shows the line it stopped at and the
  * backtrace; a call into code nobody registered, with the verified-sources service unreachable,
- * shows the trace's warning. Screenshots go to test-results/trace-viewer/ (gitignored).
+ * shows the trace's warning. The gas view draws tracer gasProfile as a flame chart that zooms on a
+ * click, with the costliest lines and the speedscope document to download; storage changes read by
+ * variable (`balanceOf[0x…]`), and an override by name typed in the overrides box reaches the
+ * service. Screenshots go to test-results/trace-viewer/ (gitignored).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -264,6 +267,28 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
     // the slots a variable explains are not listed again raw
     expect(await page.locator('#state td.mono', { hasText: /^slot / }).count()).toBe(0)
     await page.locator('#state').screenshot({ path: join(artifacts, 'storage-by-variable.png') })
+    expect(errors).toEqual([])
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+
+  it('overrides by name from the overrides box: a balance set as balanceOf[…] lets an empty account transfer, its change read by variable', async () => {
+    const errors: string[] = []
+    const page = await openViewer(errors)
+    await page.getByRole('radio', { name: 'Call' }).check()
+    await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT2)
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill(DEMO_TOKEN)
+    await page.getByRole('textbox', { name: 'Function' }).fill('transfer(address,uint256)')
+    await page.getByRole('textbox', { name: 'Arguments (JSON array)' }).fill(JSON.stringify([ACCOUNT0, '1000']))
+    await page.locator('summary', { hasText: 'State overrides' }).click()
+    const overrides = { [DEMO_TOKEN]: { variables: { [`balanceOf[${ACCOUNT2}]`]: '5000' } } }
+    await page.getByRole('textbox', { name: /^State overrides/ }).fill(JSON.stringify(overrides))
+    await trace(page)
+    expect((asked.at(-1) as { stateOverrides?: unknown }).stateOverrides).toEqual(overrides)
+    expect(await page.locator('#summary').textContent()).toContain('success')
+    const row = page.locator('#state tr.decoded', { hasText: new RegExp(`balanceOf\\[${ACCOUNT2}\\]`, 'i') })
+    await expect.poll(() => row.count()).toBe(1)
+    expect((await row.textContent())!.replace(/\s+/g, ' ')).toMatch(/5,000.*4,000.*-1,000/)
     expect(errors).toEqual([])
     expect(foreign).toEqual([])
     await page.close()
