@@ -26,6 +26,7 @@ import { createSocketLoadClient, isRestSuccess, isRpcResult, type SocketLoadClie
 import { measureStructLog1m, STRUCT_LOG_1M_ROW } from './streamedStructLog.js'
 import { measureSharedState, SHARED_STATE_ROW, type SharedStateResult } from './sharedState.js'
 import { measureSourcesTrace, SOURCES_TRACE_ROW } from './sourcesTrace.js'
+import { DECODED_STORAGE_ROW, measureDecodedStorage } from './decodedStorageSimulate.js'
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 150)
 /** how long each throughput run lasts, and how many requests are in flight at once */
@@ -614,6 +615,15 @@ async function main() {
         `| build-info registered: ${r.internalFrames} INTERNAL frames among ${r.externalFrames} external | ${median(r.withMs).toFixed(2)} (${p95(r.withMs).toFixed(2)}) |`,
       )
       console.log(`\nwith sources / without: **${(median(r.withMs) / median(r.withoutMs)).toFixed(2)}** (goal ≤ 1.5; ${ITERATIONS} requests each, alternating)`)
+    }
+
+    // ---- what naming storage changes by variable costs a simulation (bench/decodedStorageSimulate.ts) ----
+    if (!only || DECODED_STORAGE_ROW.includes(only)) {
+      const r = await measureDecodedStorage({ anvil, startService: (rpcUrl) => startService(rpcUrl), post, iterations: ITERATIONS })
+      console.log(`\n| ${DECODED_STORAGE_ROW} | median (p95) ms |\n|---|---|`)
+      console.log(`| no sources known | ${median(r.withoutMs).toFixed(2)} (${p95(r.withoutMs).toFixed(2)}) |`)
+      console.log(`| build-info registered: ${r.decodedChanges} changes named | ${median(r.withMs).toFixed(2)} (${p95(r.withMs).toFixed(2)}) |`)
+      console.log(`\ndecoded / not: **${(median(r.withMs) / median(r.withoutMs)).toFixed(2)}** (goal ≤ 1.3; ${ITERATIONS} requests each, alternating)`)
     }
 
     // ---- a one-million-step struct log, memory on: streamed from the service's temporary file ----
