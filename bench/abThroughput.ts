@@ -4,6 +4,7 @@
  * (`WORKERS=1`), 8 in flight, their windows alternating so both see the same machine load; prints
  * each window, the median ratio B / A and each side's main-thread CPU per request. The tool for a
  * change that may move the warm path (the ratio is the result; absolute figures are noise here).
+ * `AB_OPERATION=trace` times `/trace/call` of the same transfers with the call tree instead.
  */
 import { spawn } from 'node:child_process'
 import { encodeFunctionData, encodeDeployData, type Hex } from 'viem'
@@ -18,6 +19,7 @@ if (!dirA || !dirB) throw new Error('usage: abThroughput.ts <checkoutA> <checkou
 const WINDOW_MS = Number(process.env.AB_WINDOW_MS ?? 4_000)
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5)
 const TOKEN = 'ab-token'
+const TRACE = process.env.AB_OPERATION === 'trace'
 
 async function startService(dir: string, rpcUrl: string) {
   const port = await freePort()
@@ -62,19 +64,16 @@ try {
     if (!token) await new Promise((r) => setTimeout(r, 20))
   }
   const pinned = await anvil.rpc<Hex>('eth_blockNumber')
+  const transfer = (i: number) => ({
+    from: DEV_ACCOUNTS[0],
+    to: token,
+    data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 10n ** 18n + BigInt(i)] }),
+  })
+  const path = TRACE ? '/v1/trace/call' : '/v1/simulate'
   const body = (i: number) =>
-    JSON.stringify({
-      params: {
-        calls: [
-          {
-            from: DEV_ACCOUNTS[0],
-            to: token,
-            data: encodeFunctionData({ abi: c.Token!.abi, functionName: 'transfer', args: [DEV_ACCOUNTS[1], 10n ** 18n + BigInt(i)] }),
-          },
-        ],
-        blockNumber: pinned,
-      },
-    })
+    JSON.stringify(
+      TRACE ? { call: transfer(i), blockNumber: pinned, tracerConfig: { callTree: {} } } : { params: { calls: [transfer(i)], blockNumber: pinned } },
+    )
   const sides = [await startService(dirA, anvil.url), await startService(dirB, anvil.url)]
   let seq = 0
   /** requests each side answered in all, warm-up included (to set a CPU profile's totals against) */
@@ -89,7 +88,7 @@ try {
     await Promise.all(
       Array.from({ length: 8 }, async () => {
         while (performance.now() < end) {
-          const answer = await client.post('/v1/simulate', body(seq++), { authorization: `Bearer ${TOKEN}` })
+          const answer = await client.post(path, body(seq++), { authorization: `Bearer ${TOKEN}` })
           if (!isRestSuccess(answer)) throw new Error(answer.subarray(0, 300).toString())
           n++
           served[sides.indexOf(s)]!++

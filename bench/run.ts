@@ -25,6 +25,7 @@ import { clientCpuMs, createLoadClient, type LoadClient } from './loadClient.js'
 import { createSocketLoadClient, isRestSuccess, isRpcResult, type SocketLoadClient } from './socketLoadClient.js'
 import { measureStructLog1m, STRUCT_LOG_1M_ROW } from './streamedStructLog.js'
 import { measureSharedState, SHARED_STATE_ROW, type SharedStateResult } from './sharedState.js'
+import { measureSourcesTrace, SOURCES_TRACE_ROW } from './sourcesTrace.js'
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 150)
 /** how long each throughput run lasts, and how many requests are in flight at once */
@@ -602,6 +603,17 @@ async function main() {
       console.log(
         `ceiling of the callTracer row: the EVM alone on the swap, untraced (${swapNear.toFixed(3)} ms of CPU per call; ${swapBeside.map((v) => v.toFixed(3)).join(', ')}) on all ${coreCount} cores: ${swapCeiling.toFixed(0)} req/s = ${(swapCeiling / traceCallRps).toFixed(2)} × Anvil's debug_traceCall (callTracer) above`,
       )
+    }
+
+    // ---- what the contracts' sources cost a trace (bench/sourcesTrace.ts) ----
+    if (!only || SOURCES_TRACE_ROW.includes(only)) {
+      const r = await measureSourcesTrace({ anvil, startService: (rpcUrl) => startService(rpcUrl), post, iterations: ITERATIONS })
+      console.log(`\n| ${SOURCES_TRACE_ROW} | median (p95) ms |\n|---|---|`)
+      console.log(`| no sources known | ${median(r.withoutMs).toFixed(2)} (${p95(r.withoutMs).toFixed(2)}) |`)
+      console.log(
+        `| build-info registered: ${r.internalFrames} INTERNAL frames among ${r.externalFrames} external | ${median(r.withMs).toFixed(2)} (${p95(r.withMs).toFixed(2)}) |`,
+      )
+      console.log(`\nwith sources / without: **${(median(r.withMs) / median(r.withoutMs)).toFixed(2)}** (goal ≤ 1.5; ${ITERATIONS} requests each, alternating)`)
     }
 
     // ---- a one-million-step struct log, memory on: streamed from the service's temporary file ----

@@ -2721,6 +2721,16 @@ export interface components {
       storage?: {
         [key: string]: string
       }
+      /**
+       * @description set variables by Solidity path with the contract's storage layout (a registered build-info), after the slots
+       * @example {
+       *       "balances[0x70997970c51812dc3a010c7d01b50e0d17dc79c8]": "1000000",
+       *       "paused": true
+       *     }
+       */
+      variables?: {
+        [key: string]: string | number | boolean
+      }
     }
     ApprovalChange: {
       /** @example 0x5208 */
@@ -3132,6 +3142,40 @@ export interface components {
     }
     ForkDetails: components['schemas']['Fork'] & {
       transactionCount: number
+    }
+    /** @description tracer gasProfile (ours, not geth) */
+    GasProfile: {
+      /** @description the top frame's execution gas, first step to last, before refunds: the top function's totalGas and the sum of every selfGas */
+      executionGas: number
+      /** @description folded stacks (`Contract::fn;Contract::fn gas`, one a line) as flamegraph.pl and inferno read them */
+      folded: string
+      functions: {
+        calls: number
+        /** @description the contract name where its sources are known, else the address its code ran at */
+        contract: string
+        /** @description the function name, else the selector; fallback, constructor, precompile */
+        function: string
+        /** @enum {string} */
+        kind: 'external' | 'internal' | 'constructor'
+        selfGas: number
+        /** @description entering to leaving, each activation counted once under recursion */
+        totalGas: number
+      }[]
+      /** @description the transaction's intrinsic gas, apart from the profile */
+      intrinsicGas: number
+      /** @description with sources: the gas of the steps each source line ran, costliest first */
+      lines: {
+        file: string
+        gas: number
+        hits: number
+        line: number
+      }[]
+      /** @description a speedscope document: one profile sampled by gas */
+      speedscope: {
+        [key: string]: unknown
+      }
+      /** @description why sources looked for are missing (the verified-sources service failed) */
+      warnings?: string[]
     }
     /**
      * @example {
@@ -3577,6 +3621,16 @@ export interface components {
       storage?: {
         [key: string]: string
       }
+      /**
+       * @description set variables by Solidity path with the contract's storage layout (a registered build-info), after the slots
+       * @example {
+       *       "balances[0x70997970c51812dc3a010c7d01b50e0d17dc79c8]": "1000000",
+       *       "paused": true
+       *     }
+       */
+      variables?: {
+        [key: string]: string | number | boolean
+      }
     }
     /**
      * @example {
@@ -3642,6 +3696,16 @@ export interface components {
         /** @example 0x70a08231000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb92266 */
         returnValue: string
         trace: {
+          /** @description the changed slots told by variable, for contracts whose storage layout is known (prestateTracer's decoded) */
+          decoded?: {
+            [key: string]: {
+              after: string | boolean | null
+              before: string | boolean | null
+              slots: string[]
+              type: string | null
+              variable: string | null
+            }[]
+          }
           memoryChanges: {
             /** @example 0x70a08231000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb92266 */
             data: string
@@ -3753,6 +3817,8 @@ export interface components {
           }
       /** @description our own tracer (not geth): the callTracer frames decoded, see CallTreeOptions */
       callTree?: boolean | components['schemas']['CallTreeOptions']
+      /** @description our own tracer (not geth): gas by function and source line, folded stacks, speedscope */
+      gasProfile?: boolean
       prestateTracer?:
         | boolean
         | {
@@ -3786,6 +3852,7 @@ export interface components {
         [key: string]: unknown
       }
       callTree?: components['schemas']['DecodedCallFrame'] & unknown
+      gasProfile?: components['schemas']['GasProfile']
       prestateTracer?: {
         [key: string]: unknown
       }

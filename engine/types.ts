@@ -167,6 +167,8 @@ export interface StepTraceResult {
   trace: {
     steps: unknown[]
     storageChanges: Record<Address, Record<Hex, { before: Hex; after: Hex }>>
+    /** the changed slots told by variable, where the contract's storage layout is known */
+    decoded?: Record<Address, DecodedStorageChange[]>
     memoryChanges: { step: number; offset: Hex; data: Hex }[]
   }
 }
@@ -405,6 +407,7 @@ export type OperationArgs<K extends EngineOperation> = Engine[K] extends (at: ne
 export type { CreateForkParams, ForkDevRequest, ForkInfo, SendCall } from './chains/forks/types.js'
 import type { CreateForkParams, ForkDevRequest, ForkInfo, ForkLimits, ForkStore } from './chains/forks/types.js'
 import type { RegisteredContract } from './sources/types.js'
+import type { DecodedChange as DecodedStorageChange } from './sources/storageLayout/decodeChanges.js'
 export type { RegisteredContract } from './sources/types.js'
 
 export interface EngineOptions {

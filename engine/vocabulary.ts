@@ -28,6 +28,8 @@ export interface AccountOverride {
   state?: Record<Hex, Hex>
   /** patch the given slots (geth `stateDiff`); slot/value 32-byte 0x-hex */
   stateDiff?: Record<Hex, Hex>
+  /** set variables by Solidity path (`balances[0x…]`, `owner`), written with the contract's storage layout after the slots */
+  variables?: Record<string, unknown>
 }
 export type StateOverrides = Record<Address, AccountOverride>
 

@@ -42,11 +42,26 @@ export interface TracerConfig {
   /** Parity's `vmTrace` as reth prints it (trace_* with the `vmTrace` trace type) */
   vmTraceTracer?: boolean
   callTree?: CallTreeConfig
+  /**
+   * Our own tracer `gasProfile` (not geth's): gas by function (external, constructors, and internal
+   * where sources are known) and by source line, with folded stacks and a speedscope document;
+   * built by the engine (engine/execution/observers/gasProfile.ts)
+   */
+  gasProfile?: boolean
 }
 /** keyed by the tracer names requested */
 export type TraceResult = Partial<
   Record<
-    'callTracer' | 'prestateTracer' | 'structLogger' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'stateDiffTracer' | 'vmTraceTracer' | 'callTree',
+    | 'callTracer'
+    | 'prestateTracer'
+    | 'structLogger'
+    | '4byteTracer'
+    | 'noopTracer'
+    | 'flatCallTracer'
+    | 'stateDiffTracer'
+    | 'vmTraceTracer'
+    | 'callTree'
+    | 'gasProfile',
     unknown
   >
 >

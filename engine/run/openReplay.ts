@@ -17,6 +17,7 @@ import type { OverlayStateManager } from '../state/index.js'
 import type { BlockOverrides, StateOverrides } from '../vocabulary.js'
 import { executionContext } from './blockEnvironment.js'
 import { openBlock, replayUpTo } from './openBlock.js'
+import type { NamedOverrideSources } from './namedOverrides.js'
 import { applyStateOverrides } from './stateOverrides.js'
 
 export interface OpenedReplay {
@@ -37,6 +38,8 @@ export interface OpenedReplay {
 export interface ReplayOverrides {
   stateOverrides?: StateOverrides
   blockOverrides?: BlockOverrides
+  /** the known sources: the layouts of variables overridden by name */
+  sources?: NamedOverrideSources['registry']
 }
 
 export async function openReplay(chain: ChainSource, hash: Hex, overrides: ReplayOverrides = {}): Promise<OpenedReplay> {
@@ -55,7 +58,7 @@ export async function openReplay(chain: ChainSource, hash: Hex, overrides: Repla
   }
   const block = await openBlock(chain, header, { prefetchUpTo: mined.index + 1 })
   const progress = await replayUpTo(block, block.transactions.filter((t) => t.index < mined.index).length)
-  await applyStateOverrides(block.state, overrides.stateOverrides)
+  await applyStateOverrides(block.state, overrides.stateOverrides, { registry: overrides.sources, chainId: chain.chainId })
   const ctx = overrides.blockOverrides ? executionContext(chain, header, block.state, overrides.blockOverrides) : block.ctx
   return { header, state: block.state, ctx, tx: mined, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
 }

@@ -20,6 +20,7 @@ import type { BlockOverrides, StateOverrides } from '../vocabulary.js'
 import { executionContext } from './blockEnvironment.js'
 import { resolveBlockRef } from './openBlock.js'
 import { resolveAndPrefetch } from './resolveAndPrefetch.js'
+import type { NamedOverrideSources } from './namedOverrides.js'
 import { applyStateOverrides } from './stateOverrides.js'
 
 export interface RunRequest {
@@ -33,6 +34,8 @@ export interface RunRequest {
   sideReads?: SideReads
   /** accounts and slots the run reads besides the calls', read with their state */
   also?: AlsoReads
+  /** the known sources: the layouts of variables overridden by name */
+  sources?: NamedOverrideSources['registry']
 }
 
 export interface OpenedRun {
@@ -46,7 +49,7 @@ export interface OpenedRun {
 export async function openRun(chain: ChainSource, req: RunRequest): Promise<OpenedRun> {
   const header = await resolveAndPrefetch(chain, await byNumber(chain, req.block), req.calls, { sideReads: req.sideReads, also: req.also })
   const state = await chain.stateAfter(header.number)
-  await applyStateOverrides(state, req.stateOverrides)
+  await applyStateOverrides(state, req.stateOverrides, { registry: req.sources, chainId: chain.chainId })
   return { header, state, ctx: executionContext(chain, header, state, req.blockOverrides) }
 }
 

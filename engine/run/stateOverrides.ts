@@ -10,8 +10,10 @@
 import { EngineError } from '../platform/errors.js'
 import type { OverlayStateManager } from '../state/index.js'
 import type { StateOverrides } from '../vocabulary.js'
+import { applyNamedVariables, type NamedOverrideSources } from './namedOverrides.js'
 
-export async function applyStateOverrides(state: OverlayStateManager, overrides: StateOverrides | undefined): Promise<void> {
+/** `named`: where the layouts of variables given by name come from (none: such variables have no layout) */
+export async function applyStateOverrides(state: OverlayStateManager, overrides: StateOverrides | undefined, named?: NamedOverrideSources): Promise<void> {
   if (!overrides || Object.keys(overrides).length === 0) return
   for (const [addr, o] of Object.entries(overrides)) {
     if (o.state && o.stateDiff) {
@@ -19,4 +21,5 @@ export async function applyStateOverrides(state: OverlayStateManager, overrides:
     }
   }
   await state.applyOverrides(overrides)
+  await applyNamedVariables(state, overrides, named ?? { chainId: 0 })
 }

@@ -13,6 +13,7 @@
 import type { Abi } from 'viem'
 import { blankedCode, blankedHash } from './codeMatch.js'
 import { enumsOfAsts, functionsOfAsts } from './solcAst.js'
+import { type NamespaceLayout, namespacesOfAsts, withNamespaces } from './storageLayout/namespaces.js'
 import { buildInfoError, isRecord } from './sourcesError.js'
 import type { CompiledCode, ContractSource, FunctionDefinition, SourceFile } from './types.js'
 
@@ -25,6 +26,8 @@ interface Compilation {
   sources: Record<number, SourceFile>
   functions: FunctionDefinition[]
   enums: Record<number, string[]>
+  /** ERC-7201 namespaces by `file:name` of the contract */
+  namespaces: Map<string, NamespaceLayout>
 }
 
 export function contractsOfBuildInfo(buildInfo: unknown): ContractSource[] {
@@ -94,7 +97,14 @@ function compilationOf(buildInfo: Json, input: Json, output: Json): Compilation 
     sources[entry.id] = { path, ...(content !== undefined && { content }) }
     if (entry.ast !== undefined) asts.push(entry.ast)
   }
-  return { version: versionOf(buildInfo, output), language: languageOf(input), sources, functions: functionsOfAsts(asts), enums: enumsOfAsts(asts) }
+  return {
+    version: versionOf(buildInfo, output),
+    language: languageOf(input),
+    sources,
+    functions: functionsOfAsts(asts),
+    enums: enumsOfAsts(asts),
+    namespaces: namespacesOfAsts(asts),
+  }
 }
 
 function contractOf(at: string[], file: string, name: string, contract: unknown, compilation: Compilation): ContractSource | undefined {
@@ -114,7 +124,10 @@ function contractOf(at: string[], file: string, name: string, contract: unknown,
     functions: compilation.functions,
     runtimeCodeHash: blankedHash(blankedCode(runtime, 'runtime')),
     creationCodeHash: blankedHash(blankedCode(creation, 'creation')),
-    ...(contract.storageLayout !== undefined && { storageLayout: contract.storageLayout, enums: compilation.enums }),
+    ...(contract.storageLayout !== undefined && {
+      storageLayout: withNamespaces(contract.storageLayout, compilation.namespaces.get(`${file}:${name}`)),
+      enums: compilation.enums,
+    }),
   }
 }
 

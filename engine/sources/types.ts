@@ -64,7 +64,7 @@ export interface ContractSource {
   runtimeCodeHash: Hex
   /** the same over the creation code */
   creationCodeHash: Hex
-  /** solc's storageLayout when the compilation selected it */
+  /** solc's storageLayout when the compilation selected it, with the ERC-7201 namespaces its AST declares appended */
   storageLayout?: unknown
   /** enum member names by the enum's AST id, which storage layouts name types by; with storageLayout */
   enums?: Record<number, string[]>

@@ -166,7 +166,16 @@ export function contractOfDocument(doc: unknown): ContractSource | undefined {
       : undefined
   const output = {
     sources: isRecord(stdOut.sources) ? stdOut.sources : sourceIds(doc.stdJsonInput),
-    contracts: { [file]: { [name]: { abi: doc.abi, evm: { bytecode: code(doc.creationBytecode), deployedBytecode: code(doc.runtimeBytecode) } } } },
+    contracts: {
+      [file]: {
+        [name]: {
+          abi: doc.abi,
+          evm: { bytecode: code(doc.creationBytecode), deployedBytecode: code(doc.runtimeBytecode) },
+          // the document's own field (APIv2 `storageLayout`): variables by name where the compilation selected it
+          ...(isRecord(doc.storageLayout) && { storageLayout: doc.storageLayout }),
+        },
+      },
+    },
   }
   try {
     return contractsOfBuildInfo({ input: doc.stdJsonInput, output, solcVersion: compilerVersion })[0]

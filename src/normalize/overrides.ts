@@ -3,7 +3,7 @@
  * fields read by the one reader of overrides (src/params/stateOverrides.ts, blockOverrides.ts).
  * Both request forms (simulation array, trace object) land in one `StateOverrides` map keyed by
  * lowercase address; `storage` is geth's `stateDiff`, `state` a full replacement; slots and values
- * left-padded to 32 bytes.
+ * left-padded to 32 bytes; `variables` pass as given, to be read with the contract's layout.
  */
 import type { Address } from 'viem'
 import type { AccountOverride, BlockOverrides, StateOverrides } from '../../engine/types.js'
@@ -29,6 +29,7 @@ interface AccountFields {
   code?: string
   storage?: Record<string, string>
   state?: Record<string, string>
+  variables?: Record<string, string | number | boolean>
 }
 
 export function fromOverrideList(list: (AccountFields & { address: string })[] | undefined, path: string): StateOverrides | undefined {
@@ -57,7 +58,10 @@ export function fromOverrideMap(map: Record<string, AccountFields> | undefined, 
 }
 
 function toAccountOverride(fields: AccountFields, path: string, address: Address): AccountOverride {
-  return parseAccountOverride(REST, fields, path, address, REST_OVERRIDES)
+  const out: AccountOverride = parseAccountOverride(REST, fields, path, address, REST_OVERRIDES)
+  // variables by name: checked against the contract's layout once the state is open (engine/run/namedOverrides.ts)
+  if (fields.variables !== undefined) out.variables = fields.variables
+  return out
 }
 
 export interface BlockOverridesInput {

@@ -29,6 +29,7 @@ export function toTracerConfig(input: Input): TracerConfig {
   if (input?.['4byteTracer'] === true) out['4byteTracer'] = true
   const callTree = options(input?.callTree)
   if (callTree) out.callTree = toCallTreeConfig(callTree, 'tracerConfig.callTree')
+  if (input?.gasProfile === true) out.gasProfile = true
 
   if (Object.keys(out).length === 0) out.callTracer = {}
   return out

@@ -21,6 +21,7 @@ const OWN: Record<string, string> = {
   'panels.js': JS,
   'format.js': JS,
   'abiEncode.js': JS,
+  'source.js': JS,
   'viewer.css': 'text/css; charset=utf-8',
 }
 /** the @noble/hashes ES modules keccak-256 needs (sha3 imports the other two) */

@@ -13,6 +13,13 @@ const accountFields = {
   code: hexData.optional(),
   storage: storageMap.optional().openapi({ description: 'patch these slots (geth stateDiff)' }),
   state: storageMap.optional().openapi({ description: 'replace all storage with these slots (geth state)' }),
+  variables: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .openapi({
+      description: "set variables by Solidity path with the contract's storage layout (a registered build-info), after the slots",
+      example: { 'balances[0x70997970c51812dc3a010c7d01b50e0d17dc79c8]': '1000000', paused: true },
+    }),
 }
 
 /** trace requests: `{address: {...}}` */

@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi'
 import { apiErrorCodes } from '../errors/statusTable.js'
 import { address, hash, hexData, hexQuantity } from './primitives.js'
 import { decodedCallFrame } from './callTree.js'
+import { gasProfileResult } from './gasProfile.js'
 
 export const errorObject = z
   .object({
@@ -157,6 +158,21 @@ export const stepSimulationEnvelope = z
       trace: z.object({
         steps: z.array(z.record(z.string(), z.unknown())),
         storageChanges: z.record(z.string(), z.record(z.string(), z.object({ before: hexQuantity, after: hexQuantity }))),
+        decoded: z
+          .record(
+            z.string(),
+            z.array(
+              z.object({
+                variable: z.string().nullable(),
+                type: z.string().nullable(),
+                slots: z.array(z.string()),
+                before: z.union([z.string(), z.boolean()]).nullable(),
+                after: z.union([z.string(), z.boolean()]).nullable(),
+              }),
+            ),
+          )
+          .optional()
+          .openapi({ description: "the changed slots told by variable, for contracts whose storage layout is known (prestateTracer's decoded)" }),
         memoryChanges: z.array(z.object({ step: z.number().int(), offset: hexQuantity, data: hexData })),
       }),
     }),
@@ -187,6 +203,7 @@ export const traceResult = z
     prestateTracer: z.record(z.string(), z.unknown()).optional(),
     structLogger: z.record(z.string(), z.unknown()).optional(),
     callTree: decodedCallFrame.optional(),
+    gasProfile: gasProfileResult.optional(),
     '4byteTracer': z
       .object({ totalIdentifiers: z.number().int(), identifiers: z.record(z.string(), z.object({ count: z.number().int(), dataSize: z.number().int() })) })
       .optional(),

@@ -33,6 +33,7 @@ export const tracerConfig = z
       .union([z.boolean(), callTreeOptions])
       .optional()
       .openapi({ description: 'our own tracer (not geth): the callTracer frames decoded, see CallTreeOptions' }),
+    gasProfile: z.boolean().optional().openapi({ description: 'our own tracer (not geth): gas by function and source line, folded stacks, speedscope' }),
   })
   .openapi('TracerConfig', {
     description: 'each key selects a tracer; none given: callTracer',

@@ -4,6 +4,7 @@
 import { encodeCall, findInAbi } from './abiEncode.js'
 import { h } from './format.js'
 import { collectTransfers, renderAssetChanges, renderRaw, renderStateChanges, renderTransfers } from './panels.js'
+import { renderBacktrace, renderWarnings } from './source.js'
 import { buildModel, renderDetail, renderTree } from './tree.js'
 
 const TOKEN_KEY = 'evm-sim.token'
@@ -107,7 +108,8 @@ function requestBody() {
   const v = (n) => form.elements[n].value.trim()
   const abis = json('abis')
   const labels = json('labels')
-  const callTree = abis || labels ? { ...(abis && { abis }), ...(labels && { labels }) } : true
+  // internal function calls where the service knows the sources; no sources known: the same tree
+  const callTree = { internal: true, ...(abis && { abis }), ...(labels && { labels }) }
   const tracerConfig = { callTree, callTracer: { withLogs: true }, prestateTracer: { diffMode: true } }
   const stateOverrides = json('overrides')
   if (mode() === 'tx') {
@@ -169,11 +171,15 @@ function show(data) {
   $('results').hidden = false
   const failed = model.root.failed
   const fn = root.function ? `${root.function.name}` : root.input?.slice(0, 10)
+  const frames = `${model.count} frame${model.count === 1 ? '' : 's'}${model.internal ? ` (${model.internal} internal)` : ''}`
+  const at = root.backtrace?.[0]?.file ? ` at ${root.backtrace[0].file}:${root.backtrace[0].line}` : ''
   $('summary').replaceChildren(
     h('span', { class: failed ? 'badge fail' : 'badge ok' }, failed ? 'failed' : 'success'),
-    ` ${model.count} frame${model.count === 1 ? '' : 's'} · top call ${fn ?? ''} · gas used ${BigInt(root.gasUsed).toLocaleString('en-US')}`,
-    failed ? h('span', { class: 'revert' }, ` · ${root.revert?.reason ?? root.revertReason ?? root.error}`) : '',
+    ` ${frames} · top call ${root.contract ? `${root.contract.name}::` : ''}${fn ?? ''} · gas used ${BigInt(root.gasUsed).toLocaleString('en-US')}`,
+    failed ? h('span', { class: 'revert' }, ` · ${root.revert?.reason ?? root.revertReason ?? root.error}${at}`) : '',
   )
+  renderWarnings($('warnings'), root.warnings)
+  renderBacktrace($('backtrace'), root.backtrace)
   renderTree($('tree'), model, { onSelect: (frame) => renderDetail($('detail'), frame) })
   renderTransfers($('transfers'), root)
   renderAssetChanges($('assets'), root)

@@ -1,7 +1,11 @@
 // The collapsible call tree. Rows are built only when their parent opens, so a trace of
 // thousands of frames costs what is on screen; levels below OPEN_DEPTH start closed except the
 // failing path. Keyboard: the WAI-ARIA tree pattern with one roving tabindex.
+// Where the service knows a contract's sources, a frame reads `Contract::function(…)` and
+// internal function calls (type INTERNAL) sit among the calls as rows of their own, set apart by
+// a dashed badge and no addresses (docs/decisions/0121).
 import { argsLine, big, grouped, h, short, units } from './format.js'
+import { sourceBlock } from './source.js'
 
 const OPEN_DEPTH = 2
 /** children rendered per batch; "show more" adds the next batch */
@@ -10,8 +14,11 @@ const BATCH = 200
 /** a node per frame: parent links, the failing path, labels */
 export function buildModel(root) {
   let count = 0
+  let internal = 0
   const walk = (frame, parent, depth) => {
-    const node = { frame, parent, depth, children: [], failed: Boolean(frame.error), failPath: false, id: count++ }
+    if (frame.type === 'INTERNAL') internal++
+    // an internal frame still open where its frame reverted is `reverted`, never `error`
+    const node = { frame, parent, depth, children: [], failed: Boolean(frame.error || frame.reverted), failPath: false, id: count++ }
     node.children = (frame.calls ?? []).map((c) => walk(c, node, depth + 1))
     return node
   }
@@ -23,7 +30,7 @@ export function buildModel(root) {
     n.failPath = true
     n = n.children.find((c) => c.failed)
   }
-  return { root: top, count }
+  return { root: top, count, internal }
 }
 
 const labelOf = (frame, side) => frame.labels?.[side]
@@ -33,8 +40,17 @@ function who(address, label) {
   return h('span', { class: 'addr', title: address }, label ? h('b', {}, label) : null, label ? ` ${short(address)}` : short(address))
 }
 
+/** `DemoToken::` before the function, the file on hover, where the frame's code is known */
+function contractPrefix(frame) {
+  const name = frame.type === 'INTERNAL' ? frame.function.contract : frame.contract?.name
+  if (!name) return null
+  return h('span', { class: 'contract', title: frame.contract?.file ?? name }, name, h('span', { class: 'sep' }, '::'))
+}
+
 function callText(frame) {
   const f = frame.function
+  if (frame.type === 'INTERNAL')
+    return h('span', { class: 'fn internal-fn', title: `${f.contract}.${f.signature} (internal)` }, h('b', {}, f.name), `(${argsLine(f.args)})`)
   if (f)
     return h(
       'span',
@@ -50,6 +66,7 @@ function callText(frame) {
 }
 
 function outcome(frame) {
+  if (frame.reverted) return h('span', { class: 'revert', title: 'still running when its frame reverted' }, '✖ reverted')
   if (frame.error) {
     const reason = frame.revert?.reason ?? frame.revertReason ?? frame.error
     return h('span', { class: 'revert', title: frame.revert?.signature ?? frame.error }, `✖ ${reason}`)
@@ -62,9 +79,10 @@ function gasBar(node) {
   const used = big(node.frame.gasUsed)
   const parentUsed = node.parent ? big(node.parent.frame.gasUsed) : used
   const pct = parentUsed > 0n ? Number((used * 1000n) / parentUsed) / 10 : 100
+  const given = node.frame.type === 'INTERNAL' ? 'from entering the function to leaving it' : `of ${grouped(big(node.frame.gas))} given`
   return h(
     'span',
-    { class: 'gas', title: `gas used ${grouped(used)} of ${grouped(big(node.frame.gas))} given; ${pct}% of the parent's` },
+    { class: 'gas', title: `gas used ${grouped(used)} ${given}; ${pct}% of the parent's` },
     h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${Math.min(100, pct)}%` })),
     grouped(used),
   )
@@ -99,6 +117,37 @@ function logRow(log) {
   )
 }
 
+/** an external frame's row: type, from → to, the call and its outcome */
+function externalCall(f) {
+  return [
+    h('span', { class: `type t-${f.type}` }, f.type),
+    ' ',
+    who(f.from, labelOf(f, 'from')),
+    h('span', { class: 'arrow' }, ' → '),
+    who(f.to, labelOf(f, 'to')),
+    f.implementation ? h('span', { class: 'tag', title: `proxy to ${f.implementation}` }, 'proxy') : null,
+    ' ',
+    contractPrefix(f),
+    callText(f),
+    big(f.value) > 0n ? [' ', h('span', { class: 'value' }, units(big(f.value)))] : null,
+    ' ',
+    outcome(f),
+  ]
+}
+
+/** an internal call's row: no addresses (it runs in its frame's contract), the function as forge names it */
+function internalCall(f) {
+  const result = f.function.result ? h('span', { class: 'result' }, `→ (${argsLine(f.function.result)})`) : null
+  return [
+    h('span', { class: 'type t-INTERNAL', title: 'an internal function call' }, 'internal'),
+    ' ',
+    contractPrefix(f),
+    callText(f),
+    ' ',
+    outcome(f) ?? result,
+  ]
+}
+
 export function renderTree(ul, model, { onSelect }) {
   ul.replaceChildren()
   const rows = new Map() // li → node
@@ -109,7 +158,7 @@ export function renderTree(ul, model, { onSelect }) {
     const li = h('li', {
       role: 'treeitem',
       tabindex: -1,
-      class: `${node.failed ? 'failed' : ''} ${node.failPath ? 'fail-path' : ''}`,
+      class: `${node.failed ? 'failed' : ''} ${node.failPath ? 'fail-path' : ''} ${f.type === 'INTERNAL' ? 'internal' : ''}`,
       'aria-level': node.depth + 1,
       'data-id': node.id,
     })
@@ -118,21 +167,7 @@ export function renderTree(ul, model, { onSelect }) {
       'div',
       { class: 'row' },
       h('span', { class: 'toggle', 'aria-hidden': 'true' }, hasKids ? '▸' : ''),
-      h(
-        'span',
-        { class: 'main' },
-        h('span', { class: `type t-${f.type}` }, f.type),
-        ' ',
-        who(f.from, labelOf(f, 'from')),
-        h('span', { class: 'arrow' }, ' → '),
-        who(f.to, labelOf(f, 'to')),
-        f.implementation ? h('span', { class: 'tag', title: `proxy to ${f.implementation}` }, 'proxy') : null,
-        ' ',
-        callText(f),
-        big(f.value) > 0n ? [' ', h('span', { class: 'value' }, units(big(f.value)))] : null,
-        ' ',
-        outcome(f),
-      ),
+      h('span', { class: 'main' }, ...(f.type === 'INTERNAL' ? internalCall(f) : externalCall(f))),
       gasBar(node),
     )
     line.addEventListener('click', () => {
@@ -245,13 +280,44 @@ export function renderTree(ul, model, { onSelect }) {
   top.classList.add('selected')
 }
 
-/** the frame's fields, whole, for the side pane */
-export function renderDetail(div, frame) {
+const shown = (v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))
+
+const fields = () => {
   const dl = h('dl')
   const add = (k, v) => {
     if (v !== undefined && v !== null && v !== '') dl.append(h('dt', {}, k), h('dd', {}, v))
   }
+  return { dl, add }
+}
+
+/** the frame's fields, whole, for the side pane; a failed frame's source line before its raw input and output */
+export function renderDetail(div, frame) {
+  const { dl, add } = fields()
+  const raw = fields()
+  if (frame.type === 'INTERNAL') internalDetail(add, frame)
+  else {
+    externalDetail(add, frame)
+    raw.add('input', frame.input)
+    raw.add('output', frame.output)
+  }
+  div.replaceChildren(dl, frame.source ? sourceBlock(frame.source) : '', raw.dl)
+}
+
+function internalDetail(add, frame) {
+  const f = frame.function
+  add('type', 'INTERNAL')
+  add('contract', f.contract)
+  add('address', frame.to)
+  add('gas', `${grouped(big(frame.gasUsed))} used from entering the function to leaving it`)
+  add('function', f.signature)
+  for (const [k, v] of Object.entries(f.args ?? {})) add(`  ${k}`, shown(v))
+  for (const [k, v] of Object.entries(f.result ?? {})) add(`return ${k}`, shown(v))
+  if (frame.reverted) add('reverted', 'still running when its frame reverted')
+}
+
+function externalDetail(add, frame) {
   add('type', frame.type)
+  if (frame.contract) add('contract', `${frame.contract.name} (${frame.contract.file})`)
   add('from', `${frame.from}${frame.labels?.from ? ` (${frame.labels.from})` : ''}`)
   add('to', frame.to ? `${frame.to}${frame.labels?.to ? ` (${frame.labels.to})` : ''}` : undefined)
   add('implementation', frame.implementation)
@@ -259,14 +325,11 @@ export function renderDetail(div, frame) {
   add('gas', `${grouped(big(frame.gasUsed))} used of ${grouped(big(frame.gas))}`)
   if (frame.function) {
     add('function', `${frame.function.signature} [${frame.function.source}${frame.function.exact === false ? ', inexact' : ''}]`)
-    for (const [k, v] of Object.entries(frame.function.args)) add(`  ${k}`, typeof v === 'object' ? JSON.stringify(v) : String(v))
+    for (const [k, v] of Object.entries(frame.function.args)) add(`  ${k}`, shown(v))
     if (frame.function.alternatives) add('also matches', frame.function.alternatives.join(', '))
   }
-  if (frame.result) for (const [k, v] of Object.entries(frame.result)) add(`return ${k}`, typeof v === 'object' ? JSON.stringify(v) : String(v))
+  if (frame.result) for (const [k, v] of Object.entries(frame.result)) add(`return ${k}`, shown(v))
   add('error', frame.error)
   if (frame.revert) add('revert', `${frame.revert.reason} [${frame.revert.signature}]`)
   else add('revert reason', frame.revertReason)
-  add('input', frame.input)
-  add('output', frame.output)
-  div.replaceChildren(dl)
 }

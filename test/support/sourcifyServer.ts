@@ -44,6 +44,7 @@ export function apiV2Document(
       fullyQualifiedName: `${file}:${name}`,
     },
     abi: contract.abi,
+    storageLayout: contract.storageLayout ?? null,
     sources: Object.fromEntries(Object.entries(build.input.sources as Record<string, { content: string }>).map(([p, s]) => [p, { content: s.content }])),
     stdJsonInput: build.input,
     stdJsonOutput: { sources: sourceIds, contracts: { [file]: { [name]: { abi: contract.abi, evm: { bytecode, deployedBytecode } } } } },

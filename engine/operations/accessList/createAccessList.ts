@@ -17,8 +17,8 @@ import { createAccessListTracer, sameAccessList, type AccessListEntries } from '
 /** geth loops until stable; a list that keeps changing past this is a pathological contract */
 const MAX_ROUNDS = 10
 
-export async function createAccessList(deps: Pick<RunDeps, 'chain' | 'gasCap'>, params: AccessListParams): Promise<AccessListResult> {
-  const { header, state: base, ctx: blockCtx } = await openRun(deps.chain, { ...params, calls: [params.call] })
+export async function createAccessList(deps: Pick<RunDeps, 'chain' | 'gasCap' | 'sources'>, params: AccessListParams): Promise<AccessListResult> {
+  const { header, state: base, ctx: blockCtx } = await openRun(deps.chain, { ...params, calls: [params.call], sources: deps.sources })
   const call = withCallDefaults('accessList', params.call, { blockGasLimit: header.gasLimit, gasCap: deps.gasCap })
 
   let list: AccessListEntries = (params.call.accessList ?? []).map((e) => ({

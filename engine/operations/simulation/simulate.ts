@@ -101,7 +101,7 @@ function openSimulation(deps: SimulationDeps, params: SimulateParams) {
     : undefined
   const approved = params.traceAssetChanges ? approvedAccountsOf(params.calls) : []
   const also = approved.length > 0 ? () => approved.map((address) => ({ address, storageKeys: [] })) : undefined
-  return openRun(deps.chain, { ...params, sideReads, ...(also && { also }) })
+  return openRun(deps.chain, { ...params, sideReads, ...(also && { also }), sources: deps.sources })
 }
 
 type RunState = Awaited<ReturnType<typeof openRun>>['state']

@@ -1,6 +1,7 @@
 /**
  * simulateSteps: POST /simulate shape B (interface §4): one call with an opcode trace shaped by
- * `traceConfig` (stepTracer.ts), its storage changes and memory writes. Same call
+ * `traceConfig` (stepTracer.ts), its storage changes (told by variable in `decoded` where the
+ * contract's storage layout is known: engine/sources/storageLayout) and memory writes. Same call
  * semantics as shape A (state overrides, block overrides, gas default and cap, no validation);
  * not stored (shape B has no id).
  */
@@ -10,21 +11,30 @@ import { executeCall } from '../../execution/executeTransaction.js'
 import { createStateBalanceReader } from '../../execution/observers/index.js'
 import { openRun, withCallDefaults, type RunDeps } from '../../run/index.js'
 import type { SimulatedLog, StepTraceParams, StepTraceResult } from '../../types.js'
+import { createKeccakPreimages } from '../../execution/observers/keccakPreimages.js'
+import { decodeAccounts, Preimages } from '../../sources/storageLayout/index.js'
 import { createRevertLocator } from './revertLocator.js'
 import { revertReason } from './revertReason.js'
 import { createStepTracer } from './stepTracer.js'
 
-export async function simulateSteps(deps: Pick<RunDeps, 'chain' | 'gasCap' | 'maxStructLogSteps'>, params: StepTraceParams): Promise<StepTraceResult> {
-  const { ctx } = await openRun(deps.chain, { ...params, calls: [params.call] })
+export async function simulateSteps(
+  deps: Pick<RunDeps, 'chain' | 'gasCap' | 'maxStructLogSteps' | 'sources'>,
+  params: StepTraceParams,
+): Promise<StepTraceResult> {
+  const { ctx } = await openRun(deps.chain, { ...params, calls: [params.call], sources: deps.sources })
   const call = withCallDefaults('simulate', params.call, { blockGasLimit: ctx.block.gasLimit, gasCap: deps.gasCap })
   const steps = createStepTracer(params.traceConfig, { maxSteps: deps.maxStructLogSteps })
   const locator = createRevertLocator()
-  const res = await executeCall(ctx, call, { tracers: [steps, locator] })
+  // storage changes told by variable: only when some source is known (the hashes are kept for it)
+  const sources = deps.sources ? await deps.sources.index() : undefined
+  const preimages = sources && !sources.empty ? createKeccakPreimages() : undefined
+  const res = await executeCall(ctx, call, { tracers: [steps, locator, ...(preimages ? [preimages] : [])] })
   const trace = steps.result()
+  const decoded = preimages && sources ? await decodeAccounts(trace.storageChanges, new Preimages(preimages.result()), sources, ctx.state) : {}
 
   const logs: SimulatedLog[] = res.logs.map((l, i) => ({ ...l, logIndex: toHex(i) }))
-  const decoded = logs.length ? await decodeLogs(logs, createTokenInfoReader(createStateBalanceReader(ctx, executeCall).call)) : []
-  logs.forEach((l, i) => decoded[i] && (l.decoded = decoded[i]))
+  const decodedLogs = logs.length ? await decodeLogs(logs, createTokenInfoReader(createStateBalanceReader(ctx, executeCall).call)) : []
+  logs.forEach((l, i) => decodedLogs[i] && (l.decoded = decodedLogs[i]))
 
   const result: StepTraceResult = {
     success: res.status === 'success',
@@ -32,7 +42,12 @@ export async function simulateSteps(deps: Pick<RunDeps, 'chain' | 'gasCap' | 'ma
     gasLimit: toHex(call.gas),
     logs,
     returnValue: res.returnData,
-    trace: { steps: trace.steps, storageChanges: trace.storageChanges, memoryChanges: trace.memoryChanges },
+    trace: {
+      steps: trace.steps,
+      storageChanges: trace.storageChanges,
+      ...(Object.keys(decoded).length > 0 && { decoded }),
+      memoryChanges: trace.memoryChanges,
+    },
   }
   if (res.status !== 'success') {
     const reason = res.status === 'reverted' ? revertReason(res.returnData) : undefined

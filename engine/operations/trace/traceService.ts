@@ -62,6 +62,7 @@ import type {
 } from '../../types.js'
 import type { FlatCallContext } from '../../../tracers/flatCallTracer.js'
 import { openSpillSession, type SpillOptions, type SpillSession } from '../../platform/spill/spillFiles.js'
+import type { SourceLookup } from './decodedStorage.js'
 import { createTraceSet, type TraceSet } from './traceSet.js'
 import { verifiedAfterRun, withSourceWarnings, type VerifiedSources } from './verifiedPass.js'
 import type { SourceIndex } from '../../sources/types.js'
@@ -69,7 +70,7 @@ import type { SourceIndex } from '../../sources/types.js'
 export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'> {
   /** long struct logs go to temporary files (engine/platform/spill); absent: kept in memory */
   spill?: SpillOptions
-  /** the contracts' sources the service knows (the source registry); read only for a `callTree` or a prestate diff */
+  /** the contracts' sources the service knows (the source registry); read only for a `callTree`, a `gasProfile` or a prestate diff */
   sources?: { index(): Promise<SourceIndex>; readonly asksVerified?: boolean } & Partial<VerifiedSources>
 }
 
@@ -152,10 +153,11 @@ async function openCalls(
   txIndex: number | undefined,
   calls: CallInput[],
   stateOverrides: StateOverrides | undefined,
+  sources: TraceServiceOptions['sources'],
 ) {
   if (txIndex === undefined) {
     const selector = ref && 'hash' in ref ? { number: (await resolveBlockRef(chain, ref)).number } : ref
-    return openRun(chain, { block: selector, calls, stateOverrides })
+    return openRun(chain, { block: selector, calls, stateOverrides, sources })
   }
   const header = await resolveBlockRef(chain, ref ?? { tag: 'latest' })
   const block = await openBlock(chain, header, { prefetchUpTo: txIndex })
@@ -168,7 +170,7 @@ async function openCalls(
   }
   await chain.prefetch?.(header.number - 1n, calls)
   await replayUpTo(block, txIndex)
-  await applyStateOverrides(block.state, stateOverrides)
+  await applyStateOverrides(block.state, stateOverrides, { registry: sources, chainId: chain.chainId })
   return { header, state: block.state, ctx: block.ctx }
 }
 
@@ -181,7 +183,10 @@ async function openCalls(
 function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession, sources: SourceIndex | undefined): { next(flat: FlatCallContext): TraceSet } {
   const build = () => {
     const flatContext: FlatCallContext = {}
-    return { set: createTraceSet(config, { ...t.tracerOpts, structLogSpill: spills.structLogSpill, flatContext, sources }), flatContext }
+    return {
+      set: createTraceSet(config, { ...t.tracerOpts, structLogSpill: spills.structLogSpill, flatContext, sources, lookup: layoutLookup(t) }),
+      flatContext,
+    }
   }
   let first: ReturnType<typeof build> | undefined = build()
   return {
@@ -194,10 +199,23 @@ function tracerSets(t: Tracing, config: TracerConfig, spills: SpillSession, sour
   }
 }
 
-/** the known sources, asked for only when the trace decodes a call tree or a prestate diff */
+/** with a verified-sources service: the known sources grown by a prestate diff's accounts' (a failed lookup leaves them as they were) */
+function layoutLookup(t: Tracing): SourceLookup | undefined {
+  const registry = t.opts.sources
+  const resolve = registry?.asksVerified ? registry.resolve?.bind(registry) : undefined
+  if (!registry || !resolve) return undefined
+  return async (frames) => (await resolve(t.chain.chainId, frames).catch(() => undefined))?.index ?? (await registry.index())
+}
+
+/** the known sources, asked for only when the trace decodes a call tree, a gas profile or a prestate diff */
 async function sourcesFor(t: Tracing, config: TracerConfig): Promise<SourceIndex | undefined> {
-  const wanted = config.callTree || config.prestateTracer?.diffMode
+  const wanted = config.callTree || config.gasProfile || config.prestateTracer?.diffMode
   return wanted && t.opts.sources ? await t.opts.sources.index() : undefined
+}
+
+/** with no verified-sources service (or no call tree), nothing after a run could name more: no code read, no lookup */
+function verifiedFor(t: Tracing, config: TracerConfig): VerifiedSources['resolve'] | undefined {
+  return (config.callTree || config.gasProfile) && t.opts.sources?.asksVerified ? t.opts.sources.resolve?.bind(t.opts.sources) : undefined
 }
 
 /** a mined transaction replayed where it ran, traced */
@@ -206,10 +224,9 @@ async function traceTransaction(t: Tracing, hash: Hex, tracerConfig: TracerConfi
   try {
     const run = (sources: SourceIndex | undefined) => traceReplayed(t, hash, extra, tracerSets(t, tracerConfig, spills, sources))
     const first = await run(await sourcesFor(t, tracerConfig))
-    // with no verified-sources service, nothing after the run could name more: no code read, no lookup
-    const resolve = tracerConfig.callTree && t.opts.sources?.asksVerified ? t.opts.sources.resolve?.bind(t.opts.sources) : undefined
+    const resolve = verifiedFor(t, tracerConfig)
     if (!resolve) return first.result
-    const { rerun, warnings } = await verifiedAfterRun({ resolve }, t.chain.chainId, first.result, first.ctx)
+    const { rerun, warnings } = await verifiedAfterRun({ resolve }, t.chain.chainId, [first.result], first.ctx.state)
     if (!rerun) return withSourceWarnings(first.result, warnings)
     // the first run's spilled struct log is replaced by the second's
     spills.discard()
@@ -222,7 +239,7 @@ async function traceTransaction(t: Tracing, hash: Hex, tracerConfig: TracerConfi
 
 /** one replay of a mined transaction with one tracer set; the state it left, for the verified-sources pass */
 async function traceReplayed(t: Tracing, hash: Hex, extra: TraceTransactionOptions, sets: ReturnType<typeof tracerSets>) {
-  const replay = await openReplay(t.chain, hash, extra)
+  const replay = await openReplay(t.chain, hash, { ...extra, sources: t.opts.sources })
   const set = sets.next({
     blockHash: replay.header.hash,
     blockNumber: replay.header.number,
@@ -239,45 +256,56 @@ async function traceReplayed(t: Tracing, hash: Hex, extra: TraceTransactionOptio
   return { result: await set.result(replay.ctx, executeCall), ctx: replay.ctx }
 }
 
-/** bundles of calls on one state, each bundle with its block overrides on top of the earlier ones */
-async function traceCalls(
-  t: Tracing,
-  params: {
-    block: BlockRef | undefined
-    txIndex?: number
-    bundles: CallBundle[]
-    tracerConfig: TracerConfig
-    stateOverrides?: StateOverrides
-    blockOverrides?: BlockOverrides
-    timeoutMs?: number
-  },
-): Promise<CallTraceResult[][]> {
+interface CallsParams {
+  block: BlockRef | undefined
+  txIndex?: number
+  bundles: CallBundle[]
+  tracerConfig: TracerConfig
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+  timeoutMs?: number
+}
+
+/** bundles of calls on one state, traced; run once more when verified sources named more of their contracts */
+async function traceCalls(t: Tracing, params: CallsParams): Promise<CallTraceResult[][]> {
   const spills = openSpillSession(t.opts.spill)
-  const sets = tracerSets(t, params.tracerConfig, spills, await sourcesFor(t, params.tracerConfig))
-  const calls = params.bundles.flatMap((b) => b.transactions)
   try {
-    const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides)
-    const out: CallTraceResult[][] = []
-    let overrides = params.blockOverrides
-    for (const bundle of params.bundles) {
-      overrides = mergeOverrides(overrides, bundle.blockOverrides)
-      const ctx: ExecutionContext = withTraceBlockHashes(executionContext(t.chain, header, state, overrides), header, overrides)
-      const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: t.opts.gasCap }
-      const results: CallTraceResult[] = []
-      for (const call of bundle.transactions) {
-        // the state carries over to the next one; geth's debug_traceCall context for the flat
-        // tracer: the block number (no block hash, the tx is not mined)
-        const set = sets.next({ blockNumber: ctx.block.number })
-        const run = await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
-        results.push(withRollupFees(await set.result(ctx, executeCall), run.rollupFees))
-      }
-      out.push(results)
-    }
-    return out
+    const first = await runCalls(t, params, spills, await sourcesFor(t, params.tracerConfig))
+    const resolve = verifiedFor(t, params.tracerConfig)
+    if (!resolve) return first.out
+    const { rerun, warnings } = await verifiedAfterRun({ resolve }, t.chain.chainId, first.out.flat(), first.state)
+    // the first run's spilled struct logs are replaced by the second's
+    if (rerun) spills.discard()
+    const out = rerun ? (await runCalls(t, params, spills, rerun)).out : first.out
+    return out.map((results) => results.map((r) => withSourceWarnings(r, warnings)))
   } catch (e) {
     spills.discard()
     throw e
   }
+}
+
+/** bundles of calls on one state, each bundle with its block overrides on top of the earlier ones; the state they left */
+async function runCalls(t: Tracing, params: CallsParams, spills: SpillSession, sources: SourceIndex | undefined) {
+  const sets = tracerSets(t, params.tracerConfig, spills, sources)
+  const calls = params.bundles.flatMap((b) => b.transactions)
+  const { header, state } = await openCalls(t.chain, params.block, params.txIndex, calls, params.stateOverrides, t.opts.sources)
+  const out: CallTraceResult[][] = []
+  let overrides = params.blockOverrides
+  for (const bundle of params.bundles) {
+    overrides = mergeOverrides(overrides, bundle.blockOverrides)
+    const ctx: ExecutionContext = withTraceBlockHashes(executionContext(t.chain, header, state, overrides), header, overrides)
+    const limits = { blockGasLimit: ctx.block.gasLimit, gasCap: t.opts.gasCap }
+    const results: CallTraceResult[] = []
+    for (const call of bundle.transactions) {
+      // the state carries over to the next one; geth's debug_traceCall context for the flat
+      // tracer: the block number (no block hash, the tx is not mined)
+      const set = sets.next({ blockNumber: ctx.block.number })
+      const run = await executeCall(ctx, withCallDefaults('trace', call, limits), { tracers: set.tracers, validation: false, deadline: deadlineOf(params) })
+      results.push(withRollupFees(await set.result(ctx, executeCall), run.rollupFees))
+    }
+    out.push(results)
+  }
+  return { out, state }
 }
 
 /** every transaction of a block, traced in turn; one that answers an error is entered as such and the block goes on */

@@ -8,6 +8,9 @@
  * tree shows contracts, revert lines, internal calls (`callTree.internal`) and a backtrace
  * (engine/decoding/callTree/sourceFrames.ts); with none, nothing more runs than without.
  *
+ * `gasProfile`, also our own, is one more observer (engine/execution/observers/gasProfile.ts) over
+ * the same run, its answer named and shaped once the run is done (engine/decoding/gasProfile).
+ *
  * Labels read token symbols on the state the transaction left (static calls, undone after).
  *
  * @example
@@ -25,7 +28,9 @@ import { createTracers, tracersAskedFor, type CreateTracersOptions } from '../..
 import type { Tracer } from '../../../tracers/types.js'
 import { createSourceSteps } from '../../execution/observers/sourceSteps.js'
 import type { SourceIndex } from '../../sources/types.js'
-import { withDecodedStorage } from './decodedStorage.js'
+import { type SourceLookup, withDecodedStorage } from './decodedStorage.js'
+import { createGasProfile } from '../../execution/observers/gasProfile.js'
+import { gasProfileReport } from '../../decoding/gasProfile/index.js'
 
 export interface TraceSet {
   tracers: Tracer[]
@@ -36,29 +41,44 @@ export interface TraceSet {
 export interface TraceSetOptions extends CreateTracersOptions {
   /** the contracts whose sources the service knows; absent or empty: no source step is observed */
   sources?: SourceIndex
+  /** a prestate diff's accounts looked up at the verified-sources service, when one is configured */
+  lookup?: SourceLookup
 }
 
 export function createTraceSet(config: TracerConfig, opts: TraceSetOptions): TraceSet {
-  return withDecodedStorage(createTracerSet(config, opts), config, opts.sources)
+  return withDecodedStorage(createTracerSet(config, opts), config, opts.sources, opts.lookup)
 }
 
 function createTracerSet(config: TracerConfig, opts: TraceSetOptions): TraceSet {
-  const { callTree, ...geth } = config
+  const { callTree, gasProfile, ...geth } = config
   const { sources, ...tracerOpts } = opts
-  if (!callTree) {
+  if (!callTree && !gasProfile) {
     const set = createTracers(config, tracerOpts)
     return { tracers: set.tracers, result: async () => set.result() }
   }
   const base = tracersAskedFor(geth).length > 0 ? createTracers(geth, tracerOpts) : undefined
+  const tree = callTree ? callTreeParts(callTree, sources) : undefined
+  const profile = gasProfile ? createGasProfile({ sources }) : undefined
+  return {
+    tracers: [...(base?.tracers ?? []), ...(tree?.tracers ?? []), ...(profile ? [profile] : [])],
+    async result(ctx, execute) {
+      const out = base?.result() ?? {}
+      if (tree) out.callTree = await tree.result(ctx, execute)
+      if (profile) out.gasProfile = await gasProfileReport(profile.result())
+      return out
+    },
+  }
+}
+
+/** the callTracer and source steps a `callTree` runs, and the tree decoded from them */
+function callTreeParts(callTree: NonNullable<TracerConfig['callTree']>, sources: SourceIndex | undefined) {
   const frames = createCallTracer({ withLog: true })
   const steps = sources && !sources.empty ? createSourceSteps({ index: sources, internal: callTree.internal === true }) : undefined
   return {
-    tracers: [...(base?.tracers ?? []), frames, ...(steps ? [steps] : [])],
-    async result(ctx, execute) {
-      const out = base?.result() ?? {}
+    tracers: [frames, ...(steps ? [steps] : [])] as Tracer[],
+    async result(ctx: ExecutionContext, execute: ExecuteCall) {
       const tokens = createTokenInfoReader(createStateBalanceReader(ctx, execute).call)
-      out.callTree = await decodeCallTree(frames.result(), { ...callTree, tokens, ...(steps && { sources: steps.result() }) })
-      return out
+      return decodeCallTree(frames.result(), { ...callTree, tokens, ...(steps && { sources: steps.result() }) })
     },
   }
 }

@@ -1,7 +1,8 @@
 /**
- * Verified sources for a traced transaction: which contracts ran is known only once it has run,
- * so the frames whose code no registered contract matched are asked of the Sourcify-compatible
- * service after the run (the registry's `resolve`). When that found a contract, the transaction
+ * Verified sources for a traced transaction or run of calls: which contracts ran is known only
+ * once they have run, so the frames whose code no registered contract matched are asked of the
+ * Sourcify-compatible service after the run (the registry's `resolve`). When that found a
+ * contract, the transaction (or every call of the run, whose state carries from one to the next)
  * runs once more with the enlarged index, so its internal frames, lines and backtrace come out of
  * the same step observer as for a registered contract. A second trace of the same contracts finds
  * them in the index (or the cache store) before it runs and runs once.
@@ -12,6 +13,7 @@
 import { createAddressFromString } from '@ethereumjs/util'
 import type { Address } from 'viem'
 import type { DecodedCallFrame, DecodedInternalFrame } from '../../decoding/callTree/types.js'
+import type { GasProfile } from '../../decoding/gasProfile/index.js'
 import type { ExecutionContext } from '../../execution/types.js'
 import type { SourceIndex } from '../../sources/types.js'
 import type { TraceResult } from '../../types.js'
@@ -24,10 +26,10 @@ export interface VerifiedSources {
 /** at most this many unmatched contracts are asked for per trace (a trace over many contracts stays bounded) */
 const MAX_LOOKUPS = 64
 
-/** the addresses whose frames the call tree could not name, each once */
-export function unnamedAddresses(root: DecodedCallFrame): Address[] {
+/** the addresses whose frames the call trees could not name, each once */
+export function unnamedAddresses(...roots: DecodedCallFrame[]): Address[] {
   const out = new Set<Address>()
-  const stack: (DecodedCallFrame | DecodedInternalFrame)[] = [root]
+  const stack: (DecodedCallFrame | DecodedInternalFrame)[] = [...roots]
   while (stack.length > 0 && out.size < MAX_LOOKUPS) {
     const f = stack.pop()!
     if (f.type !== 'INTERNAL' && !f.contract && f.to) out.add(f.to.toLowerCase() as Address)
@@ -36,30 +38,40 @@ export function unnamedAddresses(root: DecodedCallFrame): Address[] {
   return [...out]
 }
 
+/** the addresses a gas profile named its functions by, its code unknown (precompiles aside) */
+function unnamedInProfiles(results: readonly TraceResult[]): Address[] {
+  const out = new Set<Address>()
+  for (const r of results)
+    for (const f of (r.gasProfile as GasProfile | undefined)?.functions ?? [])
+      if (f.kind !== 'internal' && f.contract.startsWith('0x') && f.function !== 'precompile') out.add(f.contract as Address)
+  return [...out]
+}
+
 /**
- * After a run: asks for the unnamed contracts' verified sources. `rerun` when the index grew (the
- * caller runs the transaction again with `index`); `warnings` to hand to the answer.
+ * After a run: asks for the unnamed contracts' verified sources, their code read from the state
+ * the run left (so contracts the run created count too). `rerun` when the index grew (the caller
+ * runs again with `index`); `warnings` to hand to the answer.
  */
 export async function verifiedAfterRun(
   sources: VerifiedSources,
   chainId: number,
-  result: TraceResult,
-  ctx: ExecutionContext,
+  results: readonly TraceResult[],
+  state: Pick<ExecutionContext['state'], 'getCode'>,
 ): Promise<{ rerun: SourceIndex | undefined; warnings: string[] }> {
-  const tree = result.callTree as DecodedCallFrame | undefined
-  if (!tree) return { rerun: undefined, warnings: [] }
-  const addresses = unnamedAddresses(tree)
+  const trees = results.map((r) => r.callTree as DecodedCallFrame | undefined).filter((t) => t !== undefined)
+  const addresses = [...new Set([...unnamedAddresses(...trees), ...unnamedInProfiles(results)])].slice(0, MAX_LOOKUPS)
   if (addresses.length === 0) return { rerun: undefined, warnings: [] }
-  const frames = await Promise.all(addresses.map(async (address) => ({ address, code: await ctx.state.getCode(createAddressFromString(address)) })))
+  const frames = await Promise.all(addresses.map(async (address) => ({ address, code: await state.getCode(createAddressFromString(address)) })))
   const withCode = frames.filter((f) => f.code.length > 0)
   if (withCode.length === 0) return { rerun: undefined, warnings: [] }
   const { index, added, warnings } = await sources.resolve(chainId, withCode)
   return { rerun: added ? index : undefined, warnings }
 }
 
-/** the warnings on the call tree's root, where both REST and JSON-RPC answers carry them */
-export function withSourceWarnings(result: TraceResult, warnings: string[]): TraceResult {
+/** the warnings on the call tree's root and on the gas profile, where both REST and JSON-RPC answers carry them */
+export function withSourceWarnings<R extends TraceResult>(result: R, warnings: string[]): R {
   const tree = result.callTree as DecodedCallFrame | undefined
-  if (!tree || warnings.length === 0) return result
-  return { ...result, callTree: { ...tree, warnings } }
+  const profile = result.gasProfile as GasProfile | undefined
+  if (warnings.length === 0) return result
+  return { ...result, ...(tree && { callTree: { ...tree, warnings } }), ...(profile && { gasProfile: { ...profile, warnings } }) }
 }

@@ -12,6 +12,7 @@
  * | muxTracer          | each tracer named in tracerConfig, in ONE run      | `{name: answer}`, names sorted as Go prints a map |
  * | flatCallTracer     | flatCallTracer `{convertParityErrors, includePrecompiles}` | the flat frames      |
  * | callTree (ours)    | the decoded call tree `{internal}`                 | the tree, as REST's `callTree` |
+ * | gasProfile (ours)  | gas by function and line (no options)              | as REST's `gasProfile`    |
  *
  * `timeout` is a Go duration ("5s", "300ms", "1m30s"); geth's default is 5 s, and here it is
  * capped by the request timeout (a trace cannot outlive the HTTP request that asked for it).
@@ -55,7 +56,7 @@ const TRACE_CONFIG_KEYS = ['tracer', 'tracerConfig', 'timeout', 'reexec', ...LOG
 /** debug_traceCall's TraceCallConfig adds these */
 const CALL_CONFIG_KEYS = [...TRACE_CONFIG_KEYS, 'stateOverrides', 'blockOverrides', 'txIndex']
 
-type TracerName = 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'callTree'
+type TracerName = 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'callTree' | 'gasProfile'
 
 export interface ParsedTraceConfig {
   tracerConfig: TracerConfig
@@ -132,17 +133,20 @@ function nativeTracer(name: TracerName, raw: unknown, index: number, path: strin
       const internal = bool(o.internal, index, `${path}.internal`)
       return { callTree: internal ? { internal } : {} }
     }
+    case 'gasProfile':
+      onlyKeys(o, [], index, path)
+      return { gasProfile: true }
   }
 }
 
-const NATIVE: readonly TracerName[] = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'flatCallTracer', 'callTree']
+const NATIVE: readonly TracerName[] = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'flatCallTracer', 'callTree', 'gasProfile']
 
 function unknownTracer(name: string): RpcError {
   // geth DefaultDirectory.New: a name that is no native tracer is compiled as JavaScript
   if (/[{}()]/.test(name))
     return new RpcError(
       -32000,
-      'JavaScript tracers are not supported by this endpoint (use callTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer, flatCallTracer, callTree or the struct logger)',
+      'JavaScript tracers are not supported by this endpoint (use callTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer, flatCallTracer, callTree, gasProfile or the struct logger)',
     )
   return new RpcError(-32000, 'tracer not found')
 }

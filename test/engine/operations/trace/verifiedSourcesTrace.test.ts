@@ -82,4 +82,17 @@ describe('a traced transaction with verified sources', () => {
       expect(tree.function?.name).toBe('transfer')
     }
   })
+
+  it('a gas profile alone asks too: the contract by name, or by address with a warning when the service fails', async () => {
+    const profileOf = async (engine: Engine) =>
+      (await engine.traceTransaction(ON_CHAIN, transfer, { gasProfile: true })).gasProfile as { functions: { contract: string }[]; warnings?: string[] }
+    const named = await profileOf(await engineFor())
+    expect(named.functions[0]!.contract).toBe('DemoToken')
+    expect(named.warnings).toBeUndefined()
+    expect(server.requests.length).toBe(1)
+    server.mode = 'fail'
+    const unnamed = await profileOf(await engineFor(1_000))
+    expect(unnamed.functions[0]!.contract).toBe(DEMO_TOKEN_ADDRESS)
+    expect(unnamed.warnings?.length).toBe(1)
+  })
 })

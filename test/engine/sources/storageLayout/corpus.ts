@@ -52,12 +52,18 @@ contract Shapes {
 
 contract Namespaced {
   /// @custom:storage-location erc7201:example.main
-  struct MainStorage { uint256 counter; mapping(address => uint256) credits; }
+  struct MainStorage { uint256 counter; mapping(address => uint256) credits; uint64 epoch; bool open; address admin; uint256[] list; }
   // keccak256(abi.encode(uint256(keccak256("example.main")) - 1)) & ~bytes32(uint256(0xff))
   bytes32 private constant MAIN_LOCATION = keccak256(abi.encode(uint256(keccak256("example.main")) - 1)) & ~bytes32(uint256(0xff));
   function _main() private pure returns (MainStorage storage $) { bytes32 loc = MAIN_LOCATION; assembly { $.slot := loc } }
   function bump(address a, uint256 v) external { MainStorage storage $ = _main(); $.counter += 1; $.credits[a] += v; }
+  function configure(uint64 e, bool o, address a, uint256 item) external { MainStorage storage $ = _main(); $.epoch = e; $.open = o; $.admin = a; $.list.push(item); }
+  function poke(uint256 slot, uint256 v) external { assembly { sstore(slot, v) } }
   function counter() external view returns (uint256) { return _main().counter; }
+  function epoch() external view returns (uint64) { return _main().epoch; }
+  function open() external view returns (bool) { return _main().open; }
+  function admin() external view returns (address) { return _main().admin; }
+  function listAt(uint256 i) external view returns (uint256) { return _main().list[i]; }
   function credits(address a) external view returns (uint256) { return _main().credits[a]; }
 }
 

@@ -87,12 +87,31 @@ describe('decodeChanges over solc storage layouts', () => {
     expect(byVariable(await decoded('pushNumber', [2n]))).toEqual({ 'numbers.length': ['1', '2'], 'numbers[1]': ['0', String(await get('numbers', [1n]))] })
   })
 
-  it('leaves a slot the layout does not explain unnamed, with its raw words', async () => {
+  it('names an ERC-7201 namespace’s members after its struct, at the slot the namespace id gives', async () => {
     const at = (await chain.create(sources.Namespaced.creation.object as Hex)).address
     const changes = await decoded('bump', [ALICE, 3n], 'Namespaced', at)
     const root = BigInt(keccak256(encodeAbiParameters([{ type: 'uint256' }], [BigInt(keccak256(toHex('example.main'))) - 1n]))) & ~0xffn
-    expect(changes.map((c) => c.variable)).toEqual([null, null])
-    expect(changes[0]).toMatchObject({ slots: [`0x${root.toString(16).padStart(64, '0')}`], before: `0x${'0'.repeat(64)}`, after: `0x${'0'.repeat(63)}1` })
+    expect(byVariable(changes)).toEqual({
+      'MainStorage.counter': ['0', String(await get('counter', [], 'Namespaced', at))],
+      [`MainStorage.credits[${ALICE}]`]: ['0', String(await get('credits', [ALICE], 'Namespaced', at))],
+    })
+    expect(changes[0]).toMatchObject({ type: 'uint256', slots: [`0x${root.toString(16).padStart(64, '0')}`] })
+    // packed members of the namespace, and its dynamic array
+    expect(byVariable(await decoded('configure', [9n, true, BOB, 5n], 'Namespaced', at))).toEqual({
+      'MainStorage.epoch': ['0', String(await get('epoch', [], 'Namespaced', at))],
+      'MainStorage.open': [false, await get('open', [], 'Namespaced', at)],
+      'MainStorage.admin': ['0x0000000000000000000000000000000000000000', await get('admin', [], 'Namespaced', at)],
+      'MainStorage.list.length': ['0', '1'],
+      'MainStorage.list[0]': ['0', String(await get('listAt', [0n], 'Namespaced', at))],
+    })
+  })
+
+  it('leaves a slot the layout does not explain unnamed, with its raw words', async () => {
+    const at = (await chain.create(sources.Namespaced.creation.object as Hex)).address
+    const changes = await decoded('poke', [12345n, 1n], 'Namespaced', at)
+    expect(changes).toEqual([
+      { variable: null, type: null, slots: [toHex(12345n, { size: 32 })], before: `0x${'0'.repeat(64)}`, after: `0x${'0'.repeat(63)}1` },
+    ])
   })
 
   it('names the EIP-1967 slots wherever they change, and decodes a proxy’s storage with its implementation’s layout', async () => {

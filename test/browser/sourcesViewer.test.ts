@@ -1,0 +1,216 @@
+/**
+ * The trace viewer (/v1/ui) in chromium over the embedded devnet with the demo contracts'
+ * build-info registered (POST /v1/sources, as the README's tour does): frames read
+ * `DemoToken::transfer(…)`, the internal `_move` sits nested among the calls and events with its
+ * arguments and gas, and a call that reverts inside `_move` shows the line it stopped at and the
+ * backtrace; a call into code nobody registered, with the verified-sources service unreachable,
+ * shows the trace's warning. Screenshots go to test-results/trace-viewer/ (gitignored).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
+import { createEngine } from '../../engine/index.js'
+import type { Engine } from '../../engine/types.js'
+import { post, startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
+
+const executablePath = '/usr/bin/chromium'
+const haveChromium = existsSync(executablePath)
+if (!haveChromium) {
+  const msg = `\n\n!!! ${executablePath} is missing: the sources viewer browser test cannot run (apt-get install chromium) !!!\n`
+  if (process.env.CI === 'true') throw new Error(msg)
+  console.warn(msg)
+}
+
+const DEMO_TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3'
+const DEMO_TRANSFER_TX = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e42e81c7fda23b'
+const ACCOUNT0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+const ACCOUNT2 = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc'
+/** more DEMO than was ever minted: a transfer of it reverts inside _move */
+const TOO_MUCH = (10n ** 40n).toString()
+const artifacts = join(process.cwd(), 'test-results', 'trace-viewer')
+const grouped = (n: bigint) => n.toLocaleString('en-US')
+
+describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chromium', () => {
+  let engine: Engine
+  let app: TestApp
+  let context: BrowserContext
+  let profile: string
+  const foreign: string[] = []
+  /** the body of every trace the page asked for */
+  const asked: { call?: unknown; tracerConfig: { callTree: unknown } }[] = []
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true })
+    engine = await createEngine({
+      cache: createMemoryCacheStore(),
+      gasCap: 50_000_000n,
+      rpcTimeoutMs: 10_000,
+      maxStructLogSteps: 100_000,
+      simulationTtlSeconds: 60,
+      // the verified-sources service: port 1, where nothing listens
+      sources: { maxBytes: 2 ** 24, sourcifyUrl: 'http://127.0.0.1:1' },
+    })
+    app = await startTestApp({ engine })
+    const buildInfo = JSON.parse(readFileSync(join(process.cwd(), 'scripts/demo-contracts/build-info.json'), 'utf8'))
+    const res = await app.fetch('/v1/sources', post({ buildInfo }))
+    expect(res.status).toBe(201)
+    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath,
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    })
+    await context.route('**/*', (route) => {
+      const request = route.request()
+      const url = new URL(request.url())
+      if (url.hostname !== '127.0.0.1') {
+        foreign.push(url.href)
+        return route.abort()
+      }
+      if (url.pathname.startsWith('/v1/trace/')) asked.push(request.postDataJSON())
+      return route.continue()
+    })
+  }, 120_000)
+
+  afterAll(async () => {
+    await context?.close()
+    await app?.close()
+    await engine?.close()
+    if (profile) rmSync(profile, { recursive: true, force: true })
+  })
+
+  async function openViewer(errors: string[]): Promise<Page> {
+    const page = await context.newPage()
+    page.on('pageerror', (e) => errors.push(e.message))
+    await page.goto(`${app.url}/v1/ui`, { waitUntil: 'networkidle' })
+    await page.getByLabel('API token').fill(testToken)
+    await page.getByRole('button', { name: 'Use token' }).click()
+    await expect.poll(() => page.locator('#token-state').textContent()).toContain('token set')
+    return page
+  }
+
+  async function trace(page: Page) {
+    await page.getByRole('button', { name: 'Trace' }).click()
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/done|:/)
+    expect(await page.locator('#status').getAttribute('class')).not.toBe('error')
+  }
+
+  it('a transfer reads DemoToken::transfer with the internal _move nested under it, its event inside, its gas, and the keyboard walks into it', async () => {
+    const errors: string[] = []
+    const page = await openViewer(errors)
+    await page.getByRole('textbox', { name: 'Transaction hash' }).fill(DEMO_TRANSFER_TX)
+    await trace(page)
+    expect(asked.at(-1)?.tracerConfig.callTree).toEqual({ internal: true })
+
+    const top = page.locator('#tree > [role=treeitem]')
+    const topRow = top.locator(':scope > .row')
+    await expect.poll(() => topRow.textContent()).toContain('DemoToken::transfer(to: 0x7099…79c8, value: 1000000000000000000000)')
+    expect(await topRow.locator('.contract').getAttribute('title')).toBe('DemoToken.sol')
+    const internal = top.locator(':scope > ul > [role=treeitem].internal')
+    await expect.poll(() => internal.count()).toBe(1)
+    expect(await internal.getAttribute('aria-level')).toBe('2')
+    const row = (await internal.locator(':scope > .row > .main').textContent())! + (await internal.locator(':scope > .row > .gas').textContent())
+    expect(row).toMatch(/^internal DemoToken::_move\(from: 0xf39f…2266, to: 0x7099…79c8, value: 1000000000000000000000\)/)
+    // the gas shown is the trace's own, from entering _move to leaving it
+    const tree = (await (await app.fetch('/v1/trace/tx', post({ transactionHash: DEMO_TRANSFER_TX, tracerConfig: { callTree: { internal: true } } }))).json())
+      .data.callTree
+    const moveGas = BigInt(tree.calls[0].gasUsed)
+    expect(moveGas).toBeGreaterThan(0n)
+    expect(row).toContain(grouped(moveGas))
+    // the Transfer event was emitted inside _move: it is listed under it, not beside it
+    expect(await internal.locator(':scope > ul > .log .row').textContent()).toContain('Transfer(from: 0xf39f…2266')
+    expect(await page.locator('#summary').textContent()).toContain('2 frames (1 internal) · top call DemoToken::transfer')
+    expect(await page.locator('#backtrace').textContent()).toBe('')
+    await page.screenshot({ path: join(artifacts, 'sources-transfer.png'), fullPage: true })
+
+    // keyboard: from the top down into the internal frame; its detail names it
+    await top.focus()
+    await page.keyboard.press('ArrowDown')
+    expect(await page.locator(':focus').getAttribute('class')).toContain('internal')
+    const detail = (await page.locator('#detail').textContent())!
+    expect(detail).toContain('INTERNAL')
+    expect(detail).toContain('_move(address,address,uint256)')
+    expect(detail).toContain(grouped(moveGas))
+    await page.keyboard.press('ArrowLeft') // closes _move (its event is inside it)
+    expect(await page.locator(':focus').getAttribute('aria-expanded')).toBe('false')
+    await page.keyboard.press('ArrowLeft')
+    expect(await page.locator(':focus').getAttribute('aria-level')).toBe('1')
+    expect(errors).toEqual([])
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+
+  it('a transfer reverting inside _move shows the reverted internal frame, the line it stopped at and the backtrace', async () => {
+    const errors: string[] = []
+    const page = await openViewer(errors)
+    await page.getByRole('radio', { name: 'Call' }).check()
+    await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT2)
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill(DEMO_TOKEN)
+    await page.getByRole('textbox', { name: 'Function' }).fill('transfer(address,uint256)')
+    await page.getByRole('textbox', { name: 'Arguments (JSON array)' }).fill(JSON.stringify([ACCOUNT0, TOO_MUCH]))
+    await trace(page)
+    expect(asked.at(-1)?.tracerConfig.callTree).toEqual({ internal: true })
+
+    // the place shown is the trace's own (the optimizer shares one REVERT among the contract's
+    // reverts, so the source map may name another statement than the one that failed), and the
+    // text shown is that line of the file
+    const answer = await app.fetch('/v1/trace/call', post({ call: asked.at(-1)?.call, tracerConfig: { callTree: { internal: true } } }))
+    const {
+      source,
+      backtrace: [innermost],
+    } = (await answer.json()).data.callTree
+    const { line, column } = source
+    expect(innermost).toEqual({ contract: 'DemoToken', function: 'transfer', file: 'DemoToken.sol', line, column })
+    const text = readFileSync(join(process.cwd(), 'scripts/demo-contracts/DemoToken.sol'), 'utf8').split('\n')[line - 1]!
+    expect(source.text).toBe(text)
+    const backtrace = page.locator('#backtrace')
+    await expect.poll(() => backtrace.textContent()).toContain(`at DemoToken.transfer (DemoToken.sol:${line}:${column})`)
+    expect(await page.locator('#summary').textContent()).toContain(`at DemoToken.sol:${line}`)
+    const internal = page.locator('#tree [role=treeitem].internal')
+    expect(await internal.getAttribute('class')).toContain('failed')
+    expect(await internal.locator(':scope > .row').textContent()).toContain(`_move(from: 0x3c44…93bc, to: 0xf39f…2266, value: ${TOO_MUCH})`)
+    expect(await internal.locator(':scope > .row .revert').textContent()).toContain('reverted')
+    // the root is selected: its detail shows the file, line, column and the line's text
+    const figure = page.locator('#detail figure.source')
+    expect(await figure.locator('figcaption').textContent()).toContain(`DemoToken.sol:${line}:${column}`)
+    expect(await figure.locator('pre').textContent()).toContain(text.trim())
+    await page.screenshot({ path: join(artifacts, 'sources-revert.png'), fullPage: true })
+    expect(errors).toEqual([])
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+
+  it('a call into code no source is known for, the verified-sources service unreachable: the trace answers and the page lists its warning', async () => {
+    const errors: string[] = []
+    const page = await openViewer(errors)
+    const unknown = '0x00000000000000000000000000000000000c0de1'
+    await page.getByRole('radio', { name: 'Call' }).check()
+    await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT0)
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill(unknown)
+    await page.locator('summary', { hasText: 'State overrides' }).click()
+    // PUSH1 1, PUSH1 0, SSTORE, STOP: code that runs and is no registered contract
+    await page.getByRole('textbox', { name: /^State overrides/ }).fill(JSON.stringify({ [unknown]: { code: '0x600160005500' } }))
+    await trace(page)
+    const warnings = page.locator('#warnings li')
+    await expect.poll(() => warnings.count()).toBe(1)
+    expect(await warnings.textContent()).toMatch(/^warning sources: .*traced without its verified sources/)
+    expect(await page.locator('#summary').textContent()).toContain('success')
+    expect(await page.locator('#tree > [role=treeitem] .contract').count()).toBe(0)
+    await page.screenshot({ path: join(artifacts, 'sources-warning.png') })
+    expect(errors).toEqual([])
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+})
