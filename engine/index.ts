@@ -188,7 +188,8 @@ class EngineFacade implements Engine {
     return this.#run(at, (d) => runCall(d, params))
   }
   estimateGas(at: RunAt, params: CallParams) {
-    return this.#run(at, (d) => estimateGas(d, params))
+    // a writable fork answers as Anvil, to the exact minimum (docs/decisions/0128-fork-gas-estimates-as-anvil.md); a chain as geth
+    return this.#run(at, (d) => estimateGas(d, params, at.fork ? 0 : undefined))
   }
   readChain(at: RunAt, method: string, params: unknown[]) {
     return this.#run(at, (d) => readChain({ chain: d.chain, cache: this.parts.opts.cache }, method, params))
@@ -215,7 +216,7 @@ class EngineFacade implements Engine {
     const { deps, forks } = this.parts
     const stop = runStopping(at.stop)
     const gasOn = (c: ChainSource) => (stop ? stoppedAt(c, stop) : c)
-    return this.#guard(() => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: gasOn(c) }, p) }, at.fork, request))
+    return this.#guard(() => forkRpc({ forks, estimateGas: (c, p) => estimateGas({ ...deps, chain: gasOn(c) }, p, 0) }, at.fork, request))
   }
   async health(_at: RunAt) {
     const { deps, opts, budgetMs } = this.parts

@@ -22,7 +22,7 @@ import { createLeasedCounter } from './cluster/leasedCounter.js'
 import { PROCESS_INDEX_ENV, runPrimary } from './cluster/primary.js'
 import { createProcessCacheStore } from './cluster/processCacheStore.js'
 import { stopRequested } from './cluster/stopRequest.js'
-import { createDrainFlag, listen, type DrainFlag, type Listening, type ServedApp } from './server.js'
+import { createDrainFlag, listen, type DrainFlag, type Listening, type ListeningAhead, type ServedApp } from './server.js'
 import { createWorkerPoolEngine, defaultWorkerCount } from './workers/index.js'
 import { createChainSet, startNamedChains, type ChainSet } from './chains.js'
 import type { HostLogger } from './logger.js'
@@ -56,6 +56,8 @@ export interface InstanceOptions {
   app(parts: HostedParts): ServedApp
   /** run once the requests in flight are answered on a stop, before the engines close (a development node's `--state` dump) */
   beforeClose?: () => Promise<void>
+  /** a server already listening (host/server.ts `listenAhead`) that the app takes over, instead of listening once the engine is up */
+  listening?: ListeningAhead
 }
 
 /** what a caller holds of a started instance */
@@ -88,9 +90,10 @@ export async function runInstance(opts: InstanceOptions): Promise<RunningInstanc
   const leased = (limit: number) => (onMemory ? createLeasedCounter(cache, { limit, processes }) : undefined)
   const counters = { rateLimitCounter: leased(config.api.rate_limit_requests), forkRpcRateLimitCounter: leased(config.api.fork_rpc_rate_limit_requests) }
   const metrics = serviceMetrics(config, engine, named, forked)
-  const drain = createDrainFlag()
+  const drain = opts.listening?.drainFlag ?? createDrainFlag()
   const app = opts.app({ engine, cache, logger, ...counters, metrics, drain, ...(chains && { chains }) })
-  const server = await listen(app, { host: config.server.host, port: config.server.port, drain })
+  const server = opts.listening ?? (await listen(app, { host: config.server.host, port: config.server.port, drain }))
+  opts.listening?.serve(app)
   logger.info(
     {
       env: config.env,

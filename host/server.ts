@@ -64,6 +64,42 @@ export function listen(app: ServedApp, opts: { host: string; port: number; drain
   })
 }
 
+/** a server listening before its app exists (a development node binds its port while its engine loads) */
+export interface ListeningAhead extends Listening {
+  /** the flag the server drains by: hand it to the app's parts */
+  drainFlag: DrainFlag
+  /** from now on `app` answers, the requests waiting for it included */
+  serve(app: ServedApp): void
+}
+
+/**
+ * Listens at once: until `serve(app)`, a request is answered by `early` when it can (a question
+ * whose answer is known without the app, e.g. a chain id given on the command line) and otherwise
+ * waits for the app. Close it if the app never comes: the requests waiting are cut.
+ */
+export async function listenAhead(early: (req: Request) => Promise<Response | undefined>, opts: { host: string; port: number }): Promise<ListeningAhead> {
+  const drainFlag = createDrainFlag()
+  let app: ServedApp | undefined
+  let given: (app: ServedApp) => void = () => undefined
+  const ready = new Promise<ServedApp>((resolve) => (given = resolve))
+  const front: ServedApp = {
+    async fetch(req, env) {
+      if (app) return app.fetch(req, env)
+      const answer = await early(req)
+      return answer ?? (await ready).fetch(req, env)
+    },
+  }
+  const server = await listen(front, { ...opts, drain: drainFlag })
+  return {
+    ...server,
+    drainFlag,
+    serve(a) {
+      app = a
+      given(a)
+    },
+  }
+}
+
 /**
  * The answers being written, so a drain can mark them `Connection: close`: Node keeps a
  * connection alive after its answer unless the answer says otherwise, and an idle connection

@@ -14,6 +14,7 @@ export const CALL_HELP = `  -r, --rpc-url <url>     the node (default $ETH_RPC_U
       --data <hex>        the calldata, or:
       --sig <signature>   e.g. 'transfer(address,uint256)', its arguments after it
       --value <wei>       wei, or e.g. 1ether         --block <n|tag>  (default latest)
+      --sources <dir>     a project's build-info (out/ or artifacts/build-info) for names, internal calls, errors
       --json              the result as JSON`
 
 const OPTIONS = {
@@ -24,6 +25,7 @@ const OPTIONS = {
   sig: { type: 'string' },
   value: { type: 'string' },
   block: { type: 'string' },
+  sources: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -32,6 +34,8 @@ const ZERO: Address = '0x0000000000000000000000000000000000000000'
 
 export interface CallCommand {
   rpcUrl: string
+  /** `--sources`: a folder of build-info to register first */
+  sources?: string
   json: boolean
   help: boolean
   /** a mined transaction, or else `call` */
@@ -44,7 +48,7 @@ export function callCommand(argv: string[]): CallCommand {
   const { values: v, positionals } = parseFlags(argv, OPTIONS, true)
   const rpcUrl = v['rpc-url'] ?? process.env.ETH_RPC_URL ?? 'http://127.0.0.1:8545'
   if (!/^https?:\/\//.test(rpcUrl)) throw new CliError('--rpc-url: an http(s) URL expected')
-  const base = { rpcUrl, json: v.json ?? false, help: v.help ?? false, block: blockOf(v.block) }
+  const base = { rpcUrl, json: v.json ?? false, help: v.help ?? false, block: blockOf(v.block), ...(v.sources !== undefined && { sources: v.sources }) }
   if (base.help) return base
   if (v.to === undefined && v.data === undefined && v.sig === undefined) {
     const [hash, ...extra] = positionals

@@ -28,10 +28,12 @@ const argsText = (args: Record<string, unknown> | undefined) => (args ? Object.v
 /** the frame's own line, after the tree's prefix */
 export function frameTitle(f: CallTreeFrame, paint: Paint = painter(false)): string {
   const failed = f.error !== undefined
-  const who = f.labels?.to ?? (f.to ? getAddress(f.to) : '0x')
+  // as forge names a frame: the contract whose sources are known, else a label or token symbol, else the address
+  const who = f.contract?.name ?? f.labels?.to ?? (f.to ? getAddress(f.to) : '0x')
   const tint = failed ? RED : GREEN
   const gas = `[${BigInt(f.gasUsed)}]`
-  if (f.type === 'CREATE' || f.type === 'CREATE2') return `${gas} ${paint(YELLOW, '→ new')} ${paint(tint, `<unknown>@${f.to ?? '0x'}`)}`
+  if (f.type === 'CREATE' || f.type === 'CREATE2')
+    return `${gas} ${paint(YELLOW, '→ new')} ${paint(tint, `${f.contract?.name ?? '<unknown>'}@${f.to ?? '0x'}`)}`
   const fn = f.function
     ? `${f.function.name}(${argsText(f.function.args)})`
     : f.input.length > 2

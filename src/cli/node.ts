@@ -1,19 +1,15 @@
 /**
  * `evm-sim node`: a development node a test runner uses as it uses `anvil` — one writable fork of
  * `--fork-url` (or of the embedded devnet) as JSON-RPC at `/`, with the service's REST API, viewer
- * and explorer under `/v1` of the same port — over the service's own instance (host/instance.ts)
- * and app (src/app.ts). Ctrl-C (SIGINT) or SIGTERM: the requests in flight end, `--state` is
- * dumped, exit 0.
+ * and explorer under `/v1` of the same port. The port is bound first and the engine loaded after
+ * (src/cli/nodeStart.ts): a client's first question is answered while the engine's modules load
+ * (src/cli/nodeEarly.ts), and the rest wait for it. Ctrl-C (SIGINT) or SIGTERM: the requests in
+ * flight end, `--state` is dumped, exit 0.
  */
-import { loadConfig } from '../../config/loadConfig.js'
-import { packageVersion } from '../../config/projectRoot.js'
-import { runInstance } from '../../host/instance.js'
-import { createApp } from '../app.js'
-import { createLogger } from '../logger.js'
-import { banner } from './nodeBanner.js'
-import { nodeAccounts } from './nodeAccounts.js'
-import { NODE_HELP, nodeEnv, nodeFlags } from './nodeFlags.js'
-import { nodeFront, startNodeFork, type NodeFork } from './nodeFork.js'
+import { listenAhead } from '../../host/server.js'
+import { earlyAnswers } from './nodeEarly.js'
+import { NODE_HELP, nodeFlags } from './nodeFlags.js'
+import { CliError } from './usage.js'
 
 export async function run(argv: string[]): Promise<number | undefined> {
   const flags = nodeFlags(argv)
@@ -21,37 +17,17 @@ export async function run(argv: string[]): Promise<number | undefined> {
     process.stdout.write(NODE_HELP)
     return 0
   }
-  const accounts = nodeAccounts(flags.mnemonic, flags.accounts)
-  const config = loadConfig({ env: nodeEnv(flags) })
-  const logger = createLogger({ level: config.log.level, secrets: [config.chain.rpc_url, config.api.auth_token] })
-  let fork: Promise<NodeFork> | undefined
-  const running = await runInstance({
-    config,
-    logger,
-    app: (parts) => {
-      const app = createApp({ config, ...parts })
-      fork = startNodeFork(parts.engine, app, flags, accounts)
-      // a failed start is told by the await below, not as an unhandled rejection meanwhile
-      fork.catch(() => undefined)
-      return nodeFront(app, fork)
-    },
-    ...(flags.state && { beforeClose: async () => (await fork)?.dumpState(flags.state!) }),
-  })
-  const made = await fork!
-  if (!flags.silent) {
-    const head = BigInt(made.info.headBlockNumber)
-    const block = flags.forkUrl ? ((await made.rpc('eth_getBlockByNumber', [made.info.forkBlockNumber, false])) as { hash: `0x${string}` }) : undefined
-    process.stdout.write(
-      banner({
-        version: packageVersion(),
-        accounts,
-        balanceWei: flags.balance * 10n ** 18n,
-        mnemonic: flags.mnemonic,
-        chainId: made.info.chainId,
-        ...(flags.forkUrl && block ? { fork: { endpoint: flags.forkUrl, blockNumber: head, blockHash: block.hash } } : { devnetHead: head }),
-        listening: `${flags.host}:${running!.port}`,
-      }),
+  const listening = await listenAhead(earlyAnswers(flags), { host: flags.host, port: flags.port }).catch((e: NodeJS.ErrnoException) => {
+    throw new CliError(
+      e.code === 'EADDRINUSE' ? `${flags.host}:${flags.port} is in use (--port)` : `cannot listen on ${flags.host}:${flags.port}: ${e.message}`,
     )
+  })
+  try {
+    const { startNode } = await import('./nodeStart.js')
+    await startNode(flags, listening)
+  } catch (e) {
+    await listening.close(0)
+    throw e
   }
   return undefined
 }

@@ -35,9 +35,10 @@ export async function startNodeFork(engine: Engine, app: ServedApp, flags: NodeF
   })
   const path = `/v1/forks/${info.forkId}/rpc`
   const rpc = forkRpc(app, path, flags.authToken)
-  if (flags.state && existsSync(flags.state)) await rpc('anvil_loadState', [JSON.parse(readFileSync(flags.state, 'utf8'))])
   const balance = numberToHex(parseEther(String(flags.balance)))
   await Promise.all(accounts.map((a) => rpc('anvil_setBalance', [a.address, balance])))
+  // after the balances, as Anvil loads its state over its genesis: a saved account keeps what it had
+  if (flags.state && existsSync(flags.state)) await rpc('anvil_loadState', [JSON.parse(readFileSync(flags.state, 'utf8'))])
   if (flags.noMining || flags.blockTime !== undefined) await rpc('evm_setAutomine', [false])
   if (flags.blockTime !== undefined) mineEvery(flags.blockTime, rpc)
   return {

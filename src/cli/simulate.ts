@@ -6,7 +6,8 @@
 import { ON_CHAIN } from '../../engine/types.js'
 import { CALL_HELP, callCommand, openEngine } from './callOptions.js'
 import { valueText } from './callTreeText.js'
-import { engineMessage } from './trace.js'
+import { engineMessage } from './engineMessage.js'
+import { registerSourcesDir } from './sourcesDir.js'
 import { CliError } from './usage.js'
 
 const HELP = `evm-sim simulate --to <address> (--data <hex> | --sig <signature> args…) [options]
@@ -27,6 +28,7 @@ export async function run(argv: string[]): Promise<number | undefined> {
   if (!cmd.call) throw new CliError('simulate runs a call: --to with --data or --sig (a mined transaction: evm-sim trace <hash>)')
   const engine = await openEngine(cmd.rpcUrl)
   try {
+    if (cmd.sources) await registerSourcesDir(engine, cmd.sources)
     const result = await engine.simulate(ON_CHAIN, { calls: [cmd.call], block: cmd.block, validation: false, traceAssetChanges: true, traceTransfers: false })
     if (cmd.json) process.stdout.write(`${json(result)}\n`)
     else process.stdout.write(simulationText(result))

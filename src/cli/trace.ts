@@ -1,13 +1,16 @@
 /**
  * `evm-sim trace <hash>` or `evm-sim trace --to … --data …|--sig … args`: the decoded call tree
  * of a mined transaction or of a call, run by the engine in this process over `--rpc-url`,
- * printed as `cast run` prints it (`--json`: the `callTree` JSON). Exit code 0 when the
+ * printed as `cast run` prints it (`--json`: the `callTree` JSON), with the contracts' names,
+ * internal functions and errors of `--sources <dir>` (src/cli/sourcesDir.ts). Exit code 0 when the
  * transaction or call succeeded, 1 when it reverted, 2 for bad input or an unreachable node.
  */
 import { ON_CHAIN } from '../../engine/types.js'
 import { CALL_HELP, callCommand, openEngine } from './callOptions.js'
 import { callTreeText } from './callTreeText.js'
 import type { CallTreeFrame } from './callTreeTypes.js'
+import { engineMessage } from './engineMessage.js'
+import { registerSourcesDir } from './sourcesDir.js'
 import { CliError } from './usage.js'
 
 const HELP = `evm-sim trace <hash> | --to <address> (--data <hex> | --sig <signature> args…) [options]
@@ -25,9 +28,12 @@ export async function run(argv: string[]): Promise<number | undefined> {
   }
   const engine = await openEngine(cmd.rpcUrl)
   try {
+    if (cmd.sources) await registerSourcesDir(engine, cmd.sources)
+    // internal frames need the sources: asked for only with them
+    const callTree = cmd.sources ? { internal: true } : {}
     const traced = cmd.hash
-      ? await engine.traceTransaction(ON_CHAIN, cmd.hash, { callTree: {} })
-      : await engine.traceCall(ON_CHAIN, { call: cmd.call!, block: cmd.block, tracerConfig: { callTree: {} } })
+      ? await engine.traceTransaction(ON_CHAIN, cmd.hash, { callTree })
+      : await engine.traceCall(ON_CHAIN, { call: cmd.call!, block: cmd.block, tracerConfig: { callTree } })
     const tree = traced.callTree as CallTreeFrame | undefined
     if (!tree) throw new CliError('the engine gave no call tree')
     if (cmd.json) process.stdout.write(`${JSON.stringify(tree, null, 2)}\n`)
@@ -41,10 +47,4 @@ export async function run(argv: string[]): Promise<number | undefined> {
   } finally {
     await engine.close().catch(() => undefined)
   }
-}
-
-/** an engine error's message and what to do, in one line */
-export function engineMessage(e: unknown): string {
-  const err = e as { code?: string; message?: string; suggestion?: string }
-  return [err.code, err.message, err.suggestion].filter(Boolean).join(': ')
 }

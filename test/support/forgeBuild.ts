@@ -53,6 +53,12 @@ if (process.argv.includes('--version')) {
 
 /** builds `sources` (path under the project → text) with forge; the build-info files it wrote */
 export async function forgeBuildInfo(sources: Record<string, string>): Promise<unknown[]> {
+  const dir = join(await forgeBuild(sources), 'out', 'build-info')
+  return readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
+}
+
+/** builds `sources` (path under the project → text) with forge, build-info included; the project folder */
+export async function forgeBuild(sources: Record<string, string>): Promise<string> {
   const bin = forgeBinary()
   if (!bin) throw new Error('forge binary not found (npm i @foundry-rs/forge-linux-amd64)')
   const project = mkdtempSync(join(tmpdir(), 'forge-build-'))
@@ -69,6 +75,5 @@ export async function forgeBuildInfo(sources: Record<string, string>): Promise<u
       (err, _o, stderr) => (err ? reject(new Error(`forge build failed: ${stderr || err.message}`)) : resolve()),
     )
   })
-  const dir = join(project, 'out', 'build-info')
-  return readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
+  return project
 }

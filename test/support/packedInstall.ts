@@ -48,13 +48,16 @@ export async function packAndInstall(): Promise<PackedInstall> {
 export interface StartedNode {
   url: string
   child: ChildProcess
-  /** ms from spawn to the first JSON-RPC answer */
+  /** ms from spawn to the first JSON-RPC answer (eth_chainId, answered while the engine loads) */
   firstAnswerMs: number
+  /** ms from spawn to the first answer that needs the engine (eth_blockNumber) */
+  readyMs: number
   stdout(): string
   /** SIGINT, as Ctrl-C; the exit code */
   interrupt(): Promise<number | null>
 }
 
+/** spawns `evm-sim node`; resolves once the engine answers and, unless --silent, the start-up lines are out */
 export async function startNode(bin: string, args: string[], cwd: string): Promise<StartedNode> {
   const port = Number(args[args.indexOf('--port') + 1])
   const url = `http://127.0.0.1:${port}`
@@ -65,22 +68,30 @@ export async function startNode(bin: string, args: string[], cwd: string): Promi
   child.stdout!.on('data', (d) => (out += String(d)))
   child.stderr!.on('data', (d) => (err += String(d)))
   const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`evm-sim node exited early: ${err}`)
-    const answer = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}',
-    }).catch(() => undefined)
-    if (answer?.ok) break
-    if (Date.now() > deadline) throw new Error(`evm-sim node did not answer on ${url}: ${err}`)
+  const answered = async (method: string) => {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`evm-sim node exited early: ${err}`)
+      const answer = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`,
+      }).catch(() => undefined)
+      if (answer?.ok) return Date.now() - started
+      if (Date.now() > deadline) throw new Error(`evm-sim node did not answer ${method} on ${url}: ${err}`)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+  const firstAnswerMs = await answered('eth_chainId')
+  const readyMs = await answered('eth_blockNumber')
+  while (!args.includes('--silent') && !out.includes('Listening on')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`evm-sim node printed no 'Listening on': ${err}`)
     await new Promise((r) => setTimeout(r, 20))
   }
-  const firstAnswerMs = Date.now() - started
   return {
     url,
     child,
     firstAnswerMs,
+    readyMs,
     stdout: () => out,
     interrupt: () =>
       new Promise((resolve) => {

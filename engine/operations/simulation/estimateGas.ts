@@ -7,7 +7,8 @@
  * - a run at the ceiling: a failure other than out of gas is the answer (revert bytes and all),
  *   out of gas there is `gas required exceeds allowance (N)`;
  * - then the optimistic probe at (used + refund + 2300) × 64/63 and a binary search (mid never
- *   above twice the floor) that stops within geth's 1.5 % error ratio.
+ *   above twice the floor) that stops within geth's 1.5 % error ratio — or, with `errorRatio` 0
+ *   (a writable fork, as Anvil), at the exact minimum.
  * Every run starts on a fresh copy of the block's state (plus overrides). A probe below intrinsic
  * gas counts as a failed run, as in geth; any other rejection (funds, fee cap) is thrown.
  *
@@ -26,9 +27,9 @@ import { unpackRevert } from '../../../tracers/gethRevert.js'
 const TX_GAS = 21_000n
 const CALL_STIPEND = 2_300n
 /** geth internal/ethapi estimateGasErrorRatio */
-const ERROR_RATIO = 0.015
+export const GETH_ERROR_RATIO = 0.015
 
-export async function estimateGas(deps: Pick<RunDeps, 'chain' | 'gasCap'>, params: CallParams): Promise<GasEstimate> {
+export async function estimateGas(deps: Pick<RunDeps, 'chain' | 'gasCap'>, params: CallParams, errorRatio = GETH_ERROR_RATIO): Promise<GasEstimate> {
   const { header, state: base, ctx } = await openRun(deps.chain, { ...params, calls: [params.call] })
   const call = params.call
   let hi = call.gas !== undefined && call.gas >= TX_GAS ? call.gas : ctx.block.gasLimit
@@ -80,7 +81,7 @@ export async function estimateGas(deps: Pick<RunDeps, 'chain' | 'gasCap'>, param
     else lo = optimistic
   }
   while (lo + 1n < hi) {
-    if (Number(hi - lo) / Number(hi) < ERROR_RATIO) break
+    if (Number(hi - lo) / Number(hi) < errorRatio) break
     let mid = (hi + lo) / 2n
     if (mid > lo * 2n) mid = lo * 2n
     if (ok(await run(mid))) hi = mid
