@@ -60,7 +60,7 @@ async function deployed(anvil: AnvilInstance, data: Hex): Promise<Hex> {
   throw new Error(`${DECODED_STORAGE_ROW}: no receipt`)
 }
 
-type Answer = { data: { trace: { storageChanges?: Record<string, unknown>; decoded?: Record<string, unknown[]> } } }
+type Answer = { result: { trace: { storageChanges?: Record<string, unknown>; decoded?: Record<string, unknown[]> } } }
 
 export async function measureDecodedStorage(opts: {
   anvil: AnvilInstance
@@ -89,8 +89,8 @@ export async function measureDecodedStorage(opts: {
         transaction: { from: DEV_ACCOUNTS[0], to: at, data: encodeFunctionData({ abi: book.abi, functionName: 'act', args: [DEV_ACCOUNTS[1], seq++] }) },
         blockNumber: pinned,
       }) as Promise<Answer>
-    const named = (await simulate(withSources)).data.trace
-    const plain = (await simulate(without)).data.trace
+    const named = (await simulate(withSources)).result.trace
+    const plain = (await simulate(without)).result.trace
     const decodedChanges = Object.values(named.decoded ?? {}).reduce((n, changes) => n + changes.length, 0)
     // the comparison means something only if one side named the changes and the other did not
     if (decodedChanges < 5 || plain.decoded !== undefined || !plain.storageChanges) {
