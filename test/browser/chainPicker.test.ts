@@ -4,18 +4,17 @@
  * trace runs on the chain picked (the devnet's demo transaction exists there only); the page
  * opened under /v1/chains/anvil/ starts on that chain.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { existsSync } from 'node:fs'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../engine/index.js'
 import { createChainSet, type ChainSet } from '../../host/chains.js'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
+import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
 
-const executablePath = '/usr/bin/chromium'
+const executablePath = CHROMIUM_PATH
 const haveChromium = existsSync(executablePath)
 if (!haveChromium && process.env.CI === 'true') throw new Error(`${executablePath} is missing: the chain picker browser test cannot run`)
 const haveAnvil = requireAnvil()
@@ -26,7 +25,7 @@ describe.runIf(haveChromium && haveAnvil)('trace viewer chain picker', () => {
   let chains: ChainSet
   let app: TestApp
   let context: BrowserContext
-  let profile: string
+  let browser: HeadlessChromium | undefined
   const opts = { gasCap: 50_000_000n, rpcTimeoutMs: 10_000, maxStructLogSteps: 10_000, simulationTtlSeconds: 60 }
 
   beforeAll(async () => {
@@ -34,29 +33,16 @@ describe.runIf(haveChromium && haveAnvil)('trace viewer chain picker', () => {
     const devnet = await createEngine({ ...opts, cache: createMemoryCacheStore() })
     chains = createChainSet(devnet, { anvil: await createEngine({ ...opts, rpcUrl: anvil.url, cache: createMemoryCacheStore() }) })
     app = await startTestApp({ engine: devnet, chains })
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+    browser = await launchHeadlessChromium()
+    context = browser.context
     await context.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()))
   }, 60_000)
 
   afterAll(async () => {
-    await context?.close()
+    await browser?.close()
     await app?.close()
     await chains?.close()
     await anvil?.stop()
-    if (profile) rmSync(profile, { recursive: true, force: true })
   })
 
   async function open(path: string): Promise<Page> {

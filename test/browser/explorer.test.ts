@@ -4,14 +4,13 @@
  * GET /health shows the live response. With a token configured (test config), the page and its
  * assets are public while the API itself stays protected.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext } from 'playwright-core'
+import { existsSync } from 'node:fs'
+import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
+import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
 
-const executablePath = '/usr/bin/chromium'
+const executablePath = CHROMIUM_PATH
 const haveChromium = existsSync(executablePath)
 
 if (!haveChromium) {
@@ -22,28 +21,14 @@ if (!haveChromium) {
 
 describe.runIf(haveChromium)('API explorer (/v1/openapi/docs) in chromium', () => {
   let app: TestApp
-  let browser: Browser
   let context: BrowserContext
-  let profile: string
+  let browser: HeadlessChromium | undefined
   const foreign: string[] = []
 
   beforeAll(async () => {
     app = await startTestApp()
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
-    browser = context.browser()!
+    browser = await launchHeadlessChromium()
+    context = browser.context
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url())
       if (url.hostname === '127.0.0.1') return route.continue()
@@ -53,10 +38,8 @@ describe.runIf(haveChromium)('API explorer (/v1/openapi/docs) in chromium', () =
   })
 
   afterAll(async () => {
-    await context?.close()
-    void browser
+    await browser?.close()
     await app?.close()
-    if (profile) rmSync(profile, { recursive: true, force: true })
   })
 
   it('Try it out on GET /health shows the live response, with no request leaving 127.0.0.1', async () => {

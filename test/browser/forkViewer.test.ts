@@ -4,19 +4,19 @@
  * id — typed, picked from the live forks, or given as `?fork=` — and is unknown to the chain
  * itself. The screenshot goes to test-results/trace-viewer/ (gitignored).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { createPublicClient, createWalletClient, http, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { foundry } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { forkContracts } from '../src/forks/contracts.js'
 import { startForkApp, type ForkApp } from '../src/forks/forkApp.js'
+import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
 
-const executablePath = '/usr/bin/chromium'
+const executablePath = CHROMIUM_PATH
 const haveChromium = existsSync(executablePath)
 if (!haveChromium && process.env.CI === 'true') throw new Error(`${executablePath} is missing: the fork viewer browser test cannot run`)
 const shots = fileURLToPath(new URL('../../test-results/trace-viewer/', import.meta.url))
@@ -26,7 +26,7 @@ const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
 describe.runIf(haveChromium)('trace viewer on a fork', () => {
   let app: ForkApp
   let context: BrowserContext
-  let profile: string
+  let browser: HeadlessChromium | undefined
   let forkId: string
   let transfer: Hex
   let token: Hex
@@ -42,28 +42,14 @@ describe.runIf(haveChromium)('trace viewer on a fork', () => {
       .contractAddress!
     transfer = await wallet.writeContract({ address: token, abi: Token.abi, functionName: 'transfer', args: [BOB, 12345n] })
     await pub.waitForTransactionReceipt({ hash: transfer })
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+    browser = await launchHeadlessChromium({ viewport: { width: 1280, height: 900 } })
+    context = browser.context
     await context.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()))
   }, 60_000)
 
   afterAll(async () => {
-    await context?.close()
+    await browser?.close()
     await app?.close()
-    if (profile) rmSync(profile, { recursive: true, force: true })
   })
 
   /** the viewer with the token set for the tab */

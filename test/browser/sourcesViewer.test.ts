@@ -9,17 +9,17 @@
  * variable (`balanceOf[0x…]`), and an override by name typed in the overrides box reaches the
  * service. Screenshots go to test-results/trace-viewer/ (gitignored).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
 import { post, startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
+import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
 
-const executablePath = '/usr/bin/chromium'
+const executablePath = CHROMIUM_PATH
 const haveChromium = existsSync(executablePath)
 if (!haveChromium) {
   const msg = `\n\n!!! ${executablePath} is missing: the sources viewer browser test cannot run (apt-get install chromium) !!!\n`
@@ -40,7 +40,7 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
   let engine: Engine
   let app: TestApp
   let context: BrowserContext
-  let profile: string
+  let browser: HeadlessChromium | undefined
   const foreign: string[] = []
   /** the body of every trace the page asked for */
   const asked: { call?: unknown; tracerConfig: { callTree: unknown } }[] = []
@@ -60,21 +60,8 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
     const buildInfo = JSON.parse(readFileSync(join(process.cwd(), 'scripts/demo-contracts/build-info.json'), 'utf8'))
     const res = await app.fetch('/v1/sources', post({ buildInfo }))
     expect(res.status).toBe(201)
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+    browser = await launchHeadlessChromium({ viewport: { width: 1280, height: 900 } })
+    context = browser.context
     await context.route('**/*', (route) => {
       const request = route.request()
       const url = new URL(request.url())
@@ -88,10 +75,9 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
   }, 120_000)
 
   afterAll(async () => {
-    await context?.close()
+    await browser?.close()
     await app?.close()
     await engine?.close()
-    if (profile) rmSync(profile, { recursive: true, force: true })
   })
 
   async function openViewer(errors: string[]): Promise<Page> {

@@ -3,10 +3,9 @@
  * the real app and engine on the embedded devnet. Every request must stay on 127.0.0.1 (anything
  * else is blocked and recorded); screenshots go to test-results/trace-viewer/ (gitignored).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { encodeFunctionData } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
@@ -14,8 +13,9 @@ import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
 import { startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
 import { scenarioContracts } from './scenarios.js'
+import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
 
-const executablePath = '/usr/bin/chromium'
+const executablePath = CHROMIUM_PATH
 const haveChromium = existsSync(executablePath)
 if (!haveChromium) {
   const msg = `\n\n!!! ${executablePath} is missing: the trace viewer browser test cannot run (apt-get install chromium) !!!\n`
@@ -35,7 +35,7 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
   let engine: Engine
   let app: TestApp
   let context: BrowserContext
-  let profile: string
+  let browser: HeadlessChromium | undefined
   const foreign: string[] = []
 
   beforeAll(async () => {
@@ -48,21 +48,8 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
       simulationTtlSeconds: 60,
     })
     app = await startTestApp({ engine })
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+    browser = await launchHeadlessChromium({ viewport: { width: 1280, height: 900 } })
+    context = browser.context
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url())
       if (url.hostname === '127.0.0.1') return route.continue()
@@ -72,10 +59,9 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
   })
 
   afterAll(async () => {
-    await context?.close()
+    await browser?.close()
     await app?.close()
     await engine?.close()
-    if (profile) rmSync(profile, { recursive: true, force: true })
   })
 
   /** a page with the token entered once (the page itself loads without one) */

@@ -1,0 +1,47 @@
+/**
+ * Debian's chromium, headless, for the browser tests: one persistent context in a profile folder of
+ * its own, no sandbox (the tests run as root), nothing that reaches out on its own (updates, sync,
+ * background networking), so every request a test sees is the page's.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type BrowserContext } from 'playwright-core'
+
+export const CHROMIUM_PATH = '/usr/bin/chromium'
+
+export interface HeadlessChromium {
+  context: BrowserContext
+  /** the context closed and its profile folder removed */
+  close(): Promise<void>
+}
+
+export async function launchHeadlessChromium(opts: { viewport?: { width: number; height: number } } = {}): Promise<HeadlessChromium> {
+  const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
+  const context = await chromium
+    .launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      ...(opts.viewport && { viewport: opts.viewport }),
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    })
+    .catch((e: unknown) => {
+      rmSync(profile, { recursive: true, force: true })
+      throw e
+    })
+  return {
+    context,
+    async close() {
+      await context.close()
+      rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
