@@ -12,6 +12,7 @@
 import { encodeDeployData, encodeFunctionData, type Abi, type Hex } from 'viem'
 import { DEV_ACCOUNTS, type AnvilInstance } from '../test/support/anvil.js'
 import { compileStandard } from '../test/support/solcStandard.js'
+import { alternateTimes, type Service, withTwoServices } from './twoServices.js'
 
 /** the bench's row; `BENCH_ONLY=decoded npm run bench` runs it (with the cheap parts of the bench) */
 export const DECODED_STORAGE_ROW = 'simulate with its storage changes, decoded by variable and not'
@@ -36,11 +37,6 @@ contract Book {
         count += 1;
     }
 }`
-
-interface Service {
-  url: string
-  stop(): Promise<void>
-}
 
 export interface DecodedStorageResult {
   withoutMs: number[]
@@ -75,12 +71,7 @@ export async function measureDecodedStorage(opts: {
   const at = await deployed(anvil, encodeDeployData({ abi: book.abi, bytecode: `0x${book.evm.bytecode.object}` }))
   const pinned = await anvil.rpc<Hex>('eth_blockNumber')
 
-  const without = await opts.startService(anvil.url)
-  const withSources = await opts.startService(anvil.url).catch(async (e) => {
-    await without.stop()
-    throw e
-  })
-  try {
+  return withTwoServices(opts.startService, anvil.url, async (without, withSources) => {
     await post(withSources.url, '/sources', { buildInfo: build })
     let seq = 1n
     // a value varied per request, so no answer is a repeat of the one before
@@ -96,23 +87,6 @@ export async function measureDecodedStorage(opts: {
     if (decodedChanges < 5 || plain.decoded !== undefined || !plain.storageChanges) {
       throw new Error(`${DECODED_STORAGE_ROW}: decoded ${decodedChanges}, without sources ${JSON.stringify(plain.decoded)}`)
     }
-    for (let i = 0; i < (opts.warmup ?? 50); i++) {
-      await simulate(without)
-      await simulate(withSources)
-    }
-    const result: DecodedStorageResult = { withoutMs: [], withMs: [], decodedChanges }
-    const time = async (svc: Service) => {
-      const t = performance.now()
-      await simulate(svc)
-      return performance.now() - t
-    }
-    for (let i = 0; i < opts.iterations; i++) {
-      result.withoutMs.push(await time(without))
-      result.withMs.push(await time(withSources))
-    }
-    return result
-  } finally {
-    await without.stop()
-    await withSources.stop()
-  }
+    return { ...(await alternateTimes(without, withSources, simulate, opts.iterations, opts.warmup ?? 50)), decodedChanges }
+  })
 }

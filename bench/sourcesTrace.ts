@@ -13,6 +13,7 @@
 import { encodeDeployData, encodeFunctionData, type Abi, type Hex } from 'viem'
 import { DEV_ACCOUNTS, type AnvilInstance } from '../test/support/anvil.js'
 import { compileStandard } from '../test/support/solcStandard.js'
+import { alternateTimes, type Service, withTwoServices } from './twoServices.js'
 
 /** the bench's row; `BENCH_ONLY=sources npm run bench` runs it (with the cheap parts of the bench) */
 export const SOURCES_TRACE_ROW = 'callTree (internal: true) of a mined transaction, with sources and without'
@@ -43,11 +44,6 @@ contract Ledger {
 }`
 /** loop rounds of the traced transaction */
 const ROUNDS = 60
-
-interface Service {
-  url: string
-  stop(): Promise<void>
-}
 
 export interface SourcesTraceResult {
   withoutMs: number[]
@@ -92,12 +88,7 @@ export async function measureSourcesTrace(opts: {
   const ledger = (await deploy('Ledger', [sink])).contractAddress
   const { hash } = await mined(anvil, { to: ledger, data: encodeFunctionData({ abi: contract('Ledger').abi, functionName: 'run', args: [BigInt(ROUNDS)] }) })
 
-  const without = await opts.startService(anvil.url)
-  const withSources = await opts.startService(anvil.url).catch(async (e) => {
-    await without.stop()
-    throw e
-  })
-  try {
+  return withTwoServices(opts.startService, anvil.url, async (without, withSources) => {
     await post(withSources.url, '/sources', { buildInfo: build })
     const trace = (svc: Service) => post(svc.url, '/trace/tx', { transactionHash: hash, tracerConfig: { callTree: { internal: true } } })
     const tree = ((await trace(withSources)) as { data: { callTree: Frame } }).data.callTree
@@ -105,23 +96,7 @@ export async function measureSourcesTrace(opts: {
     const counted = countFrames(tree)
     // the comparison means something only if one side decoded internal frames and the other none
     if (counted.internal < ROUNDS * 3 || countFrames(plain).internal !== 0) throw new Error(`${SOURCES_TRACE_ROW}: frames ${JSON.stringify(counted)}`)
-    for (let i = 0; i < (opts.warmup ?? 50); i++) {
-      await trace(without)
-      await trace(withSources)
-    }
-    const result: SourcesTraceResult = { withoutMs: [], withMs: [], internalFrames: counted.internal, externalFrames: counted.external }
-    const time = async (svc: Service) => {
-      const t = performance.now()
-      await trace(svc)
-      return performance.now() - t
-    }
-    for (let i = 0; i < opts.iterations; i++) {
-      result.withoutMs.push(await time(without))
-      result.withMs.push(await time(withSources))
-    }
-    return result
-  } finally {
-    await without.stop()
-    await withSources.stop()
-  }
+    const times = await alternateTimes(without, withSources, trace, opts.iterations, opts.warmup ?? 50)
+    return { ...times, internalFrames: counted.internal, externalFrames: counted.external }
+  })
 }
