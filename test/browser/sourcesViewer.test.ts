@@ -11,13 +11,14 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
 import { post, startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
 import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
+import { fillViewerCall, openViewerPage, traceInViewer } from '../support/viewerPage.js'
 
 const executablePath = CHROMIUM_PATH
 const haveChromium = existsSync(executablePath)
@@ -80,27 +81,11 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
     await engine?.close()
   })
 
-  async function openViewer(errors: string[]): Promise<Page> {
-    const page = await context.newPage()
-    page.on('pageerror', (e) => errors.push(e.message))
-    await page.goto(`${app.url}/v1/ui`, { waitUntil: 'networkidle' })
-    await page.getByLabel('API token').fill(testToken)
-    await page.getByRole('button', { name: 'Use token' }).click()
-    await expect.poll(() => page.locator('#token-state').textContent()).toContain('token set')
-    return page
-  }
-
-  async function trace(page: Page) {
-    await page.getByRole('button', { name: 'Trace' }).click()
-    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/done|:/)
-    expect(await page.locator('#status').getAttribute('class')).not.toBe('error')
-  }
-
   it('a transfer reads DemoToken::transfer with the internal _move nested under it, its event inside, its gas, and the keyboard walks into it', async () => {
     const errors: string[] = []
-    const page = await openViewer(errors)
+    const page = await openViewerPage(context, app.url, testToken, errors)
     await page.getByRole('textbox', { name: 'Transaction hash' }).fill(DEMO_TRANSFER_TX)
-    await trace(page)
+    await traceInViewer(page)
     expect(asked.at(-1)?.tracerConfig.callTree).toEqual({ internal: true })
 
     const top = page.locator('#tree > [role=treeitem]')
@@ -143,13 +128,9 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
 
   it('a transfer reverting inside _move shows the reverted internal frame, the line it stopped at and the backtrace', async () => {
     const errors: string[] = []
-    const page = await openViewer(errors)
-    await page.getByRole('radio', { name: 'Call' }).check()
-    await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT2)
-    await page.getByRole('textbox', { name: 'To', exact: true }).fill(DEMO_TOKEN)
-    await page.getByRole('textbox', { name: 'Function' }).fill('transfer(address,uint256)')
-    await page.getByRole('textbox', { name: 'Arguments (JSON array)' }).fill(JSON.stringify([ACCOUNT0, TOO_MUCH]))
-    await trace(page)
+    const page = await openViewerPage(context, app.url, testToken, errors)
+    await fillViewerCall(page, { from: ACCOUNT2, to: DEMO_TOKEN, fn: 'transfer(address,uint256)', args: [ACCOUNT0, TOO_MUCH] })
+    await traceInViewer(page)
     expect(asked.at(-1)?.tracerConfig.callTree).toEqual({ internal: true })
 
     // the place shown is the trace's own (the optimizer shares one REVERT among the contract's
@@ -183,9 +164,9 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
 
   it('the gas view draws the profile as a flame chart that zooms on a click, lists the costliest lines and downloads the speedscope document; storage changes read by variable', async () => {
     const errors: string[] = []
-    const page = await openViewer(errors)
+    const page = await openViewerPage(context, app.url, testToken, errors)
     await page.getByRole('textbox', { name: 'Transaction hash' }).fill(DEMO_TRANSFER_TX)
-    await trace(page)
+    await traceInViewer(page)
     // one request: the gas profile rides with the other tracers
     expect(asked.at(-1)?.tracerConfig).toMatchObject({ callTree: { internal: true }, prestateTracer: { diffMode: true }, gasProfile: true })
     const answer = (
@@ -260,16 +241,12 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
 
   it('overrides by name from the overrides box: a balance set as balanceOf[…] lets an empty account transfer, its change read by variable', async () => {
     const errors: string[] = []
-    const page = await openViewer(errors)
-    await page.getByRole('radio', { name: 'Call' }).check()
-    await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT2)
-    await page.getByRole('textbox', { name: 'To', exact: true }).fill(DEMO_TOKEN)
-    await page.getByRole('textbox', { name: 'Function' }).fill('transfer(address,uint256)')
-    await page.getByRole('textbox', { name: 'Arguments (JSON array)' }).fill(JSON.stringify([ACCOUNT0, '1000']))
+    const page = await openViewerPage(context, app.url, testToken, errors)
+    await fillViewerCall(page, { from: ACCOUNT2, to: DEMO_TOKEN, fn: 'transfer(address,uint256)', args: [ACCOUNT0, '1000'] })
     await page.locator('summary', { hasText: 'State overrides' }).click()
     const overrides = { [DEMO_TOKEN]: { variables: { [`balanceOf[${ACCOUNT2}]`]: '5000' } } }
     await page.getByRole('textbox', { name: /^State overrides/ }).fill(JSON.stringify(overrides))
-    await trace(page)
+    await traceInViewer(page)
     expect((asked.at(-1) as { stateOverrides?: unknown }).stateOverrides).toEqual(overrides)
     expect(await page.locator('#summary').textContent()).toContain('success')
     const row = page.locator('#state tr.decoded', { hasText: new RegExp(`balanceOf\\[${ACCOUNT2}\\]`, 'i') })
@@ -282,7 +259,7 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
 
   it('a call into code no source is known for, the verified-sources service unreachable: the trace answers and the page lists its warning', async () => {
     const errors: string[] = []
-    const page = await openViewer(errors)
+    const page = await openViewerPage(context, app.url, testToken, errors)
     const unknown = '0x00000000000000000000000000000000000c0de1'
     await page.getByRole('radio', { name: 'Call' }).check()
     await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT0)
@@ -290,7 +267,7 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
     await page.locator('summary', { hasText: 'State overrides' }).click()
     // PUSH1 1, PUSH1 0, SSTORE, STOP: code that runs and is no registered contract
     await page.getByRole('textbox', { name: /^State overrides/ }).fill(JSON.stringify({ [unknown]: { code: '0x600160005500' } }))
-    await trace(page)
+    await traceInViewer(page)
     const warnings = page.locator('#warnings li')
     await expect.poll(() => warnings.count()).toBe(1)
     expect(await warnings.textContent()).toMatch(/^warning sources: .*traced without its verified sources/)

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
 import { encodeFunctionData } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
@@ -14,6 +14,7 @@ import type { Engine } from '../../engine/types.js'
 import { startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
 import { scenarioContracts } from './scenarios.js'
 import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
+import { fillViewerCall, openViewerPage, traceInViewer } from '../support/viewerPage.js'
 
 const executablePath = CHROMIUM_PATH
 const haveChromium = existsSync(executablePath)
@@ -64,30 +65,11 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
     await engine?.close()
   })
 
-  /** a page with the token entered once (the page itself loads without one) */
-  async function openViewer(errors: string[]): Promise<Page> {
-    const page = await context.newPage()
-    page.on('pageerror', (e) => errors.push(e.message))
-    const res = await page.goto(`${app.url}/`, { waitUntil: 'networkidle' })
-    expect(res?.status()).toBe(200)
-    expect(new URL(page.url()).pathname).toBe('/v1/ui')
-    await page.getByLabel('API token').fill(testToken)
-    await page.getByRole('button', { name: 'Use token' }).click()
-    await expect.poll(() => page.locator('#token-state').textContent()).toContain('token set')
-    return page
-  }
-
-  async function trace(page: Page) {
-    await page.getByRole('button', { name: 'Trace' }).click()
-    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/done|:/)
-    expect(await page.locator('#status').getAttribute('class')).not.toBe('error')
-  }
-
   it('the demo transaction shows transfer(address,uint256) with its arguments and the decoded Transfer event', async () => {
     const errors: string[] = []
-    const page = await openViewer(errors)
+    const page = await openViewerPage(context, app.url, testToken, errors, '/')
     await page.getByRole('textbox', { name: 'Transaction hash' }).fill(DEMO_TRANSFER_TX)
-    await trace(page)
+    await traceInViewer(page)
 
     const top = page.locator('#tree > [role=treeitem]').first()
     const row = top.locator(':scope > .row')
@@ -120,13 +102,9 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
 
   it('a reverting call shows its revert reason on the failing frame', async () => {
     const errors: string[] = []
-    const page = await openViewer(errors)
-    await page.getByRole('radio', { name: 'Call' }).check()
-    await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT1)
-    await page.getByRole('textbox', { name: 'To', exact: true }).fill(DEMO_TOKEN)
-    await page.getByRole('textbox', { name: 'Function' }).fill('transferFrom(address,address,uint256)')
-    await page.getByRole('textbox', { name: 'Arguments (JSON array)' }).fill(JSON.stringify([ACCOUNT0, ACCOUNT1, '5']))
-    await trace(page)
+    const page = await openViewerPage(context, app.url, testToken, errors, '/')
+    await fillViewerCall(page, { from: ACCOUNT1, to: DEMO_TOKEN, fn: 'transferFrom(address,address,uint256)', args: [ACCOUNT0, ACCOUNT1, '5'] })
+    await traceInViewer(page)
 
     const failing = page.locator('#tree [role=treeitem].failed').first()
     await expect.poll(() => failing.locator(':scope > .row .revert').textContent()).toContain('DEMO: allowance exceeded')
@@ -142,7 +120,7 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
 
   it('a nested swap shows the tree: router, pair and token calls with their events', async () => {
     const errors: string[] = []
-    const page = await openViewer(errors)
+    const page = await openViewerPage(context, app.url, testToken, errors, '/')
     const { Scenario } = scenarioContracts()
     await page.getByRole('radio', { name: 'Call' }).check()
     await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT0)
@@ -152,7 +130,7 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
     await page.getByRole('textbox', { name: /^State overrides/ }).fill(JSON.stringify({ [SCENARIO]: { code: Scenario!.deployedBytecode } }))
     await page.getByRole('textbox', { name: /^ABIs/ }).fill(JSON.stringify({ [SCENARIO]: Scenario!.abi }))
     await page.getByRole('textbox', { name: /^Labels/ }).fill(JSON.stringify({ [SCENARIO]: 'scenario' }))
-    await trace(page)
+    await traceInViewer(page)
 
     const tree = page.locator('#tree')
     const top = tree.locator(':scope > [role=treeitem] > .row')
@@ -179,7 +157,7 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
 
   it('a trace of 1,200+ frames opens with only what is on screen built, deep levels closed, and stays keyboard usable', async () => {
     const errors: string[] = []
-    const page = await openViewer(errors)
+    const page = await openViewerPage(context, app.url, testToken, errors, '/')
     const { Fanout } = scenarioContracts()
     await page.getByRole('radio', { name: 'Call' }).check()
     await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT0)
@@ -189,7 +167,7 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
     await page.locator('summary', { hasText: 'State overrides' }).click()
     await page.getByRole('textbox', { name: /^State overrides/ }).fill(JSON.stringify({ [FANOUT]: { code: Fanout!.deployedBytecode } }))
     await page.getByRole('textbox', { name: /^ABIs/ }).fill(JSON.stringify({ [FANOUT]: Fanout!.abi }))
-    await trace(page)
+    await traceInViewer(page)
 
     // 1 + 1200 leaves + 41 dives
     expect(await page.locator('#summary').textContent()).toContain('1242 frames')
