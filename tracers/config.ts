@@ -4,6 +4,7 @@
  * Validated and normalized by the HTTP layer; createTracers.ts builds the tracers from it.
  */
 import type { Abi, Address } from 'viem'
+import type { TracerName } from './createTracers.js'
 
 /**
  * Our own tracer `callTree` (not geth's): the callTracer frames of the run, decoded by the engine
@@ -50,18 +51,4 @@ export interface TracerConfig {
   gasProfile?: boolean
 }
 /** keyed by the tracer names requested */
-export type TraceResult = Partial<
-  Record<
-    | 'callTracer'
-    | 'prestateTracer'
-    | 'structLogger'
-    | '4byteTracer'
-    | 'noopTracer'
-    | 'flatCallTracer'
-    | 'stateDiffTracer'
-    | 'vmTraceTracer'
-    | 'callTree'
-    | 'gasProfile',
-    unknown
-  >
->
+export type TraceResult = Partial<Record<TracerName | 'callTree' | 'gasProfile', unknown>>
