@@ -37,6 +37,8 @@ import { tokenMetadataSideReads, tokenScope } from './tokenSideReads.js'
 import { createRunFactsTracer, type RunFacts } from '../../wallet/runFacts.js'
 import { approvalsOf, approvedAccountsOf, warningsOf } from '../../wallet/preview.js'
 import { readableAssetChanges, readableTransfers } from '../../wallet/readable.js'
+import { verifiedAfterRun, withSourceWarnings } from '../../run/verifiedPass.js'
+import type { DecodedCallFrame } from '../../decoding/callTree/types.js'
 
 /** what a simulation runs with (engine/run/deps.ts) */
 export type SimulationDeps = Pick<RunDeps, 'chain' | 'cache' | 'gasCap' | 'simulationTtlSeconds' | 'sources'>
@@ -50,14 +52,32 @@ function rejectionOf(e: EngineError, index: number): EngineError {
 
 export async function simulate(deps: SimulationDeps, params: SimulateParams): Promise<SimulationResult> {
   if (params.calls.length === 0) throw new EngineError('VALIDATION_ERROR', 'params.calls must hold at least one call')
+  // traceCalls in the contracts' source, where it is known (engine/decoding/callTree/sourceFrames.ts)
+  const known = params.traceCalls && deps.sources ? await deps.sources.index() : undefined
+  let run = await simulateOnce(deps, params, known && !known.empty ? known : undefined)
+  const registry = deps.sources
+  if (params.traceCalls && registry?.asksVerified) {
+    // the contracts no registered source named, asked of the verified-sources service (engine/run/verifiedPass.ts)
+    const trees = run.result.calls.map((c) => ({ callTree: c.callTree }))
+    const { rerun, warnings } = await verifiedAfterRun(registry, deps.chain.chainId, trees, run.state)
+    if (rerun) run = await simulateOnce(deps, params, rerun)
+    for (const call of run.result.calls)
+      if (call.callTree) call.callTree = withSourceWarnings({ callTree: call.callTree }, warnings).callTree as DecodedCallFrame
+  }
+  await storeSimulation(deps.cache, run.result, deps.simulationTtlSeconds)
+  return run.result
+}
+
+/** the calls run once, each decoded with `sources` where it is given; the state they left, for the verified-sources pass */
+async function simulateOnce(
+  deps: SimulationDeps,
+  params: SimulateParams,
+  sources: SourceIndex | undefined,
+): Promise<{ result: SimulationResult; state: RunState }> {
   const { header, state, ctx } = await openSimulation(deps, params)
   const beforeState = params.traceAssetChanges ? await state.shallowCopy() : undefined
   const bundle = newBundle()
-  // traceCalls in the contracts' source, where it is known (engine/decoding/callTree/sourceFrames.ts)
-  if (params.traceCalls && deps.sources) {
-    const known = await deps.sources.index()
-    if (!known.empty) bundle.sources = known
-  }
+  if (sources) bundle.sources = sources
   for (const [index, input] of params.calls.entries()) await runCall(deps, params, ctx, state, bundle, index, input)
   const { calls } = bundle
 
@@ -67,8 +87,8 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   const tokens = createTokenInfoReader(readAfter.call, tokenCacheScope(deps, header, params, codeChanged))
   await decorateLogs(calls, tokens)
   for (const [index, frame] of bundle.frames.entries()) {
-    const sources = bundle.sourceFacts[index]
-    calls[index]!.callTree = await decodeCallTree(frame, { ...params.callTree, tokens, ...(sources && { sources }) })
+    const facts = bundle.sourceFacts[index]
+    calls[index]!.callTree = await decodeCallTree(frame, { ...params.callTree, tokens, ...(facts && { sources: facts }) })
   }
 
   const result: SimulationResult = {
@@ -82,8 +102,7 @@ export async function simulate(deps: SimulationDeps, params: SimulateParams): Pr
   if (fees.charged) Object.assign(result, { l1Fee: toHex(fees.l1Fee), l1GasUsed: toHex(fees.l1GasUsed), operatorFee: toHex(fees.operatorFee) })
   if (params.traceAssetChanges && beforeState)
     await addWalletPreview(deps, params, ctx, bundle, result, { before: beforeState, after: state, readAfter, tokens })
-  await storeSimulation(deps.cache, result, deps.simulationTtlSeconds)
-  return result
+  return { result, state }
 }
 
 /**

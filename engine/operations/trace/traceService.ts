@@ -64,7 +64,7 @@ import type { FlatCallContext } from '../../../tracers/flatCallTracer.js'
 import { openSpillSession, type SpillOptions, type SpillSession } from '../../platform/spill/spillFiles.js'
 import type { SourceLookup } from './decodedStorage.js'
 import { createTraceSet, type TraceSet } from './traceSet.js'
-import { verifiedAfterRun, withSourceWarnings, type VerifiedSources } from './verifiedPass.js'
+import { verifiedAfterRun, withSourceWarnings, type VerifiedSources } from '../../run/verifiedPass.js'
 import type { SourceIndex } from '../../sources/types.js'
 
 export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'> {

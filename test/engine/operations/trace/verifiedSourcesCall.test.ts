@@ -5,6 +5,7 @@
  * frame, a failing one with the line it stopped at and the backtrace (the call runs once more with
  * the sources found); a second asks nothing; a run of calls asks once for a contract
  * they share; the service failing, the trace answers without the name and says why in `warnings`.
+ * A simulation's `traceCalls` asks the same way, after its calls have run.
  */
 import { readFileSync } from 'node:fs'
 import { encodeFunctionData, parseAbi, type Hex } from 'viem'
@@ -117,6 +118,51 @@ describe('a traced call with verified sources', () => {
     expect(asked).toBeGreaterThan(0)
     const plain = await engine.traceCall(ON_CHAIN, { call: transfer(5n), block: { tag: 'latest' }, tracerConfig: { callTracer: {} } })
     expect(plain.callTracer).toBeDefined()
+    expect(server.requests.length).toBe(asked)
+    await engine.close()
+  })
+})
+
+describe("a simulation's traceCalls with verified sources", () => {
+  const simulate = (engine: Engine, values: bigint[], traceCalls = true) =>
+    engine.simulate(ON_CHAIN, {
+      calls: values.map(transfer),
+      block: { tag: 'latest' },
+      validation: false,
+      traceAssetChanges: false,
+      traceTransfers: false,
+      traceCalls,
+      callTree: { internal: true },
+    })
+
+  it('the first simulation asks once and names every call, a reverted one with its line and backtrace; a second asks nothing', async () => {
+    const engine = await engineFor()
+    const first = await simulate(engine, [5n, 10n ** 40n])
+    const [ok, reverted] = first.calls.map((c) => c.callTree!)
+    expect([ok!.contract?.name, reverted!.contract?.name]).toEqual(['DemoToken', 'DemoToken'])
+    expect(reverted!.revert?.name).toBe('InsufficientBalance')
+    expect(reverted!.backtrace).toEqual([
+      { contract: 'DemoToken', function: 'transfer', file: reverted!.source!.file, line: reverted!.source!.line, column: reverted!.source!.column },
+    ])
+    expect(ok!.warnings).toBeUndefined()
+    expect(server.requests.length).toBe(1)
+    const second = await simulate(engine, [5n, 10n ** 40n])
+    expect(second.calls.map((c) => c.callTree)).toEqual(first.calls.map((c) => c.callTree))
+    expect(server.requests.length).toBe(1)
+    await engine.close()
+  })
+
+  it('the service failing: the calls answer without the name, with a warning; a simulation without traceCalls asks nothing', async () => {
+    server.mode = 'fail'
+    const engine = await engineFor(1_000)
+    const tree = (await simulate(engine, [5n])).calls[0]!.callTree!
+    expect(tree.contract).toBeUndefined()
+    expect(tree.function?.name).toBe('transfer')
+    expect(tree.warnings?.length).toBe(1)
+    const asked = server.requests.length
+    expect(asked).toBeGreaterThan(0)
+    const plain = await simulate(engine, [5n], false)
+    expect(plain.calls[0]!.callTree).toBeUndefined()
     expect(server.requests.length).toBe(asked)
     await engine.close()
   })

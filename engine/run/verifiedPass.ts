@@ -12,11 +12,11 @@
  */
 import { createAddressFromString } from '@ethereumjs/util'
 import type { Address } from 'viem'
-import type { DecodedCallFrame, DecodedInternalFrame } from '../../decoding/callTree/types.js'
-import type { GasProfile } from '../../decoding/gasProfile/index.js'
-import type { ExecutionContext } from '../../execution/types.js'
-import type { SourceIndex } from '../../sources/types.js'
-import type { TraceResult } from '../../types.js'
+import type { DecodedCallFrame, DecodedInternalFrame } from '../decoding/callTree/types.js'
+import type { GasProfile } from '../decoding/gasProfile/index.js'
+import type { ExecutionContext } from '../execution/types.js'
+import type { SourceIndex } from '../sources/types.js'
+import type { TraceResult } from '../../tracers/config.js'
 
 /** the registry's part this pass uses (engine/sources/registry.ts) */
 export interface VerifiedSources {
