@@ -308,38 +308,51 @@ async function runCalls(t: Tracing, params: CallsParams, spills: SpillSession, s
   return { out, state }
 }
 
-/** every transaction of a block, traced in turn; one that answers an error is entered as such and the block goes on */
+/** every transaction of a block, traced; run once more when verified sources named more of its contracts */
 async function traceBlock(t: Tracing, params: TraceBlockParams): Promise<BlockTraceEntry[]> {
   const spills = openSpillSession(t.opts.spill)
-  const sets = tracerSets(t, params.tracerConfig, spills, await sourcesFor(t, params.tracerConfig))
   try {
-    const header = await resolveBlockRef(t.chain, params.block)
-    let block = await openBlock(t.chain, header)
-    const txs = block.transactions
-    const entries: BlockTraceEntry[] = []
-    let progress = blockStart()
-    for (let i = 0; i < txs.length; i++) {
-      const mined = txs[i]!
-      const set = sets.next({ blockHash: header.hash, blockNumber: header.number, transactionHash: mined.hash, transactionPosition: i })
-      const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
-      const filesBefore = spills.count()
-      try {
-        const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })
-        entries.push({ txHash: mined.hash, result: await set.result(block.ctx, executeCall) })
-        progress = advance(progress, result)
-      } catch (e) {
-        if (!isEngineError(e)) throw e
-        // this transaction answers an error: whatever its struct log wrote goes
-        spills.discard(filesBefore)
-        entries.push({ txHash: mined.hash, error: e.message })
-        ;({ block, progress } = await rebuildAfter(t.chain, header, txs, i))
-      }
-    }
-    return entries
+    const first = await runBlock(t, params, spills, await sourcesFor(t, params.tracerConfig))
+    const resolve = verifiedFor(t, params.tracerConfig)
+    if (!resolve) return first.entries
+    const results = first.entries.flatMap((e) => ('result' in e ? [e.result] : []))
+    const { rerun, warnings } = await verifiedAfterRun({ resolve }, t.chain.chainId, results, first.state)
+    // the first run's spilled struct logs are replaced by the second's
+    if (rerun) spills.discard()
+    const entries = rerun ? (await runBlock(t, params, spills, rerun)).entries : first.entries
+    return entries.map((e) => ('result' in e ? { ...e, result: withSourceWarnings(e.result, warnings) } : e))
   } catch (e) {
     spills.discard()
     throw e
   }
+}
+
+/** every transaction of a block, traced in turn; one that answers an error is entered as such and the block goes on; the state the block left */
+async function runBlock(t: Tracing, params: TraceBlockParams, spills: SpillSession, sources: SourceIndex | undefined) {
+  const sets = tracerSets(t, params.tracerConfig, spills, sources)
+  const header = await resolveBlockRef(t.chain, params.block)
+  let block = await openBlock(t.chain, header)
+  const txs = block.transactions
+  const entries: BlockTraceEntry[] = []
+  let progress = blockStart()
+  for (let i = 0; i < txs.length; i++) {
+    const mined = txs[i]!
+    const set = sets.next({ blockHash: header.hash, blockNumber: header.number, transactionHash: mined.hash, transactionPosition: i })
+    const run = { validation: true, blockGasUsed: progress.blockGasUsed, logIndexBase: progress.logCount }
+    const filesBefore = spills.count()
+    try {
+      const result = await executeSignedTx(block.ctx, mined.tx, { ...run, tracers: set.tracers, deadline: deadlineOf(params) })
+      entries.push({ txHash: mined.hash, result: await set.result(block.ctx, executeCall) })
+      progress = advance(progress, result)
+    } catch (e) {
+      if (!isEngineError(e)) throw e
+      // this transaction answers an error: whatever its struct log wrote goes
+      spills.discard(filesBefore)
+      entries.push({ txHash: mined.hash, error: e.message })
+      ;({ block, progress } = await rebuildAfter(t.chain, header, txs, i))
+    }
+  }
+  return { entries, state: block.ctx.state }
 }
 
 /**

@@ -3,6 +3,7 @@
  * serving an APIv2 document of the devnet's DemoToken, made from its real solc output): the first
  * trace asks the service once and names the token's frame; a second trace asks nothing; the
  * service failing or hanging, the trace answers without the name and says why in `warnings`.
+ * A block's trace asks the same way, for every transaction of the block at once.
  */
 import { readFileSync } from 'node:fs'
 import { bytesToHex, type Hex } from 'viem'
@@ -94,5 +95,23 @@ describe('a traced transaction with verified sources', () => {
     const unnamed = await profileOf(await engineFor(1_000))
     expect(unnamed.functions[0]!.contract).toBe(DEMO_TOKEN_ADDRESS)
     expect(unnamed.warnings?.length).toBe(1)
+  })
+
+  it("a block's trace asks once for the block's contracts and names the transaction; the service failing: a warning on each", async () => {
+    const traceBlock = async (engine: Engine) =>
+      (await engine.traceBlock(ON_CHAIN, { block: { number: 4n }, tracerConfig: { callTree: {} } })).map((e) =>
+        'result' in e ? (e.result.callTree as DecodedCallFrame) : undefined,
+      )
+    const engine = await engineFor()
+    const trees = await traceBlock(engine)
+    expect(trees[0]?.contract).toEqual({ name: 'DemoToken', file: expect.stringContaining('DemoToken.sol') })
+    expect(trees[0]?.warnings).toBeUndefined()
+    expect(server.requests.length).toBe(1)
+    expect(await traceBlock(engine)).toEqual(trees)
+    expect(server.requests.length).toBe(1)
+    server.mode = 'fail'
+    const failed = await traceBlock(await engineFor(1_000))
+    expect(failed[0]?.contract).toBeUndefined()
+    expect(failed[0]?.warnings?.length).toBe(1)
   })
 })
