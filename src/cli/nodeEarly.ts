@@ -5,6 +5,8 @@
  * of `--fork-url` once. Everything else, and everything once a token or a rate limit is asked for,
  * waits for the engine (docs/decisions/0126-node-listens-before-its-engine-loads.md).
  */
+// the quantity encoder from the lowest layer: it imports nothing, so the early answer loads no engine
+import { toQuantity } from '../../tracers/evmWords.js'
 import type { NodeFlags } from './nodeFlags.js'
 
 /** the embedded devnet's chain id (engine/chains/memory/accounts.ts), without loading the engine */
@@ -27,7 +29,7 @@ export function earlyAnswers(flags: NodeFlags): (req: Request) => Promise<Respon
     if (!isChainIdCall(call)) return undefined
     const id = await known()
     if (id === undefined) return undefined
-    return Response.json({ jsonrpc: '2.0', id: call.id, result: `0x${id.toString(16)}` })
+    return Response.json({ jsonrpc: '2.0', id: call.id, result: toQuantity(id) })
   }
 }
 

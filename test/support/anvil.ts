@@ -102,6 +102,21 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilInstance
   }
 }
 
+/** a sent transaction's receipt: Anvil mines it at once, but its receipt is readable only a moment later */
+export async function receiptOf<T = { contractAddress: `0x${string}` | null; status: `0x${string}`; blockNumber: `0x${string}` }>(
+  anvil: Pick<AnvilInstance, 'rpc'>,
+  hash: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const receipt = await anvil.rpc<T | null>('eth_getTransactionReceipt', [hash])
+    if (receipt) return receipt
+    if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
 /** The ten well-known development accounts (mnemonic "test test ... junk"). */
 export const DEV_ACCOUNTS = [
   '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',

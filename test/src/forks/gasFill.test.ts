@@ -6,7 +6,7 @@
  */
 import { encodeDeployData, encodeFunctionData, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
+import { DEV_ACCOUNTS, receiptOf, requireAnvil, startAnvil, type AnvilInstance } from '../../support/anvil.js'
 import { forkContracts } from './contracts.js'
 import { startForkPair } from './forkApp.js'
 
@@ -25,7 +25,7 @@ describe.skipIf(!requireAnvil())('gas estimates on a fork', () => {
     const deploy = await upstream.rpc<Hex>('eth_sendTransaction', [
       { from: alice, data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: [SUPPLY] }) },
     ])
-    token = (await upstream.rpc<{ contractAddress: Hex }>('eth_getTransactionReceipt', [deploy])).contractAddress
+    token = (await receiptOf(upstream, deploy)).contractAddress!
     pair = await startForkPair(upstream)
     forkId = (await pair.app.createFork({ blockNumber: pair.forkBlock })).forkId
   }, 120_000)
