@@ -1,10 +1,3 @@
-/**
- * The trace viewer's chain picker in chromium: a deployment serving the embedded devnet (default)
- * and a real Anvil as the named chain `anvil`. The picker lists both (from GET /v1/chains); a
- * trace runs on the chain picked (the devnet's demo transaction exists there only); the page
- * opened under /v1/chains/anvil/ starts on that chain.
- */
-import { existsSync } from 'node:fs'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../engine/index.js'
@@ -12,11 +5,9 @@ import { createChainSet, type ChainSet } from '../../host/chains.js'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
-import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
+import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 
-const executablePath = CHROMIUM_PATH
-const haveChromium = existsSync(executablePath)
-if (!haveChromium && process.env.CI === 'true') throw new Error(`${executablePath} is missing: the chain picker browser test cannot run`)
+const haveChromium = requireChromium('chain picker')
 const haveAnvil = requireAnvil()
 const DEMO_TRANSFER_TX = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e42e81c7fda23b'
 

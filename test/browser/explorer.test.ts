@@ -1,23 +1,9 @@
-/**
- * The API explorer in a real browser (chromium, headless): it loads with every request going to
- * the service itself (anything else is blocked and recorded, proving no CDN), and "Try it out" on
- * GET /health shows the live response. With a token configured (test config), the page and its
- * assets are public while the API itself stays protected.
- */
-import { existsSync } from 'node:fs'
 import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
-import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
+import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 
-const executablePath = CHROMIUM_PATH
-const haveChromium = existsSync(executablePath)
-
-if (!haveChromium) {
-  const msg = `\n\n!!! ${executablePath} is missing: the API explorer browser test cannot run (apt-get install chromium) !!!\n`
-  if (process.env.CI === 'true') throw new Error(msg)
-  console.warn(msg)
-}
+const haveChromium = requireChromium('API explorer')
 
 describe.runIf(haveChromium)('API explorer (/v1/openapi/docs) in chromium', () => {
   let app: TestApp

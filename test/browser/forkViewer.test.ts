@@ -4,7 +4,7 @@
  * id — typed, picked from the live forks, or given as `?fork=` — and is unknown to the chain
  * itself. The screenshot goes to test-results/trace-viewer/ (gitignored).
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -14,11 +14,9 @@ import { foundry } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { forkContracts } from '../src/forks/contracts.js'
 import { startForkApp, type ForkApp } from '../src/forks/forkApp.js'
-import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
+import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 
-const executablePath = CHROMIUM_PATH
-const haveChromium = existsSync(executablePath)
-if (!haveChromium && process.env.CI === 'true') throw new Error(`${executablePath} is missing: the fork viewer browser test cannot run`)
+const haveChromium = requireChromium('fork viewer')
 const shots = fileURLToPath(new URL('../../test-results/trace-viewer/', import.meta.url))
 const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
 const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'

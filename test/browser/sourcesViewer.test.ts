@@ -9,7 +9,7 @@
  * variable (`balanceOf[0x…]`), and an override by name typed in the overrides box reaches the
  * service. Screenshots go to test-results/trace-viewer/ (gitignored).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,16 +17,10 @@ import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
 import { post, startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
-import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
+import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 import { fillViewerCall, openViewerPage, traceInViewer } from '../support/viewerPage.js'
 
-const executablePath = CHROMIUM_PATH
-const haveChromium = existsSync(executablePath)
-if (!haveChromium) {
-  const msg = `\n\n!!! ${executablePath} is missing: the sources viewer browser test cannot run (apt-get install chromium) !!!\n`
-  if (process.env.CI === 'true') throw new Error(msg)
-  console.warn(msg)
-}
+const haveChromium = requireChromium('sources viewer')
 
 const DEMO_TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3'
 const DEMO_TRANSFER_TX = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e42e81c7fda23b'

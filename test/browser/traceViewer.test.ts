@@ -3,7 +3,7 @@
  * the real app and engine on the embedded devnet. Every request must stay on 127.0.0.1 (anything
  * else is blocked and recorded); screenshots go to test-results/trace-viewer/ (gitignored).
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BrowserContext } from 'playwright-core'
 import { encodeFunctionData } from 'viem'
@@ -13,16 +13,10 @@ import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
 import { startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
 import { scenarioContracts } from './scenarios.js'
-import { CHROMIUM_PATH, launchHeadlessChromium, type HeadlessChromium } from '../support/chromium.js'
+import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 import { fillViewerCall, openViewerPage, traceInViewer } from '../support/viewerPage.js'
 
-const executablePath = CHROMIUM_PATH
-const haveChromium = existsSync(executablePath)
-if (!haveChromium) {
-  const msg = `\n\n!!! ${executablePath} is missing: the trace viewer browser test cannot run (apt-get install chromium) !!!\n`
-  if (process.env.CI === 'true') throw new Error(msg)
-  console.warn(msg)
-}
+const haveChromium = requireChromium('trace viewer')
 
 const DEMO_TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3'
 const DEMO_TRANSFER_TX = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e42e81c7fda23b'

@@ -3,7 +3,7 @@
  * its own, no sandbox (the tests run as root), nothing that reaches out on its own (updates, sync,
  * background networking), so every request a test sees is the page's.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
@@ -44,4 +44,13 @@ export async function launchHeadlessChromium(opts: { viewport?: { width: number;
       rmSync(profile, { recursive: true, force: true })
     },
   }
+}
+
+/** whether chromium is here; in CI its absence fails the test file that needs it (`what` names the test) */
+export function requireChromium(what: string): boolean {
+  if (existsSync(CHROMIUM_PATH)) return true
+  const msg = `\n\n!!! ${CHROMIUM_PATH} is missing: the ${what} browser test cannot run (apt-get install chromium) !!!\n`
+  if (process.env.CI === 'true') throw new Error(msg)
+  console.warn(msg)
+  return false
 }

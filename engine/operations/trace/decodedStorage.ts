@@ -49,7 +49,7 @@ export function withDecodedStorage(set: TraceSet, config: TracerConfig, sources:
 
 const ZERO: Hex = `0x${'0'.repeat(64)}`
 
-/** the diff's slots as before and after: a slot the diff omits from `post` was cleared, one it omits from `pre` was zero */
+/** each slot of the diff with its value before the run and after it: a slot the diff omits from `post` was cleared, one it omits from `pre` was zero */
 function slotChangesOf(diff: DiffResult): SlotChanges {
   const changes: SlotChanges = {}
   for (const address of new Set([...Object.keys(diff.pre), ...Object.keys(diff.post)] as Address[])) {
