@@ -12,9 +12,9 @@ import { createSourceRegistry, type SourceRegistry } from '../../engine/sources/
 import { createSourcifySources } from '../../engine/sources/verifiedSources.js'
 import type { CacheStore } from '../../engine/state/store/cacheStore.js'
 import type { Engine } from '../../engine/types.js'
-import { createCacheStore } from '../../host/cache/createCacheStore.js'
 import { compileStandard, type StandardJsonPair } from '../support/solcStandard.js'
 import { apiV2Document, type SourcifyServer, startSourcifyServer } from '../support/sourcifyServer.js'
+import { connectedRedisStore } from '../support/redisStore.js'
 import { inProcessChain } from '../engine/sources/deploy.js'
 import { authed, post, startTestApp, type TestApp } from './support/startTestApp.js'
 
@@ -40,7 +40,7 @@ describe.runIf(REDIS_URL)('sources shared by two instances over one Redis', () =
   const instances: Instance[] = []
 
   const start = async (): Promise<Instance> => {
-    const cache = createCacheStore(REDIS_URL!, { prefix })
+    const cache = await connectedRedisStore(REDIS_URL!, prefix)
     const engine = await createEngine({ cache, gasCap: 50_000_000n, rpcTimeoutMs: 5_000, maxStructLogSteps: 100_000, simulationTtlSeconds: 3600 })
     const app = await startTestApp({ engine, cache })
     return { cache, engine, app }
@@ -80,7 +80,7 @@ describe.runIf(REDIS_URL)('sources shared by two instances over one Redis', () =
   it('verified sources fetched by one instance are found by the other in the store, nothing fetched again', async () => {
     // a key space of its own, where nothing is registered: the code is known only from the service
     const own = `${prefix}verified:`
-    const stores = [createCacheStore(REDIS_URL!, { prefix: own }), createCacheStore(REDIS_URL!, { prefix: own })]
+    const stores = await Promise.all([connectedRedisStore(REDIS_URL!, own), connectedRedisStore(REDIS_URL!, own)])
     try {
       const [a, b] = stores.map((cache) =>
         createSourceRegistry({ cache, maxBytes: 2 ** 24, verified: createSourcifySources({ url: sourcify.url, cache, budgetMs: 2_000, maxBytes: 2 ** 24 }) }),
