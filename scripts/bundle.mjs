@@ -63,5 +63,5 @@ export async function bundleNodeStart(dist, root) {
  * text, and the loader decode it the slow way.
  */
 function asciiOnly(code) {
-  return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return code.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
