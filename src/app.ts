@@ -81,15 +81,17 @@ const isHealthPath = (path: string) => (healthPaths as readonly string[]).includ
 /** no token needed: health, the schema, the explorer and the trace viewer page (interface §11), of any chain */
 export const isPublicPath = (fullPath: string) => {
   const path = routePath(fullPath)
-  return (
-    isHealthPath(path) ||
-    path === explorerPaths.schema ||
-    path === explorerPaths.docs ||
-    path.startsWith(explorerPaths.assets) ||
-    path === '/' ||
-    path === uiPaths.page ||
-    path.startsWith(uiPaths.assets)
-  )
+  return isHealthPath(path) || path === explorerPaths.schema || isPageFile(fullPath)
+}
+
+/**
+ * The pages of the explorer and the trace viewer and the files they load: fixed files, cheap to
+ * serve and loaded whole by every visit, so not counted by the rate limit (a visit would otherwise
+ * spend a dozen requests of a development limit before it traces anything).
+ */
+const isPageFile = (fullPath: string) => {
+  const path = routePath(fullPath)
+  return path === explorerPaths.docs || path.startsWith(explorerPaths.assets) || path === '/' || path === uiPaths.page || path.startsWith(uiPaths.assets)
 }
 
 export function createApp({
@@ -186,7 +188,7 @@ function rateLimits(
       limit: config.api.rate_limit_requests,
       windowSeconds: config.api.rate_limit_duration,
       trustProxy,
-      isExempt: (path) => isHealthPath(routePath(path)) || isForkRpcPath(path),
+      isExempt: (path) => isHealthPath(routePath(path)) || isPageFile(path) || isForkRpcPath(path),
       logger,
     }),
     rateLimit({

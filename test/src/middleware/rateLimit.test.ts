@@ -43,6 +43,15 @@ describe('per-IP rate limit, socket address (trust_proxy = 0)', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('ratelimit-limit')).toBeNull()
   })
+
+  it("the viewer's and the explorer's pages and files are exempt; the API stays limited", async () => {
+    for (const page of ['/v1/ui', '/v1/ui/assets/app.js', '/v1/ui/assets/viewer.css', '/v1/openapi/docs']) {
+      const res = await app.fetch(page)
+      expect(res.status, page).toBe(200)
+      expect(res.headers.get('ratelimit-limit'), page).toBeNull()
+    }
+    expect((await app.fetch(path, authed())).status).toBe(429)
+  })
 })
 
 describe('per-IP rate limit behind trusted proxies', () => {
