@@ -1,7 +1,7 @@
 /**
- * Tracer `frameSteps` (ours, not geth's; docs/decisions/0134): one page of the steps of one
- * external frame, named by its path in the callTracer's `calls` arrays — what a source-level
- * debugger shows of a frame, fetched a page at a time.
+ * Tracer `frameSteps` (ours, not geth's; docs/decisions/0134-frame-steps-paged-per-frame.md): one
+ * page of the steps of one external frame, named by its path in the callTracer's `calls` arrays —
+ * what a source-level debugger shows of a frame, fetched a page at a time.
  *
  * A step's values are the struct logger's, printed by its own printers (stack, memory) and from
  * its own storage book (tracers/structLogStorage.ts), so a page equals the struct log's steps of
