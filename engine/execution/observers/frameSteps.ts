@@ -104,6 +104,14 @@ function createStorageView() {
   }
 }
 
+/** the frame asked for, entered: what the answer says of it, and its source lens where its code is known */
+function targetFrame(e: EnterEvent, index: SourceIndex | undefined): { frame: NonNullable<RawFrameSteps['frame']>; lens: FrameSourceLens | undefined } {
+  const creation = e.type === 'CREATE' || e.type === 'CREATE2'
+  const known = index !== undefined && e.code !== undefined && e.code.length > 0
+  const contract = !known ? undefined : creation ? index.matchCreation(e.code!) : index.matchRuntime(e.code!)
+  return { frame: { type: e.type, address: e.to, depth: e.depth + 1, contract, creation }, lens: contract && frameSourceLens(contract, creation, e.input) }
+}
+
 const settled = (t: TouchedSlot | Promise<TouchedSlot> | undefined): Promise<void> | undefined => (t instanceof Promise ? t.then(() => undefined) : undefined)
 
 export function createFrameSteps(config: FrameStepsConfig, opts: FrameStepsOptions = {}): Tracer<RawFrameSteps> {
@@ -128,14 +136,6 @@ export function createFrameSteps(config: FrameStepsConfig, opts: FrameStepsOptio
     if (page.add(step, step.index, storage.of(step.address), lens)) phase = 'close'
   }
 
-  function enterTarget(e: EnterEvent): void {
-    const creation = e.type === 'CREATE' || e.type === 'CREATE2'
-    const known = index !== undefined && e.code !== undefined && e.code.length > 0
-    const contract = !known ? undefined : creation ? index.matchCreation(e.code!) : index.matchRuntime(e.code!)
-    out.frame = { type: e.type, address: e.to, depth: e.depth + 1, contract, creation }
-    lens = contract && frameSourceLens(contract, creation, e.input)
-  }
-
   return {
     readsCode: true,
     readsMemory: true,
@@ -157,7 +157,7 @@ export function createFrameSteps(config: FrameStepsConfig, opts: FrameStepsOptio
       const onPath = parent === undefined || (parent.onPath && e.depth <= path.length && path[e.depth - 1] === child)
       top = { calls: 0, onPath, target: onPath && e.depth === path.length, code: e.code }
       live.push(top)
-      if (top.target) enterTarget(e)
+      if (top.target) ({ frame: out.frame, lens } = targetFrame(e, index))
     },
     onOpcode(step: OpcodeStep) {
       if (!top?.target) return settled(storage.touch(step))
