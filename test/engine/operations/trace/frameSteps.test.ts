@@ -2,10 +2,10 @@
  * Tracer `frameSteps` on the engine's trace service (in-process devnet): a page of a frame's steps
  * is the struct logger's steps of that frame in the same run — the top frame's and a nested one's,
  * a page across the step that opens a child (marked with the child's index), the last page ending
- * with `nextStep` null; with the demo contracts' build-info registered, the demo transfer's steps
- * carry the line of DemoToken.sol they run and the function (`DemoToken._move` inside the
- * transfer), and the files come with their text; a frame or step that is not there is a
- * VALIDATION_ERROR naming the field.
+ * with `nextStep` null, a creation and the contract it creates; with the demo contracts'
+ * build-info registered, the demo transfer's steps carry the line of DemoToken.sol they run and
+ * the function (`DemoToken._move` inside the transfer), and the files come with their text; a
+ * frame or step that is not there is a VALIDATION_ERROR naming the field.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,7 +19,7 @@ import type { TracerConfig } from '../../../../engine/types.js'
 import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import type { StructLog } from '../../../../tracers/structLogger.js'
 import { compileStandard, type StandardJsonPair } from '../../../support/solcStandard.js'
-import { HELPER, PROFILED, PROFILED_SOURCES, traceProfiled } from './gasProfileFixture.js'
+import { FROM, HELPER, PROFILED, PROFILED_SOURCES, traceProfiled } from './gasProfileFixture.js'
 
 /** the devnet's demo DEMO transfer (test/browser/sourcesViewer.test.ts) */
 const DEMO_TRANSFER_TX: Hex = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e42e81c7fda23b'
@@ -142,7 +142,26 @@ describe('frameSteps', () => {
   })
 })
 
-describe('frameSteps with the demo contracts’ sources', () => {
+describe('frameSteps with the contracts’ sources', () => {
+  it('a creation: the constructor, then the contract it creates, each named by its sources and equal to the struct log', async () => {
+    const traces = await service(pair)
+    const deploy = (tracerConfig: TracerConfig) =>
+      traces.traceCall({ call: { from: FROM, data: `0x${artifact('Profiled').evm.bytecode.object}` }, block: { tag: 'latest' }, tracerConfig }) as Promise<{
+        frameSteps: FrameSteps
+        structLogger: { structLogs: StructLog[] }
+      }>
+    const top = await deploy({ structLogger: {}, frameSteps: { frame: [], maxSteps: 4096 } })
+    const frames = framesOf(top.structLogger.structLogs)
+    expect(top.frameSteps.frame).toMatchObject({ type: 'CREATE', contract: { name: 'Profiled' } })
+    expectSameSteps(top.frameSteps, frames.get('')!)
+    expect(new Set(top.frameSteps.steps.map((s) => s.function))).toEqual(new Set(['Profiled.constructor']))
+    expect(top.frameSteps.steps.find((s) => s.op === 'CREATE')?.child).toBe(0)
+    const created = (await deploy({ frameSteps: { frame: [0], maxSteps: 4096 } })).frameSteps
+    expect(created.frame).toMatchObject({ type: 'CREATE', depth: 2, contract: { name: 'Helper' } })
+    expectSameSteps(created, frames.get('/0')!)
+    expect(created.steps.some((s) => s.source && s.function === 'Helper.constructor')).toBe(true)
+  })
+
   it('the demo transfer: each step’s line and function, _move inside transfer, the files with their text', async () => {
     const buildInfo = JSON.parse(readFileSync(join(process.cwd(), 'scripts/demo-contracts/build-info.json'), 'utf8'))
     const traces = await service(buildInfo)
