@@ -139,6 +139,18 @@ describe('frameSteps', () => {
     expect(deeper?.message).toContain('frame [0] made 0 calls')
     const past = await failure({ frameSteps: { frame: [0], fromStep: 100_000 } })
     expect(past).toMatchObject({ code: 'VALIDATION_ERROR', details: { issues: [{ path: 'tracerConfig.frameSteps.fromStep' }] } })
+    // a call to an account without code: its frame is there, and ran no step
+    const plain = (await service()).traceCall({
+      call: { from: FROM, to: '0x00000000000000000000000000000000000e0a00', data: '0x' },
+      block: { tag: 'latest' },
+      tracerConfig: { frameSteps: { frame: [] } },
+    })
+    const noCode = await plain.then(
+      () => undefined,
+      (e: { code: string; message: string }) => e,
+    )
+    expect(noCode).toMatchObject({ code: 'VALIDATION_ERROR', details: { issues: [{ path: 'tracerConfig.frameSteps.frame' }] } })
+    expect(noCode?.message).toContain('ran no code')
   })
 })
 
