@@ -49,6 +49,24 @@ export interface TracerConfig {
    * built by the engine (engine/execution/observers/gasProfile.ts)
    */
   gasProfile?: boolean
+  /**
+   * Our own tracer `frameSteps` (not geth's): one page of the steps of one external frame, each as
+   * the struct logger prints it, with its source line and function where sources are known; built
+   * by the engine (engine/execution/observers/frameSteps.ts)
+   */
+  frameSteps?: FrameStepsConfig
 }
+
+export interface FrameStepsConfig {
+  /** the frame's path: indices into the callTracer `calls` arrays, `[]` the top frame */
+  frame: number[]
+  /** the first of the frame's own steps to give (default 0) */
+  fromStep?: number
+  /** how many steps at most (default 256) */
+  maxSteps?: number
+  /** the source files of the frame's contract, with their text (default false) */
+  withFiles?: boolean
+}
+
 /** keyed by the tracer names requested */
-export type TraceResult = Partial<Record<TracerName | 'callTree' | 'gasProfile', unknown>>
+export type TraceResult = Partial<Record<TracerName | 'callTree' | 'gasProfile' | 'frameSteps', unknown>>

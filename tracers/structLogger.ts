@@ -36,13 +36,14 @@
  * const t = createStructLogger({ cleanStructLogs: true }, { maxSteps: 100_000 })
  * t.result() // { gas: 21000, failed: false, returnValue: '0x', structLogs: [...] }
  */
-import { toHex, type Address, type Hex } from 'viem'
+import { toHex, type Hex } from 'viem'
 import { JsonBytesWriter } from './jsonBytesWriter.js'
 import { CLOSE_ARRAY, COMMA, createStepWriter, OPEN_ARRAY, printedByPosition, type PrintedMemory } from './structLogBytes.js'
 import { TracerError } from './tracerError.js'
-import { normalizeWord, wordToHash } from './evmWords.js'
-import { OP } from './opcodes.js'
+import { createStorageBook, sortedSlots, type TouchedSlot } from './structLogStorage.js'
 import type { ExitEvent, OpcodeStep, StateReader, Tracer, TxEndEvent } from './types.js'
+
+export { toWord } from './structLogStorage.js'
 
 export interface StructLoggerConfig {
   cleanStructLogs?: boolean
@@ -112,16 +113,14 @@ const STACK_ITEM_BYTES = 24
 const WORD_BYTES = 69
 const SLOT_BYTES = 136
 
-function estimateSize(l: StructLog): number {
+/** the JSON bytes a log prints, estimated (exact enough to bound an answer, far cheaper than printing it) */
+export function estimateSize(l: Pick<StructLog, 'op' | 'error' | 'returnData' | 'stack' | 'memory' | 'storage'>): number {
   let n = LOG_BYTES + l.op.length + (l.error?.length ?? 0) + (l.returnData?.length ?? 0)
   if (l.stack) n += l.stack.length * STACK_ITEM_BYTES
   if (l.memory) n += l.memory.length * WORD_BYTES
   if (l.storage) n += Object.keys(l.storage).length * SLOT_BYTES
   return n
 }
-
-/** a stack word as geth's struct log prints it */
-export const toWord = (v: bigint): string => wordToHash(v)
 
 /** 0x-prefixed 32-byte words; the last one right-padded (geth v1.17.3). */
 export function memoryWords(mem: Uint8Array): string[] {
@@ -132,7 +131,7 @@ export function memoryWords(mem: Uint8Array): string[] {
 }
 
 /** a memory as printed (shared by unchanged steps), and the bytes it was copied from */
-interface MemoryEntry extends PrintedMemory {
+export interface MemoryEntry extends PrintedMemory {
   bytes: Uint8Array
 }
 /** an empty memory (shared by every log that prints one: frozen, so no reader can change them all) */
@@ -144,6 +143,35 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length > 256) return Buffer.compare(a, b) === 0
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
+}
+
+/**
+ * A step's memory as geth prints it, by the depth of its frame: a frame's memory is copied and
+ * rendered to words only when it changed since that depth was last seen; unchanged steps share the
+ * previous entry (and its words array), an empty memory the frozen NO_MEMORY.
+ */
+export function createMemoryPrinter(): (depth: number, mem: Uint8Array) => MemoryEntry {
+  const memoryAt = new Map<number, MemoryEntry>()
+  return (depth, mem) => {
+    if (mem.length === 0) return NO_MEMORY
+    const cached = memoryAt.get(depth)
+    if (cached && sameBytes(cached.bytes, mem)) return cached
+    // the adapter may hand a live view of the EVM memory: keep a copy
+    const entry: MemoryEntry = { bytes: Uint8Array.from(mem), words: memoryWords(mem) }
+    memoryAt.set(depth, entry)
+    return entry
+  }
+}
+
+/** a step's stack as geth prints it (minimal hex, bottom → top); each position printed again only when its value changed */
+export function createStackPrinter(): (stack: readonly bigint[]) => string[] {
+  // minimal hex (viem toHex of a non-negative bigint, without its checks)
+  const hexAt = printedByPosition((v) => v.toString(16))
+  return (stack) => {
+    const words = new Array<string>(stack.length)
+    for (let i = 0; i < stack.length; i++) words[i] = `0x${hexAt(i, stack[i]!)}`
+    return words
+  }
 }
 
 export function createStructLogger(config?: StructLoggerConfig, opts?: StructLoggerOptions & { spill?: undefined }): Tracer<StructLoggerResult>
@@ -176,9 +204,9 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   /** what the sink answered when the logs were complete */
   let handle: object | undefined
   /** cumulative storage seen per contract (geth l.storage) */
-  const storage = new Map<Address, Map<string, string>>()
-  /** last memory seen at each depth, with its rendered words (shared by unchanged steps) */
-  const memoryAt = new Map<number, MemoryEntry>()
+  const storage = createStorageBook()
+  const printMemory = createMemoryPrinter()
+  const printStack = createStackPrinter()
   let prevWords: string[] | undefined
   let state: StateReader | undefined
   let gasUsed = 0n
@@ -186,41 +214,16 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
   let error: string | undefined
   let exited = false
   let refused: TracerError | undefined
-  // minimal hex (viem toHex of a non-negative bigint, without its checks)
-  const hexAt = printedByPosition((v) => v.toString(16))
   const writeStep = createStepWriter({ withStack, withReturnData })
 
-  function memoryFor(depth: number, mem: Uint8Array): MemoryEntry {
-    const cached = memoryAt.get(depth)
-    if (cached && sameBytes(cached.bytes, mem)) return cached
-    // the adapter may hand a live view of the EVM memory: keep a copy
-    const entry: MemoryEntry = { bytes: Uint8Array.from(mem), words: memoryWords(mem) }
-    memoryAt.set(depth, entry)
-    return entry
-  }
-
-  /** an SLOAD/SSTORE's slot: remembered, and what the step prints of storage (geth's rules) */
-  function touch(address: Address, slot: string, value: string): Record<string, string> {
-    let seen = storage.get(address)
-    if (!seen) storage.set(address, (seen = new Map()))
-    seen.set(slot, value)
-    if (clean) return { [slot]: value }
-    // a snapshot of everything touched so far in this contract, keys sorted like Go maps
-    const snap: Record<string, string> = {}
-    for (const k of [...seen.keys()].sort()) snap[k] = seen.get(k)!
-    return snap
-  }
+  /** what an SLOAD/SSTORE step prints of storage (geth's rules): its slot, or a snapshot of everything its contract touched so far */
+  const printed = (t: TouchedSlot): Record<string, string> => (clean ? { [t.slot]: t.value } : sortedSlots(t.seen))
 
   /** the log object, keys in geth's field order: pc, op, gas, gasCost, depth, error?, stack?, returnData?, memory?, storage?, refund? */
   function toLog(step: OpcodeStep, memory: MemoryEntry | undefined, slots: Record<string, string> | undefined): StructLog {
     const log: StructLog = { pc: step.pc, op: step.op, gas: Number(step.gas), gasCost: Number(step.cost), depth: step.depth }
     if (step.error) log.error = step.error
-    if (withStack) {
-      const stack = step.stack
-      const words = new Array<string>(stack.length)
-      for (let i = 0; i < stack.length; i++) words[i] = `0x${hexAt(i, stack[i]!)}`
-      log.stack = words
-    }
+    if (withStack) log.stack = printStack(step.stack)
     if (withReturnData && step.returnData.length > 0) log.returnData = toHex(step.returnData)
     if (memory) log.memory = memory.words
     if (slots) log.storage = slots
@@ -293,7 +296,7 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
       if (steps >= maxSteps) refuse('steps')
       let memory: MemoryEntry | undefined
       if (withMemory) {
-        const entry = step.memory.length > 0 ? memoryFor(step.depth, step.memory) : NO_MEMORY
+        const entry = printMemory(step.depth, step.memory)
         if (!clean) {
           if (entry.words.length > 0) memory = entry
         } else if (entry.words !== prevWords && !(entry.words.length === 0 && (prevWords?.length ?? 0) === 0)) {
@@ -301,15 +304,9 @@ export function createStructLogger(config: StructLoggerConfig = {}, opts: Struct
         }
         prevWords = entry.words
       }
-      if (withStorage && (step.opcode === OP.SLOAD || step.opcode === OP.SSTORE)) {
-        const n = step.stack.length
-        if (step.opcode === OP.SLOAD && n >= 1) {
-          const slot = toWord(step.stack[n - 1])
-          return state!.getStorage(step.address, slot as Hex).then((value) => emit(step, memory, touch(step.address, slot, normalizeWord(value))))
-        }
-        if (step.opcode === OP.SSTORE && n >= 2) return emit(step, memory, touch(step.address, toWord(step.stack[n - 1]), toWord(step.stack[n - 2])))
-      }
-      emit(step, memory, undefined)
+      const touched = withStorage ? storage.touch(step, state!) : undefined
+      if (touched instanceof Promise) return touched.then((t) => emit(step, memory, printed(t)))
+      emit(step, memory, touched && printed(touched))
     },
 
     onExit(e: ExitEvent) {

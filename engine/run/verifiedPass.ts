@@ -14,6 +14,7 @@ import { createAddressFromString } from '@ethereumjs/util'
 import type { Address } from 'viem'
 import type { DecodedCallFrame, DecodedInternalFrame } from '../decoding/callTree/types.js'
 import type { GasProfile } from '../decoding/gasProfile/index.js'
+import type { FrameSteps } from '../decoding/frameSteps/index.js'
 import type { ExecutionContext } from '../execution/types.js'
 import type { SourceIndex } from '../sources/types.js'
 import type { TraceResult } from '../../tracers/config.js'
@@ -47,6 +48,12 @@ function unnamedInProfiles(results: readonly TraceResult[]): Address[] {
   return [...out]
 }
 
+/** the frames stepped through whose contract no source named */
+function unnamedInFrameSteps(results: readonly TraceResult[]): Address[] {
+  const frames = results.map((r) => (r.frameSteps as FrameSteps | undefined)?.frame)
+  return frames.filter((f) => f !== undefined && !f.contract).map((f) => f!.address)
+}
+
 /**
  * After a run: asks for the unnamed contracts' verified sources, their code read from the state
  * the run left (so contracts the run created count too). `rerun` when the index grew (the caller
@@ -59,7 +66,7 @@ export async function verifiedAfterRun(
   state: Pick<ExecutionContext['state'], 'getCode'>,
 ): Promise<{ rerun: SourceIndex | undefined; warnings: string[] }> {
   const trees = results.map((r) => r.callTree as DecodedCallFrame | undefined).filter((t) => t !== undefined)
-  const addresses = [...new Set([...unnamedAddresses(...trees), ...unnamedInProfiles(results)])].slice(0, MAX_LOOKUPS)
+  const addresses = [...new Set([...unnamedAddresses(...trees), ...unnamedInProfiles(results), ...unnamedInFrameSteps(results)])].slice(0, MAX_LOOKUPS)
   if (addresses.length === 0) return { rerun: undefined, warnings: [] }
   const frames = await Promise.all(addresses.map(async (address) => ({ address, code: await state.getCode(createAddressFromString(address)) })))
   const withCode = frames.filter((f) => f.code.length > 0)

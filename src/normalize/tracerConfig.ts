@@ -30,6 +30,7 @@ export function toTracerConfig(input: Input): TracerConfig {
   const callTree = options(input?.callTree)
   if (callTree) out.callTree = toCallTreeConfig(callTree, 'tracerConfig.callTree')
   if (input?.gasProfile === true) out.gasProfile = true
+  if (input?.frameSteps) out.frameSteps = { ...input.frameSteps }
 
   if (Object.keys(out).length === 0) out.callTracer = {}
   return out

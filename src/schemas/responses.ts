@@ -4,6 +4,7 @@ import { apiErrorCodes } from '../errors/statusTable.js'
 import { address, hash, hexData, hexQuantity } from './primitives.js'
 import { decodedCallFrame } from './callTree.js'
 import { gasProfileResult } from './gasProfile.js'
+import { frameStepsResult } from './frameSteps.js'
 
 export const errorObject = z
   .object({
@@ -204,6 +205,7 @@ export const traceResult = z
     structLogger: z.record(z.string(), z.unknown()).optional(),
     callTree: decodedCallFrame.optional(),
     gasProfile: gasProfileResult.optional(),
+    frameSteps: frameStepsResult.optional(),
     '4byteTracer': z
       .object({ totalIdentifiers: z.number().int(), identifiers: z.record(z.string(), z.object({ count: z.number().int(), dataSize: z.number().int() })) })
       .optional(),

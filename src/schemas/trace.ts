@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi'
 import { callObject } from './call.js'
 import { callTreeOptions } from './callTree.js'
+import { frameStepsOptions } from './frameSteps.js'
 import { blockOverrides, stateOverrideMap } from './overrides.js'
 import { blockTag, hash, hexQuantity } from './primitives.js'
 
@@ -34,6 +35,7 @@ export const tracerConfig = z
       .optional()
       .openapi({ description: 'our own tracer (not geth): the callTracer frames decoded, see CallTreeOptions' }),
     gasProfile: z.boolean().optional().openapi({ description: 'our own tracer (not geth): gas by function and source line, folded stacks, speedscope' }),
+    frameSteps: frameStepsOptions.optional(),
   })
   .openapi('TracerConfig', {
     description: 'each key selects a tracer; none given: callTracer',

@@ -58,3 +58,22 @@ export async function createMillionStepLoop() {
     close: () => devnet.close(),
   }
 }
+
+/**
+ * A tracer that reads the heap in use at every `every`-th step of each frame (by the step's index,
+ * which the adapter gives once per step), and the steps of the longest frame it saw (to within
+ * `every`).
+ */
+export function heapSampler(every: number) {
+  const s = { steps: 0, peak: 0 }
+  const tracer: Tracer = {
+    readsMemory: false,
+    wantsStep: (_pc, _depth, index) => index % every === 0,
+    onOpcode: (step) => {
+      s.steps = Math.max(s.steps, step.index + 1)
+      s.peak = Math.max(s.peak, process.memoryUsage().heapUsed)
+    },
+    result: () => s,
+  }
+  return { tracer, s }
+}

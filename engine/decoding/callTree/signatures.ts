@@ -103,3 +103,20 @@ export function abisOf(abis: ReadonlyMap<Address, Abi>, addresses: readonly (Add
   }
   return out
 }
+
+/**
+ * The function a contract dispatches `selector` to by its own ABI, as Solidity does: no selector
+ * (`''`) to its `receive` (else `fallback`), a selector its ABI lacks to its `fallback`; undefined
+ * when the ABI (or its absence) leaves the selector unnamed.
+ */
+export function dispatchedFunction(abi: Abi | undefined, selector: string): string | undefined {
+  const special = (kind: 'receive' | 'fallback') => abi?.some((item) => item.type === kind) === true
+  if (selector === '') return special('receive') ? 'receive' : 'fallback'
+  const own = abi
+    ? abiIndex(abi)
+        .selectors.get(selector as Hex)
+        ?.find((c) => c.item.type === 'function')
+    : undefined
+  if (own) return own.item.name
+  return special('fallback') ? 'fallback' : undefined
+}

@@ -16,7 +16,7 @@
 import type { Address, Hex } from 'viem'
 import type { ProfileFrameId, ProfileNode } from './profileTree.js'
 import { signatureDb as defaultDb, type SignatureDb } from '../callTree/signatureDb.js'
-import { abiIndex, bundledIndex } from '../callTree/signatures.js'
+import { bundledIndex, dispatchedFunction } from '../callTree/signatures.js'
 import { speedscopeOf, type WeighedStack } from './speedscope.js'
 import type { GasProfile, ProfiledFunction, ProfiledLine, RawGasProfile } from './types.js'
 
@@ -37,16 +37,9 @@ async function functionName(id: ProfileFrameId, db: () => Promise<SignatureDb>):
   if (id.kind !== 'external') return id.fn
   if (id.precompile) return 'precompile'
   // a known contract dispatches as Solidity does: empty calldata to `receive`, an unknown selector to `fallback`
-  const special = (kind: 'receive' | 'fallback') => id.abi?.some((item) => item.type === kind) === true
-  if (id.fn === '') return special('receive') ? 'receive' : 'fallback'
+  const own = dispatchedFunction(id.abi, id.fn)
+  if (own !== undefined) return own
   const selector = id.fn as Hex
-  const own = id.abi
-    ? abiIndex(id.abi)
-        .selectors.get(selector)
-        ?.find((c) => c.item.type === 'function')
-    : undefined
-  if (own) return own.item.name
-  if (special('fallback')) return 'fallback'
   const bundled = bundledIndex()
     .selectors.get(selector)
     ?.find((c) => c.item.type === 'function')

@@ -18,8 +18,8 @@
  */
 import type { Hex } from 'viem'
 import { codeLines, type CodeLines } from '../../sources/sourceLines.js'
-import { codeMap, sameElement, type CodeMap, type SourceElement } from '../../sources/sourceMap.js'
-import { internalFunctionAt } from '../../sources/internalFunction.js'
+import { codeMap, type CodeMap, type SourceElement } from '../../sources/sourceMap.js'
+import { closedCallIndex, enteredFunction } from '../../sources/internalCalls.js'
 import type { ContractSource, SourceIndex } from '../../sources/types.js'
 import type { EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext } from '../../../tracers/types.js'
 import { dissolveInto, mergeChild, newNode, type ProfileFrameId, type ProfileNode } from '../../decoding/gasProfile/profileTree.js'
@@ -188,8 +188,7 @@ function atBoundary(f: LiveFrame, lens: Lens, step: OpcodeStep): void {
 /** forge's jump_in, at the JUMPDEST after a JUMP marked `i` */
 function openInternal(f: LiveFrame, contract: ContractSource, dest: SourceElement): void {
   const jump = f.jumpElement!
-  if (sameElement(dest, jump)) return
-  const fn = internalFunctionAt(contract, dest)
+  const fn = enteredFunction(contract, jump, dest)
   if (fn === undefined) return
   f.openings.push({ node: newNode({ kind: 'internal', contract: fn.contract, fn: fn.name }), jump, dest })
 }
@@ -197,9 +196,7 @@ function openInternal(f: LiveFrame, contract: ContractSource, dest: SourceElemen
 /** forge's jump_out, at the JUMPDEST after a JUMP marked `o`: the matching activation closes, those above it dissolve */
 function closeInternal(f: LiveFrame, dest: SourceElement): void {
   const open = f.openings
-  const exit = f.jumpElement
-  let i = open.length - 1
-  while (i >= 0 && !sameElement(open[i]!.jump, dest) && !sameElement(open[i]!.dest, exit)) i--
+  const i = closedCallIndex(open, dest, f.jumpElement)
   if (i < 0) return
   while (open.length > i + 1) dissolveInto(open[open.length - 2]!.node, open.pop()!.node)
   const closed = open.pop()!

@@ -22,8 +22,9 @@
  * `internal` off, no step at all. Nothing is attached when no source is known.
  */
 import type { ContractSource, SourceIndex } from '../../sources/types.js'
-import { codeMap, sameElement, type CodeMap, type SourceElement } from '../../sources/sourceMap.js'
-import { decodeFromStack, internalFunctionAt } from '../../sources/internalFunction.js'
+import { codeMap, type CodeMap, type SourceElement } from '../../sources/sourceMap.js'
+import { decodeFromStack } from '../../sources/internalFunction.js'
+import { closedCallIndex, enteredFunction } from '../../sources/internalCalls.js'
 import type { FrameEvent, FrameSourceFacts as FrameSource, InternalCall } from '../../sources/frameFacts.js'
 import type { EnterEvent, ExitEvent, OpcodeStep, Tracer, TxContext } from '../../../tracers/types.js'
 
@@ -75,8 +76,7 @@ function gasUsedAt(f: LiveFrame, step: OpcodeStep): bigint {
 /** forge's jump_in: at the JUMPDEST after a JUMP marked `i` */
 function enterCall(f: LiveFrame, step: OpcodeStep, dest: SourceElement): void {
   const jump = f.jumpElement!
-  if (sameElement(dest, jump)) return
-  const fn = internalFunctionAt(f.contract!, dest)
+  const fn = enteredFunction(f.contract!, jump, dest)
   if (fn === undefined) return
   const args = fn.parameters ? decodeFromStack(fn.parameters, step.stack, step.memory) : undefined
   const opening: Opening = { call: { fn, args, result: undefined, gasUsed: 0n, reverted: false }, jump, dest, startGasUsed: f.jumpGasUsed, state: 'open' }
@@ -86,9 +86,7 @@ function enterCall(f: LiveFrame, step: OpcodeStep, dest: SourceElement): void {
 
 /** forge's jump_out: at the JUMPDEST after a JUMP marked `o` */
 function leaveCall(f: LiveFrame, step: OpcodeStep, dest: SourceElement): void {
-  const exit = f.jumpElement
-  let i = f.stack.length - 1
-  while (i >= 0 && !sameElement(f.stack[i]!.jump, dest) && !sameElement(f.stack[i]!.dest, exit)) i--
+  const i = closedCallIndex(f.stack, dest, f.jumpElement)
   if (i < 0) return
   const opening = f.stack[i]!
   for (const above of f.stack.splice(i)) above.state = 'dropped'

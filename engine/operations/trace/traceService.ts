@@ -70,7 +70,7 @@ import type { SourceIndex } from '../../sources/types.js'
 export interface TraceServiceOptions extends Pick<RunDeps, 'gasCap' | 'maxStructLogSteps'> {
   /** long struct logs go to temporary files (engine/platform/spill); absent: kept in memory */
   spill?: SpillOptions
-  /** the contracts' sources the service knows (the source registry); read only for a `callTree`, a `gasProfile` or a prestate diff */
+  /** the contracts' sources the service knows (the source registry); read only for a `callTree`, a `gasProfile`, `frameSteps` or a prestate diff */
   sources?: { index(): Promise<SourceIndex>; readonly asksVerified?: boolean } & Partial<VerifiedSources>
 }
 
@@ -207,15 +207,15 @@ function layoutLookup(t: Tracing): SourceLookup | undefined {
   return async (frames) => (await resolve(t.chain.chainId, frames).catch(() => undefined))?.index ?? (await registry.index())
 }
 
-/** the known sources, asked for only when the trace decodes a call tree, a gas profile or a prestate diff */
+/** the known sources, asked for only when the trace decodes a call tree, a gas profile, frame steps or a prestate diff */
 async function sourcesFor(t: Tracing, config: TracerConfig): Promise<SourceIndex | undefined> {
-  const wanted = config.callTree || config.gasProfile || config.prestateTracer?.diffMode
+  const wanted = config.callTree || config.gasProfile || config.frameSteps || config.prestateTracer?.diffMode
   return wanted && t.opts.sources ? await t.opts.sources.index() : undefined
 }
 
 /** with no verified-sources service (or no call tree), nothing after a run could name more: no code read, no lookup */
 function verifiedFor(t: Tracing, config: TracerConfig): VerifiedSources['resolve'] | undefined {
-  return (config.callTree || config.gasProfile) && t.opts.sources?.asksVerified ? t.opts.sources.resolve?.bind(t.opts.sources) : undefined
+  return (config.callTree || config.gasProfile || config.frameSteps) && t.opts.sources?.asksVerified ? t.opts.sources.resolve?.bind(t.opts.sources) : undefined
 }
 
 /** a mined transaction replayed where it ran, traced */

@@ -9,7 +9,8 @@
  * (engine/decoding/callTree/sourceFrames.ts); with none, nothing more runs than without.
  *
  * `gasProfile`, also our own, is one more observer (engine/execution/observers/gasProfile.ts) over
- * the same run, its answer named and shaped once the run is done (engine/decoding/gasProfile).
+ * the same run, its answer named and shaped once the run is done (engine/decoding/gasProfile);
+ * `frameSteps` likewise (engine/execution/observers/frameSteps.ts, engine/decoding/frameSteps).
  *
  * Labels read token symbols on the state the transaction left (static calls, undone after).
  *
@@ -31,6 +32,8 @@ import type { SourceIndex } from '../../sources/types.js'
 import { type SourceLookup, withDecodedStorage } from './decodedStorage.js'
 import { createGasProfile } from '../../execution/observers/gasProfile.js'
 import { gasProfileReport } from '../../decoding/gasProfile/index.js'
+import { createFrameSteps } from '../../execution/observers/frameSteps.js'
+import { frameStepsReport } from '../../decoding/frameSteps/index.js'
 
 export interface TraceSet {
   tracers: Tracer[]
@@ -50,19 +53,21 @@ export function createTraceSet(config: TracerConfig, opts: TraceSetOptions): Tra
 }
 
 function createTracerSet(config: TracerConfig, opts: TraceSetOptions): TraceSet {
-  const { callTree, gasProfile, ...geth } = config
+  const { callTree, gasProfile, frameSteps, ...geth } = config
   const { sources, ...tracerOpts } = opts
-  if (!callTree && !gasProfile) {
+  if (!callTree && !gasProfile && !frameSteps) {
     const set = createTracers(config, tracerOpts)
     return { tracers: set.tracers, result: async () => set.result() }
   }
   const base = tracersAskedFor(geth).length > 0 ? createTracers(geth, tracerOpts) : undefined
   const tree = callTree ? callTreeParts(callTree, sources) : undefined
   const profile = gasProfile ? createGasProfile({ sources }) : undefined
+  const steps = frameSteps ? createFrameSteps(frameSteps, { sources }) : undefined
   return {
-    tracers: [...(base?.tracers ?? []), ...(tree?.tracers ?? []), ...(profile ? [profile] : [])],
+    tracers: [...(base?.tracers ?? []), ...(tree?.tracers ?? []), ...(profile ? [profile] : []), ...(steps ? [steps] : [])],
     async result(ctx, execute) {
       const out = base?.result() ?? {}
+      if (steps) out.frameSteps = frameStepsReport(steps.result(), frameSteps!)
       if (tree) out.callTree = await tree.result(ctx, execute)
       if (profile) out.gasProfile = await gasProfileReport(profile.result())
       return out

@@ -9,8 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { gasProfileReport } from '../../../../engine/decoding/gasProfile/index.js'
 import { createGasProfile } from '../../../../engine/execution/observers/gasProfile.js'
-import type { Tracer } from '../../../../tracers/types.js'
-import { createMillionStepLoop, LOOP_BODY_LINE, LOOP_TURNS } from '../../../support/millionStepLoop.js'
+import { createMillionStepLoop, heapSampler, LOOP_BODY_LINE, LOOP_TURNS } from '../../../support/millionStepLoop.js'
 
 let loop: Awaited<ReturnType<typeof createMillionStepLoop>>
 
@@ -18,20 +17,6 @@ beforeAll(async () => {
   loop = await createMillionStepLoop()
 })
 afterAll(() => loop?.close())
-
-/** the heap in use, read every `every` steps (and the steps counted) */
-function heapSampler(every: number) {
-  const s = { steps: 0, peak: 0 }
-  const tracer: Tracer = {
-    readsMemory: false,
-    wantsStep: () => ++s.steps % every === 0,
-    onOpcode: () => {
-      s.peak = Math.max(s.peak, process.memoryUsage().heapUsed)
-    },
-    result: () => s,
-  }
-  return { tracer, s }
-}
 
 describe('a gas profile of a million steps', () => {
   it('is built while it runs: bounded heap, a few functions and lines', async () => {

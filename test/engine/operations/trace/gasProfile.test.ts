@@ -9,22 +9,15 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Ajv } from 'ajv'
-import { encodeFunctionData, toHex, type Abi, type Hex } from 'viem'
+import { encodeFunctionData, type Abi, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDevnet, type Devnet } from '../../../../engine/chains/devnet/devnetChain.js'
 import type { GasProfile } from '../../../../engine/decoding/gasProfile/index.js'
-import { createTraceService } from '../../../../engine/operations/trace/traceService.js'
 import { contractsOfBuildInfo } from '../../../../engine/sources/buildInfo.js'
-import { createSourceRegistry } from '../../../../engine/sources/registry.js'
 import { codeLines } from '../../../../engine/sources/sourceLines.js'
 import type { TracerConfig } from '../../../../engine/types.js'
-import { createMemoryCacheStore } from '../../../../host/cache/memoryCacheStore.js'
 import { compileStandard, type StandardJsonPair } from '../../../support/solcStandard.js'
-import { PROFILED_SOURCES } from './gasProfileFixture.js'
-
-const PROFILED: Hex = '0x00000000000000000000000000000000000a11ce'
-const HELPER: Hex = '0x0000000000000000000000000000000000000b0b'
-const FROM: Hex = '0x0000000000000000000000000000000000000001'
+import { FROM, HELPER, PROFILED, PROFILED_SOURCES, traceProfiled } from './gasProfileFixture.js'
 
 let devnet: Devnet
 let pair: StandardJsonPair
@@ -41,22 +34,7 @@ afterAll(() => devnet?.close())
 type Frame = { type: string; gasUsed: Hex; function?: { name: string }; calls?: Frame[] }
 
 async function trace(withSources: boolean, data: Hex, tracerConfig: TracerConfig, compiled: StandardJsonPair = pair) {
-  const artifact = (name: string) => artifactOf(compiled, name)
-  const sources = createSourceRegistry({ cache: createMemoryCacheStore(), maxBytes: 2 ** 24 })
-  if (withSources) await sources.register(compiled)
-  const service = createTraceService(devnet, { gasCap: 50_000_000n, maxStructLogSteps: 1_000_000, sources })
-  const result = await service.traceCall({
-    call: { from: FROM, to: PROFILED, data },
-    block: { tag: 'latest' },
-    tracerConfig,
-    stateOverrides: {
-      [PROFILED]: {
-        code: `0x${artifact('Profiled').evm.deployedBytecode.object}`,
-        stateDiff: { [toHex(1, { size: 32 })]: toHex(BigInt(HELPER), { size: 32 }) },
-      },
-      [HELPER]: { code: `0x${artifact('Helper').evm.deployedBytecode.object}` },
-    },
-  })
+  const result = await traceProfiled(devnet, compiled, data, tracerConfig, withSources)
   return result as Record<string, unknown> & { gasProfile: GasProfile }
 }
 
