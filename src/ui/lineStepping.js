@@ -1,12 +1,14 @@
 // The debugger's moves by source line over one frame's steps. A step stops the debugger when the
-// source map gives it a line; how deep it sits among the frame's functions (its `functionDepth`:
+// source map gives it a line (where no source is known, every step: it steps by instruction); how deep it sits among the frame's functions (its `functionDepth`:
 // the external function 0, each internal call one more) tells stepping over a call from stepping
 // into it and out of it. No move reads more than MAX_SCAN steps.
 
 /** steps one move may read before it stops where it got to (64 pages of 256) */
 export const MAX_SCAN = 16_384
 
-export const lineOf = (s) => (s?.source ? `${s.source.file}:${s.source.line}` : undefined)
+const sourceLine = (s) => (s?.source ? `${s.source.file}:${s.source.line}` : undefined)
+/** a frame whose code has no sources known steps by instruction: each step is a line of its own */
+const ownLine = (s) => (s ? `#${s.step}` : undefined)
 
 /**
  * `steps`: { totalSteps, step(i) → Promise<step> } (stepPages.js); `entry`: the frame's external
@@ -16,6 +18,7 @@ export const lineOf = (s) => (s?.source ? `${s.source.file}:${s.source.line}` : 
  * when it stopped at MAX_SCAN.
  */
 export function lineStepper(steps, entry) {
+  const lineOf = steps.files.length > 0 ? sourceLine : ownLine
   const depth = (s) => s.functionDepth ?? (s.function && s.function !== entry ? 1 : 0)
   const last = steps.totalSteps - 1
 
@@ -45,6 +48,7 @@ export function lineStepper(steps, entry) {
     /** the next line wherever it is: into an internal function, or into the child frame a call on this line opens */
     async stepInto(at) {
       const c = await steps.step(at)
+      if (c.child !== undefined) return { enter: c.child, at }
       const found = await find(at + 1, 1, (s) => s.child !== undefined || (lineOf(s) && lineOf(s) !== lineOf(c)))
       if (found.end) return { at: last }
       if (found.step?.child !== undefined && (!lineOf(found.step) || lineOf(found.step) === lineOf(c))) return { enter: found.step.child, at: found.at }

@@ -13,13 +13,16 @@
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
+import { encodeFunctionData, type Abi } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
 import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
 import { post, startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
 import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
+import { compileStandard } from '../support/solcStandard.js'
 import { fillViewerCall, openViewerPage, traceInViewer } from '../support/viewerPage.js'
+import { SWAP_SOURCES } from './scenarios.js'
 
 const haveChromium = requireChromium('debugger viewer')
 
@@ -27,6 +30,8 @@ const DEMO_TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3'
 const DEMO_TRANSFER_TX = '0x8849d23607d7c87b58414fda583340f2c2b6393f2461223972e42e81c7fda23b'
 const ACCOUNT0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const ACCOUNT2 = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc'
+/** where a state override places the nested swap's Scenario */
+const SCENARIO = '0x00000000000000000000000000000000005ce4a1'
 /** more DEMO than was ever minted: a transfer of it reverts inside _move */
 const TOO_MUCH = (10n ** 40n).toString()
 /** the debugger's page of steps in these tests: small, so the demo's frame spans several pages */
@@ -82,12 +87,14 @@ async function press(page: Page, key: string): Promise<Shown> {
 /**
  * The step as the struct log of the same call has it: its opcode and stack (the debugger lists the
  * top first), and the storage touched so far, which the struct log prints on SLOAD and SSTORE
- * steps only: the last such step's at or before it.
+ * steps only: the last such step's at or before it (`withStorage`: the frame is the transaction's
+ * only one, so no other frame touched its contract's storage before).
  */
-function expectLikeStructLog(seen: Shown, own: StructLog[]) {
+function expectLikeStructLog(seen: Shown, own: StructLog[], withStorage = true) {
   const log = own[seen.step]!
   expect(seen.op).toBe(log.op)
   expect(seen.stack).toEqual([...log.stack].reverse())
+  if (!withStorage) return
   const last = own.slice(0, seen.step + 1).findLast((l) => l.storage !== undefined)
   expect(seen.storage).toEqual(last?.storage ?? {})
 }
@@ -279,6 +286,72 @@ describe.runIf(haveChromium)('the trace viewer’s source pane and debugger, in 
     expect(out.line).toBeLessThan(lineOf('function approve('))
     const back = await press(page, 'ArrowUp')
     expect(back.step).toBeLessThanOrEqual(at.step)
+    expect(errors).toEqual([])
+    expect(foreign).toEqual([])
+    await page.close()
+  })
+
+  it('step into a call to another contract shows the child frame’s steps, the struct log’s; step out comes back after the call', async () => {
+    // the nested swap with its sources registered: Scenario.run() calls the Router it deployed
+    const compiled = compileStandard(SWAP_SOURCES)
+    expect((await app.fetch('/v1/sources', post({ buildInfo: compiled }))).status).toBe(201)
+    const scenario = compiled.output.contracts['Swap.sol']!.Scenario as { abi: Abi; evm: { deployedBytecode: { object: string } } }
+    const text = SWAP_SOURCES['Swap.sol'].split('\n')
+    const swapLine = text.findIndex((l) => l.includes('router.swapExactTokensForTokens(')) + 1
+    const errors: string[] = []
+    const page = await openViewerPage(context, app.url, testToken, errors, `/v1/ui?stepPage=${PAGE}`)
+    await page.getByRole('radio', { name: 'Call' }).check()
+    await page.getByRole('textbox', { name: 'From' }).fill(ACCOUNT0)
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill(SCENARIO)
+    await page.getByRole('textbox', { name: 'Data' }).fill(encodeFunctionData({ abi: scenario.abi, functionName: 'run', args: [10n ** 18n, 1n] }))
+    await page.locator('summary', { hasText: 'State overrides' }).click()
+    const code = `0x${scenario.evm.deployedBytecode.object}`
+    await page.getByRole('textbox', { name: /^State overrides/ }).fill(JSON.stringify({ [SCENARIO]: { code } }))
+    await traceInViewer(page)
+    const dbg = page.locator('#debugger-body')
+    await expect.poll(() => dbg.getAttribute('data-step'), { timeout: 30_000 }).not.toBeNull()
+    expect(await page.getByRole('combobox', { name: 'Source file' }).inputValue()).toBe('Swap.sol')
+
+    let at = await shown(page)
+    for (let i = 0; i < 40 && at.line !== swapLine; i++) at = await press(page, 'ArrowDown')
+    expect(at.line).toBe(swapLine)
+    // step into: straight into the router, or first onto the line's step that calls it; `at` the
+    // top frame's step it was entered from
+    for (let i = 0; i < 5 && (await dbg.getAttribute('data-frame')) === '[]'; i++) {
+      const before = await shown(page)
+      if ((await press(page, 'ArrowRight')).step !== before.step) at = before
+    }
+    const frame = JSON.parse((await dbg.getAttribute('data-frame'))!) as number[]
+    expect(frame).toHaveLength(1)
+    expect(await dbg.locator('.frame-name').textContent()).toBe('Scenario::run › Router::swapExactTokensForTokens')
+    const child = await shown(page)
+    // the router's first line: its contract (the dispatcher), as the top frame's
+    expect(child.line).toBe(text.findIndex((l) => l.includes('contract Router {')) + 1)
+
+    // the child's own steps in the struct log: the depth-2 steps after the top frame's call step, up to its return
+    const data = (
+      await (
+        await app.fetch('/v1/trace/call', post({ call: asked.at(-1)?.call, stateOverrides: { [SCENARIO]: { code } }, tracerConfig: { structLogger: true } }))
+      ).json()
+    ).data
+    const logs = data.structLogger.structLogs as StructLog[]
+    let topSteps = -1
+    const lineAt = logs.findIndex((l) => l.depth === 1 && ++topSteps === at.step)
+    // the line's call: its first step that the router's steps follow
+    const callAt = logs.findIndex((l, i) => i >= lineAt && l.depth === 1 && logs[i + 1]?.depth === 2)
+    const end = logs.findIndex((l, i) => i > callAt && l.depth === 1)
+    const own = logs.slice(callAt + 1, end).filter((l) => l.depth === 2)
+    expect(logs[callAt]!.op).toBe('CALL')
+    // (the storage the router's register() wrote earlier in the transaction is not in these steps: stack and opcode)
+    expectLikeStructLog(child, own, false)
+    const next = await press(page, 'ArrowDown')
+    expectLikeStructLog(next, own, false)
+
+    // out of the router's function: back in run(), after the call
+    const out = await press(page, 'ArrowLeft')
+    expect(await dbg.getAttribute('data-frame')).toBe('[]')
+    expect(out.step).toBeGreaterThan(at.step)
+    expect(out.line).toBeGreaterThanOrEqual(swapLine)
     expect(errors).toEqual([])
     expect(foreign).toEqual([])
     await page.close()
