@@ -89,10 +89,14 @@ export interface ExitEvent {
   executionGasUsed?: bigint
   /** pc of the last instruction the frame ran (where a failed frame stopped); with `readsCode` only */
   pc?: number
+  /** how many steps the frame ran, its children's not counted; with `readsCode` only, absent when it ran none */
+  steps?: number
 }
 
 export interface OpcodeStep {
   pc: number
+  /** the step's index among its frame's own steps (0: the frame's first) */
+  index: number
   /** opcode name as geth prints it, e.g. 'PUSH1', 'SSTORE', 'opcode 0xfe not defined' */
   op: string
   opcode: number
@@ -139,14 +143,16 @@ export interface Tracer<R = unknown> {
    * Absent: it may read it.
    */
   readonly readsMemory?: boolean
-  /** true: onEnter carries the frame's code and onExit the pc of its last instruction */
+  /** true: onEnter carries the frame's code and onExit the pc of its last instruction and its step count */
   readonly readsCode?: boolean
   /**
    * Present: onOpcode is called only for the steps this answers true for, asked before each
-   * step of the running frame (a table lookup, no step object); the run keeps the adapter's light
-   * path when no other tracer reads every opcode. Absent: onOpcode sees every step.
+   * step of the running frame (a table lookup, no step object; possibly more than once for one
+   * step, so it counts nothing); `index` is the step's index among its frame's own steps. The run
+   * keeps the adapter's light path when no other tracer reads every opcode. Absent: onOpcode sees
+   * every step.
    */
-  wantsStep?(pc: number, depth: number): boolean
+  wantsStep?(pc: number, depth: number, index: number): boolean
   onTxStart?(ctx: TxContext): void | Promise<void>
   onEnter?(e: EnterEvent): void | Promise<void>
   onExit?(e: ExitEvent): void | Promise<void>

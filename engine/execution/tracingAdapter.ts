@@ -67,11 +67,12 @@ interface StepFacts {
   pc: number
 }
 
-/** the frame's last step, written over in place (read only when the frame ends: one object per frame, not per step) */
+/** the frame's last step, written over in place (read only when the frame ends: one object per frame, not per step), and its count */
 function noteStep(frame: Frame, opcode: number, stackLen: number, gasLeft: bigint, cost: bigint, pc: number): void {
   const s = frame.lastStep
   if (s === undefined) {
     frame.lastStep = { opcode, stackLen, gasLeft, cost, pc }
+    frame.steps++
     return
   }
   s.opcode = opcode
@@ -79,6 +80,7 @@ function noteStep(frame: Frame, opcode: number, stackLen: number, gasLeft: bigin
   s.gasLeft = gasLeft
   s.cost = cost
   s.pc = pc
+  frame.steps++
 }
 
 interface Frame {
@@ -90,6 +92,8 @@ interface Frame {
   /** RETURNDATA as the struct logger shows it: the output of the last finished child */
   returnData: Uint8Array
   lastStep?: StepFacts
+  /** the steps it ran so far (its struct log's steps at its depth) */
+  steps: number
   /** CREATE frames: what RETURN handed back, the code geth reports even when storing it failed */
   returnedCode?: Uint8Array
   /** CREATE frames: the init code (the running code) */
@@ -249,7 +253,7 @@ export class TracingAdapter {
         READS_STEP[code] === 1 ||
         this.pendingLog?.depth === depth ||
         this.pendingCall?.stepDepth === depth ||
-        (this.someSteps.length > 0 && this.someStepWanted(pc, depth)),
+        (this.someSteps.length > 0 && this.someStepWanted(pc, depth, this.frames[this.frames.length - 1]?.steps ?? 0)),
       step: (opcode, stackLen, gasLeft, cost, pc) => {
         this.tick()
         const frame = this.frames[this.frames.length - 1]
@@ -258,8 +262,8 @@ export class TracingAdapter {
     }
   }
 
-  private someStepWanted(pc: number, depth: number): boolean {
-    for (const t of this.someSteps) if (t.wantsStep!(pc, depth)) return true
+  private someStepWanted(pc: number, depth: number, index: number): boolean {
+    for (const t of this.someSteps) if (t.wantsStep!(pc, depth, index)) return true
     return false
   }
 
@@ -310,9 +314,12 @@ export class TracingAdapter {
     }
 
     if (this.wantsOpcode.length === 0) return
-    if (this.everyStep.length === 0 && !this.someStepWanted(ev.pc, ev.depth + 1)) return
+    // noted above: this step is the frame's last one counted
+    const index = frame ? frame.steps - 1 : 0
+    if (this.everyStep.length === 0 && !this.someStepWanted(ev.pc, ev.depth + 1, index)) return
     const step: OpcodeStep = {
       pc: ev.pc,
+      index,
       op: gethOpName(code),
       opcode: code,
       gas: ev.gasLeft,
@@ -329,7 +336,7 @@ export class TracingAdapter {
     // in order: once one tracer answers with a promise, the next ones wait for it
     let chain: Promise<void> | undefined
     for (const t of this.wantsOpcode) {
-      if (t.wantsStep && !t.wantsStep(step.pc, step.depth)) continue
+      if (t.wantsStep && !t.wantsStep(step.pc, step.depth, index)) continue
       if (chain) chain = chain.then(() => t.onOpcode!(step))
       else {
         const answer = t.onOpcode!(step)
@@ -472,7 +479,7 @@ export class TracingAdapter {
       type = msg.to ? (msg.delegatecall ? 'DELEGATECALL' : msg.isStatic ? 'STATICCALL' : 'CALL') : msg.salt ? 'CREATE2' : 'CREATE'
       to = msg.to ? addr(msg.to) : msg.salt ? addr(new EjsAddress(generateAddress2(msg.caller.bytes, msg.salt, msg.data))) : await this.createAddress(from, 0n)
     }
-    const frame: Frame = { depth, type, value, logCountAtStart: this.logCount, returnData: EMPTY }
+    const frame: Frame = { depth, type, value, logCountAtStart: this.logCount, returnData: EMPTY, steps: 0 }
     if (type === 'CREATE' || type === 'CREATE2') frame.initCode = input
     // `to` is the code's address (for CALLCODE/DELEGATECALL the target, not msg.to)
     if (type !== 'CREATE' && type !== 'CREATE2' && this.tx.isPrecompile(to)) frame.precompile = { id: Number(BigInt(to)), input }
@@ -549,7 +556,10 @@ export class TracingAdapter {
       parent.returnData = ejsError === undefined || ejsError === 'revert' ? (frame.type.startsWith('CREATE') && ejsError === undefined ? EMPTY : output) : EMPTY
     const exit: ExitEvent = { depth: frame.depth, output: hex(output), gasUsed: result.execResult.executionGasUsed, reverted }
     if (error !== undefined) exit.error = error
-    if (this.readsCode && frame.lastStep) exit.pc = frame.lastStep.pc
+    if (this.readsCode && frame.lastStep) {
+      exit.pc = frame.lastStep.pc
+      exit.steps = frame.steps
+    }
     if (frame.depth === 0) this.topExit = exit
     else await this.exit(exit)
   }

@@ -60,6 +60,7 @@ export function fakeTx(state: StateReader, over: Partial<TxContext> & { fork?: (
 let pc = 0
 export function step(over: Partial<OpcodeStep> & { op: string; opcode: number }): OpcodeStep {
   return {
+    index: pc,
     pc: pc++,
     gas: 1000n,
     cost: 3n,

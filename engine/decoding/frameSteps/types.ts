@@ -1,4 +1,4 @@
-/** The answer of tracer `frameSteps` (interface §8, docs/decisions/0134): one page of one external frame's own steps. */
+/** The answer of tracer `frameSteps` (interface §8, docs/decisions/0134-frame-steps-paged-per-frame.md): one page of one external frame's own steps. */
 import type { Address } from 'viem'
 import type { CallType } from '../../../tracers/types.js'
 import type { ContractSource } from '../../sources/types.js'

@@ -16,7 +16,9 @@ import { codeMap, sourcePlace, type SourceElement } from '../../sources/sourceMa
 import type { ContractSource } from '../../sources/types.js'
 
 export interface FrameSourceLens {
-  /** the frame's next step, in order: follows the internal calls */
+  /** the steps it must see: the JUMPs the map marks and the step after each */
+  wants(pc: number): boolean
+  /** a step of the frame, in order (at least those it wants): follows the internal calls */
   see(pc: number): void
   /** the place of the instruction at `pc`; null where the map gives no line of the compilation's input */
   place(pc: number): StepSource | null
@@ -54,6 +56,7 @@ export function frameSourceLens(contract: ContractSource, creation: boolean, inp
   }
 
   return {
+    wants: (pc) => afterJump !== 0 || (map.jumpMarks[pc] ?? 0) !== 0,
     see(pc) {
       if (afterJump !== 0) landed(afterJump, pc)
       afterJump = map.jumpMarks[pc] ?? 0

@@ -1,7 +1,7 @@
 /**
- * Tracer `frameSteps` (ours, not geth's; docs/decisions/0134): one page of the steps of one
- * external frame, named by its path in the callTracer's `calls` arrays — what a source-level
- * debugger shows of a frame, fetched a page at a time.
+ * Tracer `frameSteps` (ours, not geth's; docs/decisions/0134-frame-steps-paged-per-frame.md): one
+ * page of the steps of one external frame, named by its path in the callTracer's `calls` arrays —
+ * what a source-level debugger shows of a frame, fetched a page at a time.
  *
  * A step's values are the struct logger's, printed by its own printers (stack, memory) and from
  * its own storage book (tracers/structLogStorage.ts), so a page equals the struct log's steps of
@@ -9,11 +9,12 @@
  * contract sources known, each step also carries its source place and function
  * (frameStepSource.ts).
  *
- * Bounded: only the asked page is kept; the frame's other steps are counted. Until the page is
- * complete the run's SLOADs and SSTOREs are recorded in every frame (the book is the
- * transaction's, as geth's), the frame's own steps seen by the source lens; after it, only the
- * frame's steps are counted. Every other step is declined through `wantsStep`, a byte of the
- * frame's code looked up by pc. A page also ends early once its JSON would pass PAGE_BYTES (steps
+ * Bounded, and light where it looks at nothing: only the asked page is kept, and only the page's
+ * steps are step objects for it. Before the page, a step is asked for (`wantsStep`, a lookup by
+ * pc) only where the storage book or the source lens needs it — an SLOAD or SSTORE in any frame
+ * (the book is the transaction's, as geth's), a JUMP the source map marks in the frame and the
+ * step after it; after the page, none. The frame's step count comes with its exit (the adapter
+ * counts every frame's steps). A page also ends early once its JSON would pass PAGE_BYTES (steps
  * over a large memory): `nextStep` says where the next one starts.
  */
 import type { Address } from 'viem'
@@ -116,10 +117,15 @@ export function createFrameSteps(config: FrameStepsConfig, opts: FrameStepsOptio
   let reached = false
   let top: LiveFrame | undefined
   let lens: FrameSourceLens | undefined
-  /** steps are still looked at: the page is not complete and the frame has not ended */
-  let keeping = true
-  const keep = (step: OpcodeStep, n: number): void => {
-    if (page.add(step, n, storage.of(step.address), lens)) keeping = false
+  /**
+   * keep: steps are looked at; close: the page is full, and the frame's next step ends it (so a
+   * child opened by the page's last step is still marked); done: nothing more is looked at
+   */
+  let phase: 'keep' | 'close' | 'done' = 'keep'
+  /** the index of the frame's step looked at last */
+  let last = -1
+  const keep = (step: OpcodeStep): void => {
+    if (page.add(step, step.index, storage.of(step.address), lens)) phase = 'close'
   }
 
   function enterTarget(e: EnterEvent): void {
@@ -136,38 +142,43 @@ export function createFrameSteps(config: FrameStepsConfig, opts: FrameStepsOptio
     onTxStart(ctx) {
       storage.state = ctx.state
     },
-    wantsStep(pc: number): boolean {
+    wantsStep(pc: number, _depth: number, n: number): boolean {
       const f = top
-      if (f === undefined) return false
-      if (f.target) return true
-      if (!keeping) return false
+      if (f === undefined || phase === 'done') return false
+      if (f.target && (n >= fromStep || lens?.wants(pc) === true)) return true
+      if (phase === 'close') return false
       const op = f.code?.[pc]
       return op === undefined || op === OP.SLOAD || op === OP.SSTORE
     },
     onEnter(e: EnterEvent) {
       const parent = top
       const child = parent ? parent.calls++ : 0
-      if (parent?.target) page.markChild(out.totalSteps - 1, child)
+      if (parent?.target) page.markChild(last, child)
       const onPath = parent === undefined || (parent.onPath && e.depth <= path.length && path[e.depth - 1] === child)
       top = { calls: 0, onPath, target: onPath && e.depth === path.length, code: e.code }
       live.push(top)
       if (top.target) enterTarget(e)
     },
     onOpcode(step: OpcodeStep) {
-      const f = top
-      if (!f?.target) return keeping ? settled(storage.touch(step)) : undefined
-      const n = out.totalSteps++
-      if (!keeping) return
+      if (!top?.target) return settled(storage.touch(step))
+      last = step.index
+      if (phase !== 'keep') {
+        phase = 'done'
+        return
+      }
       lens?.see(step.pc)
       const touched = storage.touch(step)
-      if (n < fromStep) return settled(touched)
-      if (touched instanceof Promise) return touched.then(() => keep(step, n))
-      keep(step, n)
+      if (step.index < fromStep) return settled(touched)
+      if (touched instanceof Promise) return touched.then(() => keep(step))
+      keep(step)
     },
     onExit(e: ExitEvent) {
       const f = live.pop()
       top = live[live.length - 1]
-      if (f?.target) keeping = false
+      if (f?.target) {
+        phase = 'done'
+        out.totalSteps = e.steps ?? 0
+      }
       if (f?.onPath && !f.target && (!reached || e.depth > out.reached.length)) {
         reached = true
         out.reached = { length: e.depth, calls: f.calls }

@@ -13,6 +13,7 @@
  * | flatCallTracer     | flatCallTracer `{convertParityErrors, includePrecompiles}` | the flat frames      |
  * | callTree (ours)    | the decoded call tree `{internal}`                 | the tree, as REST's `callTree` |
  * | gasProfile (ours)  | gas by function and line (no options)              | as REST's `gasProfile`    |
+ * | frameSteps (ours)  | one page of one frame's steps `{frame, fromStep, maxSteps, withFiles}` | as REST's `frameSteps` |
  *
  * `timeout` is a Go duration ("5s", "300ms", "1m30s"); geth's default is 5 s, and here it is
  * capped by the request timeout (a trace cannot outlive the HTTP request that asked for it).
@@ -23,7 +24,9 @@
  * shape(await engine.traceTransaction(hash, tracerConfig, { timeoutMs }))
  */
 import type { BlockOverrides, StateOverrides, TraceResult, TracerConfig } from '../../../engine/types.js'
+import { formatPath, joinPath } from '../../errors/apiError.js'
 import { isObject, typeName } from '../../params/grammar.js'
+import { frameStepsOptions } from '../../schemas/frameSteps.js'
 import { type OverrideRules, parseStateOverrides } from '../../params/stateOverrides.js'
 import { invalidArgument, RpcError } from '../rpcError.js'
 import { argReader, GETH } from './argReader.js'
@@ -56,7 +59,7 @@ const TRACE_CONFIG_KEYS = ['tracer', 'tracerConfig', 'timeout', 'reexec', ...LOG
 /** debug_traceCall's TraceCallConfig adds these */
 const CALL_CONFIG_KEYS = [...TRACE_CONFIG_KEYS, 'stateOverrides', 'blockOverrides', 'txIndex']
 
-type TracerName = 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'callTree' | 'gasProfile'
+type TracerName = 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer' | 'flatCallTracer' | 'callTree' | 'gasProfile' | 'frameSteps'
 
 export interface ParsedTraceConfig {
   tracerConfig: TracerConfig
@@ -136,17 +139,27 @@ function nativeTracer(name: TracerName, raw: unknown, index: number, path: strin
     case 'gasProfile':
       onlyKeys(o, [], index, path)
       return { gasProfile: true }
+    case 'frameSteps':
+      return { frameSteps: frameStepsConfig(o, index, path) }
   }
 }
 
-const NATIVE: readonly TracerName[] = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'flatCallTracer', 'callTree', 'gasProfile']
+/** REST's options of `frameSteps`, checked by the same schema */
+function frameStepsConfig(o: Record<string, unknown>, index: number, path: string): NonNullable<TracerConfig['frameSteps']> {
+  const parsed = frameStepsOptions.safeParse(o)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]!
+  throw invalidArgument(index, `${joinPath(path, formatPath(issue.path))}: ${issue.message}`)
+}
+
+const NATIVE: readonly TracerName[] = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'flatCallTracer', 'callTree', 'gasProfile', 'frameSteps']
 
 function unknownTracer(name: string): RpcError {
   // geth DefaultDirectory.New: a name that is no native tracer is compiled as JavaScript
   if (/[{}()]/.test(name))
     return new RpcError(
       -32000,
-      'JavaScript tracers are not supported by this endpoint (use callTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer, flatCallTracer, callTree, gasProfile or the struct logger)',
+      'JavaScript tracers are not supported by this endpoint (use callTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer, flatCallTracer, callTree, gasProfile, frameSteps or the struct logger)',
     )
   return new RpcError(-32000, 'tracer not found')
 }

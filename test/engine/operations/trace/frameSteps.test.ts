@@ -103,6 +103,7 @@ describe('frameSteps', () => {
     expect(call).toBeGreaterThan(0)
     const across = (await traceRun({ structLogger: {}, frameSteps: { frame: [], fromStep: call - 2, maxSteps: 5 } })).frameSteps
     expectSameSteps(across, top)
+    expect(across.totalSteps).toBe(top.length)
     expect(across.steps.map((s) => s.child)).toEqual([undefined, undefined, 0, undefined, undefined])
     expect(across.nextStep).toBe(call + 3)
     expect(across.steps.every((s) => s.source === undefined && s.function === undefined)).toBe(true)
@@ -122,6 +123,7 @@ describe('frameSteps', () => {
     const paged = (await traceRun({ structLogger: {}, frameSteps: { frame: [0], fromStep: 10, maxSteps: 7 } })).frameSteps
     expectSameSteps(paged, child)
     expect(paged.nextStep).toBe(17)
+    expect(paged.totalSteps).toBe(child.length)
   })
 
   it('a frame or step that is not there: VALIDATION_ERROR naming the field', async () => {
