@@ -2,7 +2,8 @@
 // out, previous line, first line, run to the revert), each step's opcode, stack, memory and storage
 // shown and its line marked in the source pane. Steps come a page at a time from tracer
 // `frameSteps` for the frame shown only (stepPages.js); "step into" a call opens the child frame's
-// steps, "step out" of its function comes back to the call.
+// steps, "step out" of its function comes back to the call
+// (docs/decisions/0135-debugger-steps-by-line-in-pages.md).
 import { h } from './format.js'
 import { lineStepper } from './lineStepping.js'
 import { openFrameSteps, PAGE_STEPS } from './stepPages.js'
@@ -19,8 +20,13 @@ const MOVES = [
 ]
 const KEYS = Object.fromEntries(MOVES.map(([name, , key]) => [key, name]))
 
-/** a frame as steps name their function: `Contract.function` */
-const entryOf = (node) => (node.frame.contract && node.frame.function ? `${node.frame.contract.name}.${node.frame.function.name}` : undefined)
+/** the frame's external function as steps name it (`Contract.function`), else as its first step names it */
+async function entryOf(node, steps) {
+  const { contract, function: fn, type } = node.frame
+  if (contract && fn) return `${contract.name}.${fn.name}`
+  if (contract && type.startsWith('CREATE')) return `${contract.name}.constructor`
+  return (await steps.step(0))?.function
+}
 
 /** an internal node's function as steps name it, and how many calls of it its frame made before it */
 function activationOf(node) {
@@ -85,7 +91,7 @@ export function createDebugger(root, pane, trace, pageSteps = PAGE_STEPS) {
   async function enter(node, revertNode = node) {
     const steps = await openFrameSteps(trace, node.path, pageSteps)
     const revert = revertNode.failed ? (revertNode.frame.source ?? node.frame.source) : undefined
-    return { node, steps, stepper: lineStepper(steps, entryOf(node)), at: 0, revert }
+    return { node, steps, stepper: lineStepper(steps, await entryOf(node, steps)), at: 0, revert }
   }
 
   /** step `found.at` of `frame` shown, its line marked in the source pane */

@@ -1,7 +1,9 @@
-// The debugger's moves by source line over one frame's steps. A step stops the debugger when the
-// source map gives it a line (where no source is known, every step: it steps by instruction); how deep it sits among the frame's functions (its `functionDepth`:
-// the external function 0, each internal call one more) tells stepping over a call from stepping
-// into it and out of it. No move reads more than MAX_SCAN steps.
+// The debugger's moves by source line over one frame's steps
+// (docs/decisions/0135-debugger-steps-by-line-in-pages.md). A step stops the debugger when the
+// source map gives it a line (where no source is known, every step: it steps by instruction). A
+// step's depth tells stepping over a call from stepping into it and out of it: 0 in the frame's
+// external function, 1 in an internal function (by the step's `function`). No move reads more than
+// MAX_SCAN steps.
 
 /** steps one move may read before it stops where it got to (64 pages of 256) */
 export const MAX_SCAN = 16_384
@@ -11,15 +13,14 @@ const sourceLine = (s) => (s?.source ? `${s.source.file}:${s.source.line}` : und
 const ownLine = (s) => (s ? `#${s.step}` : undefined)
 
 /**
- * `steps`: { totalSteps, step(i) → Promise<step> } (stepPages.js); `entry`: the frame's external
- * function as steps name it (`Contract.function`), the depth-0 function where a step carries no
- * `functionDepth`. Each move answers { at } (the step to show), { enter, at } (step `at` opens
+ * `steps`: { totalSteps, files, step(i) → Promise<step> } (stepPages.js); `entry`: the frame's
+ * external function as steps name it (`Contract.function`). Each move answers { at } (the step to show), { enter, at } (step `at` opens
  * child frame `enter`: show its steps) or { leave: true } (the move leaves the frame), and `cut`
  * when it stopped at MAX_SCAN.
  */
 export function lineStepper(steps, entry) {
   const lineOf = steps.files.length > 0 ? sourceLine : ownLine
-  const depth = (s) => s.functionDepth ?? (s.function && s.function !== entry ? 1 : 0)
+  const depth = (s) => (s.function && s.function !== entry ? 1 : 0)
   const last = steps.totalSteps - 1
 
   /** the first step from `from` going `dir` (+1, -1) that `test` takes, else where the scan ended */

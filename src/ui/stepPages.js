@@ -1,6 +1,7 @@
 // One external frame's own execution steps, fetched a page at a time from tracer `frameSteps`:
 // the first page comes with the frame's source files, every other page is asked for only when the
-// debugger reaches it, and only a few pages are kept.
+// debugger reaches it, and only a few pages are kept
+// (docs/decisions/0135-debugger-steps-by-line-in-pages.md).
 
 /** steps a page asks for (the tracer's default page) */
 export const PAGE_STEPS = 256
@@ -15,9 +16,17 @@ const KEPT_PAGES = 16
 export async function openFrameSteps(trace, path, pageSteps = PAGE_STEPS) {
   const pages = new Map() // page number → steps
   const pending = new Map() // page number → promise of its steps
+  /** page `n`; an answer cut short (the tracer's cap on a page's bytes) goes on from its `nextStep` */
   const ask = async (n, withFiles) => {
-    const data = await trace({ frameSteps: { frame: path, fromStep: n * pageSteps, maxSteps: pageSteps, withFiles } })
-    return data.frameSteps
+    const end = (n + 1) * pageSteps
+    const first = (await trace({ frameSteps: { frame: path, fromStep: n * pageSteps, maxSteps: pageSteps, withFiles } })).frameSteps
+    let next = first.nextStep
+    while (next !== null && next < end) {
+      const more = (await trace({ frameSteps: { frame: path, fromStep: next, maxSteps: end - next } })).frameSteps
+      first.steps.push(...more.steps)
+      next = more.steps.length ? more.nextStep : null
+    }
+    return first
   }
   const first = await ask(0, true)
   pages.set(0, first.steps)
