@@ -27,6 +27,7 @@ import { measureStructLog1m, STRUCT_LOG_1M_ROW } from './streamedStructLog.js'
 import { measureSharedState, SHARED_STATE_ROW, type SharedStateResult } from './sharedState.js'
 import { measureSourcesTrace, SOURCES_TRACE_ROW } from './sourcesTrace.js'
 import { DECODED_STORAGE_ROW, measureDecodedStorage } from './decodedStorageSimulate.js'
+import { GAS_PROFILE_LONG_RUN_ROW, gasProfileLongRunRows, measureGasProfileLongRun } from './gasProfileLongRun.js'
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 150)
 /** how long each throughput run lasts, and how many requests are in flight at once */
@@ -624,6 +625,11 @@ async function main() {
       console.log(`| no sources known | ${median(r.withoutMs).toFixed(2)} (${p95(r.withoutMs).toFixed(2)}) |`)
       console.log(`| build-info registered: ${r.decodedChanges} changes named | ${median(r.withMs).toFixed(2)} (${p95(r.withMs).toFixed(2)}) |`)
       console.log(`\ndecoded / not: **${(median(r.withMs) / median(r.withoutMs)).toFixed(2)}** (goal ≤ 1.3; ${ITERATIONS} requests each, alternating)`)
+    }
+
+    // ---- what tracer gasProfile costs a million-step run (bench/gasProfileLongRun.ts) ----
+    if (!only || GAS_PROFILE_LONG_RUN_ROW.includes(only)) {
+      for (const line of gasProfileLongRunRows(await measureGasProfileLongRun(7))) console.log(line)
     }
 
     // ---- a one-million-step struct log, memory on: streamed from the service's temporary file ----

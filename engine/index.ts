@@ -58,11 +58,22 @@ import { createMemoryForkStore } from './chains/forks/memoryForkStore.js'
 import { createUnavailableForkStore } from './chains/forks/unavailableForkStore.js'
 import { forkChainOf } from './chains/forks/forkChain.js'
 import { forkRpc } from './chains/forks/devMethods.js'
+import { runStopInstalled } from './execution/runStop.js'
+import { leanStepHookInstalled } from './execution/leanStepHook.js'
+import { evmTablesInstalled } from './execution/evmTables.js'
 import { DEFAULT_FORK_LIMITS } from './chains/forks/types.js'
 import { createSourceRegistry, type SourceRegistry } from './sources/registry.js'
 import { createSourcifySources } from './sources/verifiedSources.js'
 
 export type { Engine, EngineOptions } from './types.js'
+
+/**
+ * Whether the interpreter this engine runs is the patched one (patches/: its loop carries the run's
+ * stop watch) and the engine's hooks sit on it: what a packaged build, bundled or not, is checked by.
+ */
+export function interpreterHooks(): { patchedLoop: boolean; leanStep: boolean; opcodeTables: boolean } {
+  return { patchedLoop: runStopInstalled, leanStep: leanStepHookInstalled, opcodeTables: evmTablesInstalled.opcodes }
+}
 
 export async function createEngine(opts: EngineOptions): Promise<Engine> {
   const chain = await openChainSource(opts)

@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { bundleNodeStart } from './bundle.mjs'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 const lock = join(root, '.build-lock')
@@ -72,8 +73,8 @@ function upToDate() {
   return SOURCES.every((s) => !existsSync(join(root, s)) || newestSource(join(root, s)) <= built)
 }
 
-/** compiles to a temporary directory and swaps it in; the exit code of tsc */
-function build() {
+/** compiles to a temporary directory, bundles the node's start there, and swaps it in; the exit code */
+async function build() {
   const tmp = join(root, `.dist-tmp-${process.pid}`)
   rmSync(tmp, { recursive: true, force: true })
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
@@ -81,6 +82,13 @@ function build() {
   if (r.status !== 0) {
     rmSync(tmp, { recursive: true, force: true })
     return r.status ?? 1
+  }
+  try {
+    await bundleNodeStart(tmp, root)
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true })
+    console.error(`build: bundling the node's start failed: ${e.message}`)
+    return 1
   }
   writeFileSync(join(tmp, '.build-stamp'), new Date().toISOString())
   // swapped while holding the lock: the only gap (between the renames) is never seen by a start,
@@ -95,7 +103,7 @@ function build() {
 acquire()
 let code = 0
 try {
-  if (!(ifStale && upToDate())) code = build()
+  if (!(ifStale && upToDate())) code = await build()
 } finally {
   rmSync(lock, { recursive: true, force: true })
 }

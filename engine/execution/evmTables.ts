@@ -17,10 +17,7 @@
  * `test/engine/execution/evmTables.test.ts` fails if an upgrade moves them.
  */
 import { EVM } from '@ethereumjs/evm'
-import { createRequire } from 'node:module'
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { interpreterPrototype } from './interpreterModule.js'
 
 interface OpcodeTables {
   _opcodes: unknown
@@ -69,11 +66,7 @@ function installOpcodeTables(): void {
 }
 
 async function installJumpDestinations(): Promise<void> {
-  const entry = createRequire(import.meta.url).resolve('@ethereumjs/evm') // …/dist/cjs/index.js
-  const file = join(dirname(entry), '..', 'esm', 'interpreter.js')
-  if (!existsSync(file)) return
-  const mod = (await import(pathToFileURL(file).href)) as { Interpreter?: { prototype: InterpreterInternals } }
-  const proto = mod.Interpreter?.prototype
+  const proto = (await interpreterPrototype()) as InterpreterInternals | undefined
   if (!proto || typeof proto._getValidJumpDestinations !== 'function') return
   const stock = proto._getValidJumpDestinations
   const byTable = new WeakMap<object, WeakMap<Uint8Array, unknown>>()

@@ -22,10 +22,7 @@
  * setDirectStepHandler(vm.evm, (ev) => adapter.onStep(ev))
  */
 import type { InterpreterStep } from '@ethereumjs/evm'
-import { createRequire } from 'node:module'
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { interpreterPrototype } from './interpreterModule.js'
 
 export type DirectStepHandler = (ev: InterpreterStep) => void | Promise<void>
 
@@ -61,18 +58,6 @@ interface InterpreterInternals {
 
 /** whether ethereumjs' Interpreter was found and patched (asserted by a test) */
 export let leanStepHookInstalled = false
-
-/**
- * The prototype of ethereumjs' Interpreter, the very module the EVM imports (reached by file URL
- * next to the package entry: the package does not export it); undefined when it is not there.
- */
-export async function interpreterPrototype(): Promise<object | undefined> {
-  const entry = createRequire(import.meta.url).resolve('@ethereumjs/evm') // …/dist/cjs/index.js
-  const file = join(dirname(entry), '..', 'esm', 'interpreter.js')
-  if (!existsSync(file)) return undefined
-  const mod = (await import(pathToFileURL(file).href)) as { Interpreter?: { prototype: object } }
-  return mod.Interpreter?.prototype
-}
 
 async function installLeanStepHook(): Promise<void> {
   const proto = (await interpreterPrototype()) as InterpreterInternals | undefined

@@ -19,7 +19,7 @@
  * if (ctx.stop) watchRunStop(vm.evm, ctx.stop) // during it
  */
 import { EngineError, TIMEOUT_SUGGESTION } from '../platform/errors.js'
-import { interpreterPrototype } from './leanStepHook.js'
+import { interpreterPrototype } from './interpreterModule.js'
 import type { RunStop } from './types.js'
 
 /** steps between two checks (a step of ethereumjs costs tens of ns at least: a check every ~0.1 ms) */

@@ -10,7 +10,7 @@
  * @example
  * throw forkStoreError(err, 'redis://***:***@cache:6379/0', true)
  */
-import { ClientClosedError, ClientOfflineError, ConnectionTimeoutError, ErrorReply, RootNodesUnavailableError } from 'redis'
+import { redisModule } from './redisModule.js'
 import { EngineError } from '../../engine/platform/errors.js'
 
 /** seconds a client waits before it asks again: a failover takes the cluster's node timeout, a reconnect less */
@@ -25,6 +25,7 @@ export class NotReplicatedError extends Error {
 
 /** true when the command cannot have reached Redis, or Redis refused it without running it */
 function neverRan(e: unknown): boolean {
+  const { ClientClosedError, ClientOfflineError, ConnectionTimeoutError, ErrorReply, RootNodesUnavailableError } = redisModule()
   if (e instanceof ErrorReply || e instanceof ClientOfflineError || e instanceof ClientClosedError) return true
   if (e instanceof ConnectionTimeoutError || e instanceof RootNodesUnavailableError) return true
   return /ECONNREFUSED|The client is closed|not connected/i.test((e as Error)?.message ?? '')

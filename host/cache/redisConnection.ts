@@ -13,7 +13,7 @@
  * const conn = openRedis({ url: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000', isClosed: () => false })
  * await conn.send('evmsim:k', ['GET', 'evmsim:k'])
  */
-import { createClient, createCluster, RESP_TYPES } from 'redis'
+import { redisModule } from './redisModule.js'
 import { parseRedisUrl, redactUrl } from './redisUrl.js'
 
 export type RedisArgs = Array<string | Buffer>
@@ -68,17 +68,17 @@ export function openRedis(opts: RedisConnectionOptions): RedisConnection {
   }
   const where = redactUrl(opts.url)
   const commandOptions = {
-    ...(opts.binary && { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } }),
+    ...(opts.binary && { typeMapping: { [redisModule().RESP_TYPES.BLOB_STRING]: Buffer } }),
     ...(opts.commandTimeoutMs !== undefined && { timeout: opts.commandTimeoutMs }),
   }
-  if (!target.cluster) return single(createClient({ url: target.url, disableOfflineQueue: true, socket, commandOptions }), where)
+  if (!target.cluster) return single(redisModule().createClient({ url: target.url, disableOfflineQueue: true, socket, commandOptions }), where)
   return clustered(newCluster(target, socket, commandOptions), where, opts, maxDelay)
 }
 
 type ClusterTarget = Extract<ReturnType<typeof parseRedisUrl>, { cluster: true }>
 
 function newCluster(target: ClusterTarget, socket: { connectTimeout: number; reconnectStrategy: (retries: number) => number | false }, commandOptions: object) {
-  return createCluster({
+  return redisModule().createCluster({
     rootNodes: target.rootUrls.map((url) => ({ url: target.tls ? url.replace(/^redis:/, 'rediss:') : url })),
     defaults: {
       disableOfflineQueue: true,

@@ -48,9 +48,8 @@ async function createEngineOnCores(opts: WorkerPoolOptions): Promise<HostedEngin
   if (!(opts.workers > 1)) {
     // one core's worth: run in this thread; the facade is loaded lazily so a pool's main
     // thread never pays for a VM it does not use
-    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
-    const specifier = opts.engineModule ?? new URL(`../../engine/index${ext}`, import.meta.url).href
-    const { createEngine } = (await import(specifier)) as EngineModule
+    // a literal specifier, so that a bundle of the command line holds the engine
+    const { createEngine } = (opts.engineModule ? await import(opts.engineModule) : await import('../../engine/index.js')) as EngineModule
     const {
       workers: _w,
       cacheUrl,

@@ -14,6 +14,9 @@ import { nodeAccounts } from './nodeAccounts.js'
 import { nodeEnv, type NodeFlags } from './nodeFlags.js'
 import { nodeFront, startNodeFork, type NodeFork } from './nodeFork.js'
 
+// the interpreter the node runs, checked in an install of the package (test/package/patchedProbe.mjs)
+export { interpreterHooks } from '../../engine/index.js'
+
 export async function startNode(flags: NodeFlags, listening: ListeningAhead): Promise<void> {
   const accounts = nodeAccounts(flags.mnemonic, flags.accounts)
   const config = loadConfig({ env: nodeEnv(flags) })

@@ -57,13 +57,20 @@ describe.skipIf(!ready)('evm-sim installed from its tarball', () => {
     for (const dev of ['vitest', 'typescript', 'tsx', '@biomejs/biome', 'patch-package']) expect(existsSync(join(modules, dev)), dev).toBe(false)
     const probe = await run(process.execPath, [join(REPO, 'test/package/patchedProbe.mjs'), join(modules, 'evm-sim')], { cwd: pkg.dir })
     expect(probe.stderr).toBe('')
-    const seen = JSON.parse(probe.stdout) as { evmPath: string; runStepIsAsync: boolean; bloomSkipped: boolean }
+    const seen = JSON.parse(probe.stdout) as {
+      evmPath: string
+      runStepIsAsync: boolean
+      bloomSkipped: boolean
+      bundled: { patchedLoop: boolean; leanStep: boolean; opcodeTables: boolean }
+    }
     // the engine of the install resolves the copy shipped inside the package
     expect(seen.evmPath.startsWith(join(modules, 'evm-sim', 'node_modules', '@ethereumjs', 'evm'))).toBe(true)
     // stock ethereumjs: `async runStep`; patched: a static step runs without a promise
     expect(seen.runStepIsAsync).toBe(false)
     // stock ethereumjs ignores skipLogsBloom and makes the bloom
     expect(seen.bloomSkipped).toBe(true)
+    // the node runs the bundle of its start: its interpreter's loop is the patched one, hooks on it
+    expect(seen.bundled).toEqual({ patchedLoop: true, leanStep: true, opcodeTables: true })
   })
 
   it("prints Anvil's start-up lines and answers within a moment of its start", () => {

@@ -1,5 +1,7 @@
-// Run inside an install of the package: which @ethereumjs/evm its engine resolves, and whether
-// that copy and its @ethereumjs/vm carry the repository's patches (patches/). Prints JSON.
+// Run inside an install of the package: which @ethereumjs/evm its engine resolves, whether that
+// copy and its @ethereumjs/vm carry the repository's patches (patches/), and whether the
+// interpreter bundled into the node's start (dist/bundle/nodeStart.js, what `evm-sim node` runs)
+// is the patched one with the engine's hooks on it. Prints JSON.
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -23,9 +25,11 @@ await vm.stateManager.putCode(emitter, hexToBytes('0x602a60006000a100'))
 const key = hexToBytes('0x4646464646464646464646464646464646464646464646464646464646464646')
 const tx = createLegacyTx({ to: emitter, gasLimit: 100000n, gasPrice: 10n }, { common }).sign(key)
 const res = await runTx(vm, { tx, skipBalance: true, skipHardForkValidation: true, skipLogsBloom: true })
+const bundle = await import(pathToFileURL(join(pkgDir, 'dist', 'bundle', 'nodeStart.js')).href)
 process.stdout.write(
   JSON.stringify({
     evmPath,
+    bundled: bundle.interpreterHooks(),
     runStepIsAsync: Interpreter.prototype.runStep.constructor.name === 'AsyncFunction',
     bloomSkipped: res.bloom === undefined && res.execResult.logs.length === 1,
   }),

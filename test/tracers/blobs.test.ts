@@ -13,7 +13,7 @@ import { computeVersionedHash, getBlobs, hexToBytes } from '@ethereumjs/util'
 import { bytesToHex, concatHex, toHex, type Address, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChainSource } from '../../engine/chains/types.js'
-import { kzgBackend } from '../../engine/platform/kzg.js'
+import { kzgBackend, sharedKzg } from '../../engine/platform/kzg.js'
 import { createTraceService, type TraceService } from '../../engine/operations/trace/traceService.js'
 import { DEV_ACCOUNTS, requireAnvil, startAnvil, type AnvilInstance } from '../support/anvil.js'
 import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
@@ -104,10 +104,7 @@ describe.runIf(hasAnvil)('blob transactions and KZG (Prague fork of Anvil)', () 
   })
 
   describe('point-evaluation precompile (0x0a)', () => {
-    const kzg = kzgBackend() as unknown as {
-      blobToKzgCommitment(blob: string): string
-      computeProof(blob: string, z: string): [string, string]
-    }
+    const kzg = sharedKzg()
     const blob = getBlobs('point evaluation')[0]!
     const commitment = kzg.blobToKzgCommitment(blob) as Hex
     const z = toHex(0x1234n, { size: 32 })
