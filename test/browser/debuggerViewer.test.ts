@@ -5,7 +5,9 @@
  * marked; the debugger steps it by source line from its first line into `_move` and to the revert,
  * each step's opcode, stack and storage those of the struct log of the same call; "run to the
  * revert" asks for the first and the last page of steps only; stepping out of `_move` in a
- * transfer that succeeds comes back to `transfer` and "previous line" to the call. The flame
+ * transfer that succeeds comes back to `transfer` and "previous line" to the call, and `_move`
+ * selected in the tree opens at its own first line. Step into the nested swap's call of its router
+ * (sources registered) shows the router's steps, and step out returns after the call. The flame
  * chart's widest bars are the costliest functions of the gas profile. Screenshots go to
  * test-results/trace-viewer/ (gitignored; docs/trace-viewer-debugger.png and
  * docs/trace-viewer-source.png are copies).
@@ -265,7 +267,7 @@ describe.runIf(haveChromium)('the trace viewer’s source pane and debugger, in 
     await page.close()
   })
 
-  it('a transfer that succeeds: step out of _move comes back to transfer, previous line to the call', async () => {
+  it('a transfer that succeeds: step out of _move comes back to transfer, previous line to the call; _move selected in the tree opens at its first line', async () => {
     const errors: string[] = []
     const page = await openViewerPage(context, app.url, testToken, errors, `/v1/ui?stepPage=${PAGE}`)
     await page.getByRole('textbox', { name: 'Transaction hash' }).fill(DEMO_TRANSFER_TX)
@@ -286,6 +288,12 @@ describe.runIf(haveChromium)('the trace viewer’s source pane and debugger, in 
     expect(out.line).toBeLessThan(lineOf('function approve('))
     const back = await press(page, 'ArrowUp')
     expect(back.step).toBeLessThanOrEqual(at.step)
+
+    // the internal _move selected in the tree: the debugger opens its frame at _move's own first line
+    await page.locator('#tree [role=treeitem].internal > .row').click()
+    await expect.poll(async () => (await shown(page)).step, { timeout: 30_000 }).toBe(into.step)
+    expect((await shown(page)).line).toBe(into.line)
+    expect(await page.locator('#debugger-body .step-facts').textContent()).toContain('DemoToken._move')
     expect(errors).toEqual([])
     expect(foreign).toEqual([])
     await page.close()
