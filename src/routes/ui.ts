@@ -23,6 +23,11 @@ const OWN: Record<string, string> = {
   'abiEncode.js': JS,
   'source.js': JS,
   'gas.js': JS,
+  'sourcePane.js': JS,
+  'debugger.js': JS,
+  'lineStepping.js': JS,
+  'stepPages.js': JS,
+  'stepView.js': JS,
   'viewer.css': 'text/css; charset=utf-8',
 }
 /** the @noble/hashes ES modules keccak-256 needs (sha3 imports the other two) */

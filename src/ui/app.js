@@ -3,9 +3,11 @@
 // in sessionStorage (this tab's session only) and sent as `Authorization: Bearer`.
 import { encodeCall, findInAbi } from './abiEncode.js'
 import { h } from './format.js'
+import { createDebugger } from './debugger.js'
 import { renderGasProfile } from './gas.js'
 import { collectTransfers, renderAssetChanges, renderRaw, renderStateChanges, renderTransfers } from './panels.js'
 import { renderBacktrace, renderWarnings } from './source.js'
+import { sourcePane } from './sourcePane.js'
 import { buildModel, renderDetail, renderTree } from './tree.js'
 
 const TOKEN_KEY = 'evm-sim.token'
@@ -151,11 +153,12 @@ function requestBody() {
   return { path: '/v1/trace/call', body }
 }
 
-async function post(path, body) {
+/** POST to `url` (the chain's or fork's route, fixed when the trace was asked) with the session's token */
+async function post(url, body) {
   const headers = { 'content-type': 'application/json' }
   const token = sessionStorage.getItem(TOKEN_KEY)
   if (token) headers.authorization = `Bearer ${token}`
-  const res = await fetch(chainPrefix() + forkPath(path), { method: 'POST', headers, body: JSON.stringify(body) })
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })
   const answer = await res.json().catch(() => ({ success: false, error: { message: `HTTP ${res.status}` } }))
   if (!answer.success) {
     const err = answer.error ?? {}
@@ -166,6 +169,19 @@ async function post(path, body) {
 }
 
 // --- results -----------------------------------------------------------------------------
+const pane = sourcePane($('source-pane'))
+/** the request traced last, asked again with another tracer configuration (the debugger's pages) */
+let traced
+// `?stepPage=64`: the debugger's pages of steps (default 256, the tracer's most 4096)
+const stepPage = Math.min(4096, Number(new URLSearchParams(location.search).get('stepPage')) || 256)
+const debug = createDebugger($('debugger-body'), pane, (tracerConfig) => post(traced.url, { ...traced.body, tracerConfig }), stepPage)
+/** a frame selected in the tree: its steps asked for once the selection rests (arrow keys run through frames) */
+let selecting
+function inspect(node, at = 250) {
+  clearTimeout(selecting)
+  selecting = setTimeout(() => void debug.open(node), at)
+}
+
 function show(data) {
   const root = data.callTree
   const model = buildModel(root)
@@ -181,7 +197,12 @@ function show(data) {
   )
   renderWarnings($('warnings'), root.warnings)
   renderBacktrace($('backtrace'), root.backtrace)
-  renderTree($('tree'), model, { onSelect: (frame) => renderDetail($('detail'), frame) })
+  renderTree($('tree'), model, {
+    onSelect: (frame, node) => {
+      renderDetail($('detail'), frame)
+      inspect(node, node === model.root ? 0 : 250)
+    },
+  })
   renderTransfers($('transfers'), root)
   renderAssetChanges($('assets'), root)
   renderStateChanges($('state'), data.prestateTracer, collectTransfers(root).labels)
@@ -202,7 +223,9 @@ form.addEventListener('submit', async (e) => {
   $('run').disabled = true
   const started = performance.now()
   try {
-    const data = await post(request.path, request.body)
+    const url = chainPrefix() + forkPath(request.path)
+    const data = await post(url, request.body)
+    traced = { url, body: request.body }
     show(data)
     status(`done in ${Math.round(performance.now() - started)} ms`)
     if (mode() === 'tx') {

@@ -19,6 +19,7 @@ export function buildModel(root) {
     if (frame.type === 'INTERNAL') internal++
     // an internal frame still open where its frame reverted is `reverted`, never `error`
     const node = { frame, parent, depth, children: [], failed: Boolean(frame.error || frame.reverted), failPath: false, id: count++ }
+    externalPath(node)
     node.children = (frame.calls ?? []).map((c) => walk(c, node, depth + 1))
     return node
   }
@@ -31,6 +32,23 @@ export function buildModel(root) {
     n = n.children.find((c) => c.failed)
   }
   return { root: top, count, internal }
+}
+
+/**
+ * `owner`: the external frame a node runs in (itself if external); an external node's `path`
+ * indexes the callTracer `calls` arrays (internal frames skipped), as tracer `frameSteps` names a
+ * frame, and its `calls` lists its external children in that order.
+ */
+function externalPath(node) {
+  if (node.frame.type === 'INTERNAL') {
+    node.owner = node.parent?.owner
+    return
+  }
+  const up = node.parent?.owner
+  node.owner = node
+  node.calls = []
+  node.path = up ? [...up.path, up.calls.length] : []
+  up?.calls.push(node)
 }
 
 const labelOf = (frame, side) => frame.labels?.[side]
@@ -224,7 +242,7 @@ export function renderTree(ul, model, { onSelect }) {
     li.querySelector(':scope > .row').scrollIntoView({ block: 'nearest' })
     ul.querySelectorAll('.selected').forEach((e) => e.classList.remove('selected'))
     li.classList.add('selected')
-    onSelect(rows.get(li).frame)
+    onSelect(rows.get(li).frame, rows.get(li))
   }
   const visible = () => [...ul.querySelectorAll('[role=treeitem]')].filter((li) => li.offsetParent !== null)
 
@@ -276,7 +294,7 @@ export function renderTree(ul, model, { onSelect }) {
   ul.append(top)
   top.tabIndex = 0
   current = top
-  onSelect(model.root.frame)
+  onSelect(model.root.frame, model.root)
   top.classList.add('selected')
 }
 

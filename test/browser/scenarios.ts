@@ -111,6 +111,9 @@ contract Fanout {
 
 let compiled: Record<string, CompiledContract> | undefined
 
+/** the nested swap's Solidity, as a path → text map (a build-info of it registers its sources) */
+export const SWAP_SOURCES = { 'Swap.sol': SOURCE }
+
 export function scenarioContracts(): Record<string, CompiledContract> {
   compiled ??= compile({ 'Swap.sol': SOURCE, 'Fanout.sol': FANOUT })
   return compiled

@@ -42,7 +42,8 @@ describe.runIf(haveChromium)('trace viewer (/v1/ui) in chromium', () => {
       maxStructLogSteps: 100_000,
       simulationTtlSeconds: 60,
     })
-    app = await startTestApp({ engine })
+    // a page loads two dozen assets and the debugger asks for the selected frame's steps: room for every test's pages
+    app = await startTestApp({ engine, env: { RATE_LIMIT_REQUESTS: '10000' } })
     browser = await launchHeadlessChromium({ viewport: { width: 1280, height: 900 } })
     context = browser.context
     await context.route('**/*', (route) => {
