@@ -41,6 +41,11 @@ const frameStep = z.object({
     .optional()
     .openapi({ description: 'with sources: 1-based line and column (bytes); null where the source map gives none (compiler-generated code)' }),
   function: z.string().optional().openapi({ description: 'with sources: the innermost function the step runs in, `Contract.function`' }),
+  functionDepth: z
+    .number()
+    .int()
+    .optional()
+    .openapi({ description: 'with sources: the internal calls open at the step, 0 in the external function (a recursion counts each)' }),
   child: z.number().int().optional().openapi({ description: "on a step that opened a child frame: its index in this frame's `calls`" }),
   error: z.string().optional(),
 })

@@ -1,8 +1,8 @@
 // The debugger's moves by source line over one frame's steps
 // (docs/decisions/0135-debugger-steps-by-line-in-pages.md). A step stops the debugger when the
 // source map gives it a line (where no source is known, every step: it steps by instruction). A
-// step's depth tells stepping over a call from stepping into it and out of it: 0 in the frame's
-// external function, 1 in an internal function (by the step's `function`). No move reads more than
+// step's depth tells stepping over a call from stepping into it and out of it: the internal calls
+// open at the step (`functionDepth`), 0 in the frame's external function. No move reads more than
 // MAX_SCAN steps.
 
 /** steps one move may read before it stops where it got to (64 pages of 256) */
@@ -20,7 +20,8 @@ const ownLine = (s) => (s ? `#${s.step}` : undefined)
  */
 export function lineStepper(steps, entry) {
   const lineOf = steps.files.length > 0 ? sourceLine : ownLine
-  const depth = (s) => (s.function && s.function !== entry ? 1 : 0)
+  // the tracer's count of open internal calls; a page without it (no sources): by the function's name
+  const depth = (s) => s.functionDepth ?? (s.function && s.function !== entry ? 1 : 0)
   const last = steps.totalSteps - 1
 
   /** the first step from `from` going `dir` (+1, -1) that `test` takes, else where the scan ended */

@@ -26,6 +26,8 @@ export interface FrameStep {
   source?: StepSource | null
   /** with sources: the innermost function the step runs in, `Contract.function` */
   function?: string
+  /** with sources: the internal calls open at the step, 0 in the external function (a recursion counts each) */
+  functionDepth?: number
   /** on a step that opened a child frame: its index in this frame's `calls` */
   child?: number
   error?: string

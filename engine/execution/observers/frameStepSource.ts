@@ -24,6 +24,8 @@ export interface FrameSourceLens {
   place(pc: number): StepSource | null
   /** the innermost function of the last step seen, `Contract.function`; undefined when none is known */
   functionName(): string | undefined
+  /** the internal calls open at the last step seen: 0 in the external function */
+  functionDepth(): number
 }
 
 interface Opening extends OpenedCall {
@@ -69,5 +71,6 @@ export function frameSourceLens(contract: ContractSource, creation: boolean, inp
       return place ? { file: file!.path, line: place.line, column: place.column } : null
     },
     functionName: () => open.at(-1)?.name ?? outer,
+    functionDepth: () => open.length,
   }
 }

@@ -71,6 +71,7 @@ function createPage(maxSteps: number) {
         out.source = lens.place(step.pc)
         const fn = lens.functionName()
         if (fn !== undefined) out.function = fn
+        out.functionDepth = lens.functionDepth()
       }
       if (step.error) out.error = step.error
       steps.push(out)

@@ -174,6 +174,18 @@ describe('frameSteps with the contracts’ sources', () => {
     expect(created.steps.some((s) => s.source && s.function === 'Helper.constructor')).toBe(true)
   })
 
+  it('functionDepth counts the internal calls open at each step: a recursion of 25 calls of _fib, six deep', async () => {
+    const r = (await traceProfiled(devnet, pair, run(6n), { frameSteps: { frame: [], maxSteps: 4096 } }, true)) as { frameSteps: FrameSteps }
+    const steps = r.frameSteps.steps.filter((s) => s.source)
+    for (const s of steps) expect(s.functionDepth! > 0, `${s.function} at step ${s.step}`).toBe(s.function === 'Profiled._fib')
+    // fib(6) calls itself down to fib(1): six open at once at the deepest
+    expect(Math.max(...steps.map((s) => s.functionDepth!))).toBe(6)
+    // each call is one step up in depth: fib(6) makes 25 calls of _fib in all
+    let entered = 0
+    for (let i = 1; i < steps.length; i++) if (steps[i]!.functionDepth! > steps[i - 1]!.functionDepth!) entered++
+    expect(entered).toBe(25)
+  })
+
   it('the demo transfer: each step’s line and function, _move inside transfer, the files with their text', async () => {
     const buildInfo = JSON.parse(readFileSync(join(process.cwd(), 'scripts/demo-contracts/build-info.json'), 'utf8'))
     const traces = await service(buildInfo)
@@ -194,6 +206,7 @@ describe('frameSteps with the contracts’ sources', () => {
     expect(text(stores[0]!)).toContain('balanceOf[from] = bal - value')
     expect(text(stores[1]!)).toContain('balanceOf[to] += value')
     expect(stores.map((s) => s.function)).toEqual(['DemoToken._move', 'DemoToken._move'])
+    expect(stores.map((s) => s.functionDepth)).toEqual([1, 1])
     expect(stores[0]!.source!.column).toBeGreaterThan(1)
     const fns = new Set(page.steps.map((s) => s.function))
     expect(fns).toEqual(new Set(['DemoToken.transfer', 'DemoToken._move']))
