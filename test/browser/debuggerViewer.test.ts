@@ -17,10 +17,9 @@ import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { encodeFunctionData, type Abi } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
-import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
-import { post, startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
+import { post, testToken, type TestApp } from '../src/support/startTestApp.js'
+import { startDemoSourcesApp } from '../support/demoSourcesApp.js'
 import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 import { compileStandard } from '../support/solcStandard.js'
 import { fillViewerCall, openViewerPage, traceInViewer } from '../support/viewerPage.js'
@@ -113,18 +112,8 @@ describe.runIf(haveChromium)('the trace viewer’s source pane and debugger, in 
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    engine = await createEngine({
-      cache: createMemoryCacheStore(),
-      gasCap: 50_000_000n,
-      rpcTimeoutMs: 10_000,
-      maxStructLogSteps: 100_000,
-      simulationTtlSeconds: 60,
-      sources: { maxBytes: 2 ** 24, sourcifyUrl: 'http://127.0.0.1:1' },
-    })
-    // a page loads two dozen assets and the debugger asks a request per page of steps: room for every test's pages
-    app = await startTestApp({ engine, env: { RATE_LIMIT_REQUESTS: '10000' } })
-    const buildInfo = JSON.parse(readFileSync(join(process.cwd(), 'scripts/demo-contracts/build-info.json'), 'utf8'))
-    expect((await app.fetch('/v1/sources', post({ buildInfo }))).status).toBe(201)
+    // the debugger asks a request per page of steps: room for every test's pages
+    ;({ engine, app } = await startDemoSourcesApp({ RATE_LIMIT_REQUESTS: '10000' }))
     browser = await launchHeadlessChromium({ viewport: { width: 1280, height: 1000 } })
     context = browser.context
     await context.route('**/*', (route) => {

@@ -13,10 +13,9 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
-import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
-import { post, startTestApp, testToken, type TestApp } from '../src/support/startTestApp.js'
+import { post, testToken, type TestApp } from '../src/support/startTestApp.js'
+import { startDemoSourcesApp } from '../support/demoSourcesApp.js'
 import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 import { fillViewerCall, openViewerPage, traceInViewer } from '../support/viewerPage.js'
 
@@ -42,20 +41,8 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    engine = await createEngine({
-      cache: createMemoryCacheStore(),
-      gasCap: 50_000_000n,
-      rpcTimeoutMs: 10_000,
-      maxStructLogSteps: 100_000,
-      simulationTtlSeconds: 60,
-      // the verified-sources service: port 1, where nothing listens
-      sources: { maxBytes: 2 ** 24, sourcifyUrl: 'http://127.0.0.1:1' },
-    })
-    // a page loads two dozen assets and the debugger asks a request per page of steps: room for every test's pages
-    app = await startTestApp({ engine, env: { RATE_LIMIT_REQUESTS: '10000' } })
-    const buildInfo = JSON.parse(readFileSync(join(process.cwd(), 'scripts/demo-contracts/build-info.json'), 'utf8'))
-    const res = await app.fetch('/v1/sources', post({ buildInfo }))
-    expect(res.status).toBe(201)
+    // the debugger asks a request per page of steps: room for every test's pages
+    ;({ engine, app } = await startDemoSourcesApp({ RATE_LIMIT_REQUESTS: '10000' }))
     browser = await launchHeadlessChromium({ viewport: { width: 1280, height: 900 } })
     context = browser.context
     await context.route('**/*', (route) => {

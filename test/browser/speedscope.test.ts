@@ -9,14 +9,13 @@
  * in a stack that holds it twice, as `totalGas` counts activations); no request leaves 127.0.0.1.
  * Screenshots go to test-results/speedscope/ (gitignored).
  */
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createEngine } from '../../engine/index.js'
 import type { Engine } from '../../engine/types.js'
-import { createMemoryCacheStore } from '../../host/cache/memoryCacheStore.js'
-import { post, startTestApp, type TestApp } from '../src/support/startTestApp.js'
+import { post, type TestApp } from '../src/support/startTestApp.js'
+import { startDemoSourcesApp } from '../support/demoSourcesApp.js'
 import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 import { requireSpeedscope, serveSpeedscope, type SpeedscopeServer } from '../support/speedscopeRelease.js'
 
@@ -97,18 +96,7 @@ describe.runIf(ready)('gasProfile exports opened in speedscope, in chromium', ()
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    engine = await createEngine({
-      cache: createMemoryCacheStore(),
-      gasCap: 50_000_000n,
-      rpcTimeoutMs: 10_000,
-      maxStructLogSteps: 100_000,
-      simulationTtlSeconds: 60,
-      // the verified-sources service: port 1, where nothing listens
-      sources: { maxBytes: 2 ** 24, sourcifyUrl: 'http://127.0.0.1:1' },
-    })
-    app = await startTestApp({ engine })
-    const buildInfo = JSON.parse(readFileSync(join(process.cwd(), 'scripts/demo-contracts/build-info.json'), 'utf8'))
-    expect((await app.fetch('/v1/sources', post({ buildInfo }))).status).toBe(201)
+    ;({ engine, app } = await startDemoSourcesApp())
     profiles['demo-transfer'] = await gasProfileOf('/v1/trace/tx', { transactionHash: DEMO_TRANSFER_TX })
     profiles.recursion = await gasProfileOf('/v1/trace/call', {
       call: { from: `0x${ACCOUNT0}`, to: RECURSING, data: `0x${'00'.repeat(32)}` },
