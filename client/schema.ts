@@ -3143,6 +3143,78 @@ export interface components {
     ForkDetails: components['schemas']['Fork'] & {
       transactionCount: number
     }
+    /** @description tracer frameSteps (ours, not geth) */
+    FrameSteps: {
+      /** @description withFiles: the files the source map refers to; past 4 MiB of text, the rest with content null */
+      files?: {
+        content: string | null
+        path: string
+      }[]
+      frame: {
+        address: string
+        /** @description when its sources are known */
+        contract?: {
+          file: string
+          name: string
+        }
+        /** @description the struct log depth of its steps (the top frame: 1) */
+        depth: number
+        path: number[]
+        /** @enum {string} */
+        type: 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2'
+      }
+      fromStep: number
+      /** @description the first step of the next page; null when this page reaches the end */
+      nextStep: number | null
+      steps: {
+        /** @description on a step that opened a child frame: its index in this frame's `calls` */
+        child?: number
+        error?: string
+        /** @description with sources: the innermost function the step runs in, `Contract.function` */
+        function?: string
+        /** @description with sources: the internal calls open at the step, 0 in the external function (a recursion counts each) */
+        functionDepth?: number
+        gas: number
+        gasCost: number
+        /** @description as geth's structLogger prints it: 32-byte words */
+        memory: string[]
+        op: string
+        pc: number
+        /** @description with sources: 1-based line and column (bytes); null where the source map gives none (compiler-generated code) */
+        source?: {
+          column: number
+          file: string
+          line: number
+        } | null
+        /** @description as geth's structLogger prints it: minimal hex, bottom to top */
+        stack: string[]
+        /** @description the index among the frame's own steps (its children's are not counted) */
+        step: number
+        /** @description the slots of the step's storage (the caller's under DELEGATECALL) read or written so far in the transaction, as geth's structLogger keeps them */
+        storage: {
+          [key: string]: string
+        }
+      }[]
+      /** @description the frame's own steps */
+      totalSteps: number
+    }
+    /** @description our own tracer (not geth): one page of the steps of one external frame */
+    FrameStepsOptions: {
+      /**
+       * @description the frame's path: its indices in the callTracer's `calls` arrays, [] the top frame
+       * @example [
+       *       0,
+       *       2
+       *     ]
+       */
+      frame: number[]
+      /** @description the first of the frame's own steps to give; default 0 */
+      fromStep?: number
+      /** @description steps in the page at most; default 256 */
+      maxSteps?: number
+      /** @description the source files the frame's code maps to, with their text; default false */
+      withFiles?: boolean
+    }
     /** @description tracer gasProfile (ours, not geth) */
     GasProfile: {
       /** @description the top frame's execution gas, first step to last, before refunds: the top function's totalGas and the sum of every selfGas */
@@ -3817,6 +3889,7 @@ export interface components {
           }
       /** @description our own tracer (not geth): the callTracer frames decoded, see CallTreeOptions */
       callTree?: boolean | components['schemas']['CallTreeOptions']
+      frameSteps?: components['schemas']['FrameStepsOptions']
       /** @description our own tracer (not geth): gas by function and source line, folded stacks, speedscope */
       gasProfile?: boolean
       prestateTracer?:
@@ -3852,6 +3925,7 @@ export interface components {
         [key: string]: unknown
       }
       callTree?: components['schemas']['DecodedCallFrame'] & unknown
+      frameSteps?: components['schemas']['FrameSteps']
       gasProfile?: components['schemas']['GasProfile']
       prestateTracer?: {
         [key: string]: unknown
