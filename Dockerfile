@@ -24,7 +24,7 @@ COPY host ./host
 COPY src ./src
 COPY client ./client
 # type declarations and source maps are never loaded at run time: a fifth of node_modules
-RUN npm run build \
+RUN npm run build -- --no-bundle \
  && npm prune --omit=dev --omit=optional --no-audit --no-fund --loglevel=warn \
  && find dist node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
 

@@ -8,19 +8,22 @@
  * - Never in place: tsc writes to `.dist-tmp-<pid>/`, which replaces dist/ by renames once whole.
  * - `--if-stale` (npm start): no build when dist/ is newer than every source file, so N instances
  *   started together build once and the others start from that build.
+ * - `--no-bundle` (the container image, which serves and never runs `evm-sim node`, and installs no
+ *   optional dependency, esbuild's binary among them): no bundle of the node's start; the node
+ *   then loads its modules one by one (src/cli/node.ts).
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bundleNodeStart } from './bundle.mjs'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 const lock = join(root, '.build-lock')
 const dist = join(root, 'dist')
 const stamp = join(dist, '.build-stamp')
 const ifStale = process.argv.includes('--if-stale')
+const noBundle = process.argv.includes('--no-bundle')
 const SOURCES = ['src', 'host', 'engine', 'tracers', 'config', 'package.json', 'tsconfig.json', 'tsconfig.build.json']
 
 const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
@@ -84,7 +87,7 @@ async function build() {
     return r.status ?? 1
   }
   try {
-    await bundleNodeStart(tmp, root)
+    if (!noBundle) await (await import('./bundle.mjs')).bundleNodeStart(tmp, root)
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true })
     console.error(`build: bundling the node's start failed: ${e.message}`)
