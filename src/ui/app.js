@@ -153,7 +153,7 @@ function requestBody() {
   return { path: '/v1/trace/call', body }
 }
 
-/** POST to `url` (the chain's or fork's route, fixed when the trace was asked) with the session's token */
+/** POST to `url` (the chain's or fork's route, fixed when the trace was asked) with the token set for this browser tab */
 async function post(url, body) {
   const headers = { 'content-type': 'application/json' }
   const token = sessionStorage.getItem(TOKEN_KEY)
