@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Engine } from '../../engine/types.js'
 import { post, testToken, type TestApp } from '../src/support/startTestApp.js'
 import { startDemoSourcesApp } from '../support/demoSourcesApp.js'
-import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
+import { keepRequestsLocal, launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 import { compileStandard } from '../support/solcStandard.js'
 import { fillViewerCall, openViewerPage, traceInViewer } from '../support/viewerPage.js'
 import { SWAP_SOURCES } from './scenarios.js'
@@ -116,20 +116,11 @@ describe.runIf(haveChromium)('the trace viewer’s source pane and debugger, in 
     ;({ engine, app } = await startDemoSourcesApp({ RATE_LIMIT_REQUESTS: '10000' }))
     browser = await launchHeadlessChromium({ viewport: { width: 1280, height: 1000 } })
     context = browser.context
-    await context.route('**/*', (route) => {
-      const request = route.request()
-      const url = new URL(request.url())
-      if (url.hostname !== '127.0.0.1') {
-        foreign.push(url.href)
-        return route.abort()
-      }
-      if (url.pathname.startsWith('/v1/trace/')) {
-        const body = request.postDataJSON()
-        if (body.tracerConfig?.frameSteps) stepRequests.push({ frameSteps: body.tracerConfig.frameSteps, authorization: request.headers().authorization })
-        else asked.push(body)
-      }
-      // a page closed with the debugger's request for steps still going: nothing left to continue
-      return route.continue().catch(() => undefined)
+    await keepRequestsLocal(context, foreign, (request, url) => {
+      if (!url.pathname.startsWith('/v1/trace/')) return
+      const body = request.postDataJSON()
+      if (body.tracerConfig?.frameSteps) stepRequests.push({ frameSteps: body.tracerConfig.frameSteps, authorization: request.headers().authorization })
+      else asked.push(body)
     })
   }, 120_000)
 

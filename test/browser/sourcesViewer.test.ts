@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Engine } from '../../engine/types.js'
 import { post, testToken, type TestApp } from '../src/support/startTestApp.js'
 import { startDemoSourcesApp } from '../support/demoSourcesApp.js'
-import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
+import { keepRequestsLocal, launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 import { fillViewerCall, openViewerPage, traceInViewer } from '../support/viewerPage.js'
 
 const haveChromium = requireChromium('sources viewer')
@@ -45,17 +45,9 @@ describe.runIf(haveChromium)('trace viewer with the contracts’ sources, in chr
     ;({ engine, app } = await startDemoSourcesApp({ RATE_LIMIT_REQUESTS: '10000' }))
     browser = await launchHeadlessChromium({ viewport: { width: 1280, height: 900 } })
     context = browser.context
-    await context.route('**/*', (route) => {
-      const request = route.request()
-      const url = new URL(request.url())
-      if (url.hostname !== '127.0.0.1') {
-        foreign.push(url.href)
-        return route.abort()
-      }
+    await keepRequestsLocal(context, foreign, (request, url) => {
       // the debugger's pages of steps (tracer frameSteps) are test/browser/debuggerViewer.test.ts'
       if (url.pathname.startsWith('/v1/trace/') && !request.postDataJSON().tracerConfig?.frameSteps) asked.push(request.postDataJSON())
-      // a page closed with the debugger's request for steps still going: nothing left to continue
-      return route.continue().catch(() => undefined)
     })
   }, 120_000)
 

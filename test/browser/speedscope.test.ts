@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Engine } from '../../engine/types.js'
 import { post, type TestApp } from '../src/support/startTestApp.js'
 import { startDemoSourcesApp } from '../support/demoSourcesApp.js'
-import { launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
+import { keepRequestsLocal, launchHeadlessChromium, requireChromium, type HeadlessChromium } from '../support/chromium.js'
 import { requireSpeedscope, serveSpeedscope, type SpeedscopeServer } from '../support/speedscopeRelease.js'
 
 const ready = requireChromium('speedscope') && requireSpeedscope('speedscope')
@@ -111,14 +111,7 @@ describe.runIf(ready)('gasProfile exports opened in speedscope, in chromium', ()
     browser = await launchHeadlessChromium({ viewport: { width: 1100, height: 440 } })
     context = browser.context
     // nothing leaves this machine: a request elsewhere is noted and refused
-    await context.route('**/*', (route) => {
-      const url = new URL(route.request().url())
-      if (url.hostname !== '127.0.0.1') {
-        foreign.push(url.href)
-        return route.abort()
-      }
-      return route.continue()
-    })
+    await keepRequestsLocal(context, foreign)
   }, 60_000)
 
   afterAll(async () => {

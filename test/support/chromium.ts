@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { chromium, type BrowserContext, type Request } from 'playwright-core'
 
 export const CHROMIUM_PATH = '/usr/bin/chromium'
 
@@ -53,4 +53,22 @@ export function requireChromium(what: string): boolean {
   if (process.env.CI === 'true') throw new Error(msg)
   console.warn(msg)
   return false
+}
+
+/**
+ * Keeps a context's requests on 127.0.0.1: any other host is refused and its URL pushed to
+ * `foreign` (a test asserts it stays empty); `seen` is told of every local request before it goes
+ * on. A page closed with a request still going leaves nothing to continue: that is not an error.
+ */
+export async function keepRequestsLocal(context: BrowserContext, foreign: string[], seen?: (request: Request, url: URL) => void): Promise<void> {
+  await context.route('**/*', (route) => {
+    const request = route.request()
+    const url = new URL(request.url())
+    if (url.hostname !== '127.0.0.1') {
+      foreign.push(url.href)
+      return route.abort()
+    }
+    seen?.(request, url)
+    return route.continue().catch(() => undefined)
+  })
 }
